@@ -1,0 +1,142 @@
+// The only reader of process.env. Every setting is declared once in SETTINGS (name, default, meaning, parser);
+// loadConfig validates all of them, reports every problem at once, and returns a frozen Config. The README's
+// configuration table is checked against SETTINGS by a test, so the two cannot drift.
+import path from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Unset: Herald runs its embedded PostgreSQL in the data dir. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  redisUrl: string | undefined;
+  publicUrl: string;
+  /** Unset: generated into the data dir (embedded default only). */
+  secretKey: string | undefined;
+  previousSecretKeys: string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  bodyLimitBytes: number;
+  rateLimits: { readPerMinute: number; writePerMinute: number; anonymousPerMinute: number };
+  ownerEmail: string;
+  /** Worker: how often graphile-worker polls for jobs that are due (ms). */
+  workerPollIntervalMs: number;
+  workerConcurrency: number;
+}
+
+export interface SettingSpec {
+  name: string;
+  default: string;
+  description: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+class Problems {
+  readonly list: string[] = [];
+  add(message: string): void {
+    this.list.push(message);
+  }
+}
+
+function int(env: Env, name: string, fallback: number, problems: Problems, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.add(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return value;
+}
+
+function url(env: Env, name: string, problems: Problems, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (!protocols.includes(parsed.protocol)) problems.add(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+    return raw;
+  } catch {
+    problems.add(`${name} is not a valid URL`);
+    return undefined;
+  }
+}
+
+/** Every environment variable Herald reads, with its default, in the order the README lists them. */
+export const SETTINGS: SettingSpec[] = [
+  { name: 'PORT', default: '8080', description: 'TCP port of the HTTP server.' },
+  { name: 'HOST', default: '127.0.0.1', description: 'Interface the HTTP server binds to (`0.0.0.0` to listen on every interface).' },
+  { name: 'HERALD_DATA_DIR', default: './.herald', description: 'Where Herald keeps its files: the embedded PostgreSQL cluster, the generated secret key, local media.' },
+  { name: 'DATABASE_URL', default: '(unset)', description: 'PostgreSQL connection string. Unset: Herald starts an embedded PostgreSQL in the data dir and stops it on exit.' },
+  { name: 'HERALD_DB_POOL_SIZE', default: '20', description: 'Connections per process in the PostgreSQL pool.' },
+  { name: 'REDIS_URL', default: '(unset)', description: 'Redis connection string. Set it when several API processes must share rate-limit budgets; unset, budgets are per process.' },
+  { name: 'HERALD_PUBLIC_URL', default: 'http://HOST:PORT', description: 'The address clients use to reach Herald; signed URLs and links are built from it.' },
+  { name: 'HERALD_SECRET_KEY', default: '(generated)', description: 'Secret for encryption at rest and signatures (at least 32 characters). Unset with the embedded database: generated into the data dir with a warning. Required with `DATABASE_URL`.' },
+  { name: 'HERALD_SECRET_KEYS_PREVIOUS', default: '(unset)', description: 'Comma-separated former secret keys, still accepted to decrypt and verify after a rotation.' },
+  { name: 'HERALD_LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
+  { name: 'HERALD_BODY_LIMIT_BYTES', default: '1048576', description: 'Largest JSON request body accepted (413 above it).' },
+  { name: 'HERALD_RATE_LIMIT_READ_PER_MIN', default: '1200', description: 'Read budget per API key per minute (GET and other non-mutating calls).' },
+  { name: 'HERALD_RATE_LIMIT_WRITE_PER_MIN', default: '300', description: 'Write budget per API key per minute (POST, PATCH, PUT, DELETE).' },
+  { name: 'HERALD_RATE_LIMIT_ANON_PER_MIN', default: '60', description: 'Budget per client IP for calls without a valid key.' },
+  { name: 'HERALD_OWNER_EMAIL', default: 'owner@herald.local', description: 'Email of the owner account created at first start.' },
+  { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
+  { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
+];
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates the environment. Throws a ConfigError listing every problem found. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems = new Problems();
+  const port = int(env, 'PORT', 8080, problems, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = url(env, 'HERALD_PUBLIC_URL', problems, ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
+  const secretKey = env.HERALD_SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.length < 32) problems.add('HERALD_SECRET_KEY must be at least 32 characters');
+  const previousSecretKeys = (env.HERALD_SECRET_KEYS_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const logLevel = (env.HERALD_LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.add(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const ownerEmail = env.HERALD_OWNER_EMAIL || 'owner@herald.local';
+  if (!/^[^\s@]+@[^\s@]+$/.test(ownerEmail)) problems.add('HERALD_OWNER_EMAIL must be an email address');
+
+  const config: Config = {
+    port,
+    host,
+    dataDir: path.resolve(env.HERALD_DATA_DIR || './.herald'),
+    databaseUrl,
+    databasePoolSize: int(env, 'HERALD_DB_POOL_SIZE', 20, problems, 1, 1000),
+    redisUrl: url(env, 'REDIS_URL', problems, ['redis:', 'rediss:']),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    secretKey,
+    previousSecretKeys,
+    logLevel,
+    bodyLimitBytes: int(env, 'HERALD_BODY_LIMIT_BYTES', 1024 * 1024, problems, 1024, 100 * 1024 * 1024),
+    rateLimits: {
+      readPerMinute: int(env, 'HERALD_RATE_LIMIT_READ_PER_MIN', 1200, problems, 1),
+      writePerMinute: int(env, 'HERALD_RATE_LIMIT_WRITE_PER_MIN', 300, problems, 1),
+      anonymousPerMinute: int(env, 'HERALD_RATE_LIMIT_ANON_PER_MIN', 60, problems, 1),
+    },
+    ownerEmail,
+    workerPollIntervalMs: int(env, 'HERALD_WORKER_POLL_INTERVAL_MS', 1000, problems, 50, 60_000),
+    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 10, problems, 1, 1000),
+    ...overrides,
+  };
+  if (config.databaseUrl && !config.secretKey) {
+    problems.add('HERALD_SECRET_KEY is required when DATABASE_URL is set (every process sharing the database must use the same key)');
+  }
+  if (problems.list.length > 0) throw new ConfigError(problems.list);
+  return Object.freeze(config);
+}

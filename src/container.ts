@@ -1,0 +1,53 @@
+// The composition root: builds every long-lived object once, from the config, as plain objects. The HTTP
+// server, the worker, the CLI and the tests all start from here.
+import type { Config } from './config.ts';
+import { createPool, type Pool } from './db/pool.ts';
+import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
+import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
+import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './http/rate-limit.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import type { SecretKeyring } from './lib/crypto.ts';
+import type { Logger } from './lib/logger.ts';
+import { createMetrics, type Metrics } from './lib/metrics.ts';
+
+export interface Container {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  pool: Pool;
+  /** The database the pool talks to (for LISTEN connections and child processes). */
+  connectionString: string;
+  keyring: SecretKeyring;
+  metrics: Metrics;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  posts: PostsService;
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  config: Config;
+  logger: Logger;
+  connectionString: string;
+  keyring: SecretKeyring;
+  clock?: Clock;
+}
+
+export function buildContainer(options: ContainerOptions): Container {
+  const { config, logger, connectionString, keyring } = options;
+  const clock = options.clock ?? systemClock;
+  const pool = createPool(connectionString, config.databasePoolSize);
+  const metrics = createMetrics();
+  const authenticator = createAuthenticator({ pool, clock, logger });
+  const store = config.redisUrl ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc()) : createMemoryStore();
+  const rateLimiter = createRateLimiter(store);
+  const posts = createPostsService({ clock });
+  return {
+    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, posts,
+    async close() {
+      await authenticator.close();
+      await rateLimiter.close();
+      await pool.end();
+    },
+  };
+}

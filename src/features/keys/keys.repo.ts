@@ -1,0 +1,76 @@
+// SQL for API keys. Keys are looked up by the SHA-256 of the presented token; the token is never stored.
+import type { Queryable } from '../../db/pool.ts';
+import type { WorkspaceMode } from '../workspaces/workspaces.repo.ts';
+
+export interface KeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  workspace_ids: string[] | null;
+  brand_ids: string[] | null;
+  expires_at: Date | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A key with everything a request needs to authorise it: the workspaces it reaches and their default brands. */
+export interface KeyGrant extends KeyRow {
+  reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null }>;
+}
+
+const KEY_COLUMNS = 'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at';
+
+export async function insertKey(
+  db: Queryable,
+  k: { id: string; userId: string; name: string; tokenHash: Buffer; prefix: string; last4: string; scopes: string[]; workspaceIds: string[] | null; brandIds: string[] | null; expiresAt: Date | null },
+): Promise<KeyRow> {
+  const { rows } = await db.query<KeyRow>(
+    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${KEY_COLUMNS}`,
+    [k.id, k.userId, k.name, k.tokenHash, k.prefix, k.last4, k.scopes, k.workspaceIds, k.brandIds, k.expiresAt],
+  );
+  return rows[0]!;
+}
+
+export async function findGrantByHash(db: Queryable, tokenHash: Buffer): Promise<KeyGrant | undefined> {
+  const { rows } = await db.query<KeyGrant>(
+    `SELECT ${KEY_COLUMNS},
+       COALESCE((SELECT json_agg(json_build_object('id', w.id, 'mode', w.mode, 'default_brand_id',
+                   (SELECT b.id FROM brands b WHERE b.workspace_id = w.id AND b.is_default)) ORDER BY w.created_at, w.id)
+                 FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+                WHERE m.user_id = k.user_id AND (k.workspace_ids IS NULL OR m.workspace_id = ANY (k.workspace_ids))), '[]'::json) AS reachable
+       FROM api_keys k WHERE k.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function listKeys(db: Queryable): Promise<KeyRow[]> {
+  const { rows } = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k ORDER BY k.created_at, k.id`);
+  return rows;
+}
+
+/** Marks the key revoked and tells every process to forget it (NOTIFY is delivered on commit). */
+export async function revokeKey(db: Queryable, id: string): Promise<KeyRow | undefined> {
+  const { rows } = await db.query<KeyRow>(
+    `UPDATE api_keys k SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+    [id],
+  );
+  if (rows[0]) await db.query(`SELECT pg_notify('herald_key_revoked', $1)`, [id]);
+  return rows[0];
+}
+
+/** Write-behind of last use: one statement for a batch of keys, never moving a timestamp backwards. */
+export async function touchKeys(db: Queryable, uses: Map<string, Date>): Promise<void> {
+  if (uses.size === 0) return;
+  await db.query(
+    `UPDATE api_keys k SET last_used_at = u.at
+       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at)
+      WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
+    [[...uses.keys()], [...uses.values()]],
+  );
+}

@@ -1,0 +1,77 @@
+// Creating, listing and revoking API keys (used by the CLI, the first-start bootstrap and, later, OAuth grants).
+import type { Queryable } from '../../db/pool.ts';
+import { describeApiKey, generateApiKey, sha256 } from '../../lib/crypto.ts';
+import { newId } from '../../lib/ids.ts';
+import * as workspaces from '../workspaces/workspaces.repo.ts';
+import * as repo from './keys.repo.ts';
+import type { KeyRow } from './keys.repo.ts';
+import type { Scope } from './scopes.ts';
+
+export class KeyInputError extends Error {}
+
+export interface CreatedKey {
+  row: KeyRow;
+  /** The key itself: shown once, never stored. */
+  key: string;
+}
+
+/**
+ * Creates a key for `userId`. A key limited to workspaces that are all in test mode prints as `hk_test_`; any
+ * other key as `hk_live_` (API.md "Keys, users, workspaces").
+ */
+export async function createKey(
+  db: Queryable,
+  input: { userId: string; name: string; scopes: Scope[]; workspaceIds: string[] | null; brandIds?: string[] | null; expiresAt: Date | null; now?: Date },
+): Promise<CreatedKey> {
+  if (input.name.trim() === '') throw new KeyInputError('A key needs a name.');
+  if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime()) throw new KeyInputError('--expires-at must be in the future.');
+  let mode: 'live' | 'test' = 'live';
+  if (input.workspaceIds) {
+    if (input.workspaceIds.length === 0) throw new KeyInputError('A key limited to workspaces needs at least one.');
+    const modes = await workspaces.workspaceModes(db, input.workspaceIds);
+    const missing = input.workspaceIds.filter((id) => !modes.has(id));
+    if (missing.length > 0) throw new KeyInputError(`Unknown workspace: ${missing.join(', ')}`);
+    const { rows } = await db.query<{ workspace_id: string }>(
+      'SELECT workspace_id FROM memberships WHERE user_id = $1 AND workspace_id = ANY($2::uuid[])',
+      [input.userId, input.workspaceIds],
+    );
+    const member = new Set(rows.map((r) => r.workspace_id));
+    const foreign = input.workspaceIds.filter((id) => !member.has(id));
+    if (foreign.length > 0) throw new KeyInputError(`The key's owner is not a member of workspace ${foreign.join(', ')}`);
+    if ([...modes.values()].every((m) => m === 'test')) mode = 'test';
+  }
+  const key = generateApiKey(mode);
+  const { prefix, last4 } = describeApiKey(key);
+  const row = await repo.insertKey(db, {
+    id: newId('key'),
+    userId: input.userId,
+    name: input.name.trim(),
+    tokenHash: sha256(key),
+    prefix,
+    last4,
+    scopes: [...input.scopes],
+    workspaceIds: input.workspaceIds,
+    brandIds: input.brandIds ?? null,
+    expiresAt: input.expiresAt,
+  });
+  return { row, key };
+}
+
+export function keyJson(k: KeyRow): Record<string, unknown> {
+  return {
+    id: k.id,
+    object: 'api_key',
+    name: k.name,
+    prefix: k.prefix,
+    last4: k.last4,
+    scopes: k.scopes,
+    workspace_ids: k.workspace_ids,
+    brand_ids: k.brand_ids,
+    expires_at: k.expires_at?.toISOString() ?? null,
+    created_at: k.created_at.toISOString(),
+    last_used_at: k.last_used_at?.toISOString() ?? null,
+    revoked_at: k.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export const { listKeys, revokeKey } = repo;

@@ -1,0 +1,55 @@
+// The scope catalogue (API.md "Scopes → endpoints"). Every scope is accepted from the first release, even where
+// its endpoints come later; `--scopes all` expands to this list as it is today, so a scope added later is
+// never granted silently to an existing key.
+
+export const SCOPES = [
+  'posts:read', 'posts:write',
+  'media:write',
+  'connections:read', 'connections:write',
+  'webhooks:manage',
+  'approvals:read', 'approvals:write',
+  'inbox:read', 'inbox:write',
+  'automations:read', 'automations:write',
+  'calendar:read', 'calendar:write',
+  'analytics:read', 'analytics:write',
+  'brand:read',
+  'repurpose:read', 'repurpose:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** What each scope lets a key do, in words (consent screens, `herald keys create --help`). */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'posts:read': 'Read posts and their per-platform results.',
+  'posts:write': 'Create, edit, schedule, publish, cancel and delete posts.',
+  'media:write': 'Upload media and manage uploaded media.',
+  'connections:read': 'See connected social accounts (never their tokens).',
+  'connections:write': 'Connect, refresh and disconnect social accounts.',
+  'webhooks:manage': 'Create and manage webhook endpoints and see their deliveries.',
+  'approvals:read': 'See approval requests.',
+  'approvals:write': 'Approve or reject posts.',
+  'inbox:read': 'Read comments and mentions.',
+  'inbox:write': 'Reply to comments and manage inbox automations.',
+  'automations:read': 'See content automations and their runs.',
+  'automations:write': 'Create, change and trigger content automations.',
+  'calendar:read': 'Read the calendar.',
+  'calendar:write': 'Move and remove calendar entries.',
+  'analytics:read': 'Read analytics and insights.',
+  'analytics:write': 'Request new insights.',
+  'brand:read': 'Read brands and their settings.',
+  'repurpose:read': 'See repurpose jobs.',
+  'repurpose:write': 'Start repurpose jobs.',
+};
+
+/** Parses `all` or a comma-separated list; returns the scopes or the unknown names. */
+export function parseScopes(input: string): { scopes: Scope[] } | { unknown: string[] } {
+  if (input.trim() === 'all') return { scopes: [...SCOPES] };
+  const names = [...new Set(input.split(',').map((s) => s.trim()).filter(Boolean))];
+  const unknown = names.filter((n) => !isScope(n));
+  if (unknown.length > 0 || names.length === 0) return { unknown: unknown.length > 0 ? unknown : ['(none given)'] };
+  return { scopes: names as Scope[] };
+}

@@ -1,0 +1,219 @@
+// SQL for posts, their targets and attempts. Every function takes the workspace id: no query reaches tenant
+// data without it.
+import type { Queryable } from '../../db/pool.ts';
+import type { CursorPosition } from '../../lib/cursor.ts';
+import type { PlatformName } from '../../platforms/limits.ts';
+import type { PlatformOptions } from './posts.schemas.ts';
+
+export type PostStatus = 'draft' | 'pending_approval' | 'scheduled' | 'publishing' | 'published' | 'partially_published' | 'failed' | 'cancelled';
+export type TargetStatus = 'pending' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'cancelled';
+
+export interface PostRow {
+  id: string;
+  workspace_id: string;
+  brand_id: string;
+  content: string;
+  platforms: PlatformName[];
+  platform_options: PlatformOptions;
+  media_ids: string[];
+  status: PostStatus;
+  publish_now: boolean;
+  schedule_at: Date | null;
+  published_at: Date | null;
+  created_via: 'api' | 'mcp' | 'dashboard' | 'automation';
+  approval: Record<string, unknown> | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TargetRow {
+  id: string;
+  post_id: string;
+  position: number;
+  platform: PlatformName;
+  connection_id: string | null;
+  sandbox: boolean;
+  status: TargetStatus;
+  platform_post_id: string | null;
+  url: string | null;
+  published_at: Date | null;
+  attempt_count: number;
+  error: Record<string, unknown> | null;
+}
+
+export interface AttemptRow {
+  target_id: string;
+  started_at: Date;
+  finished_at: Date | null;
+  outcome: string | null;
+  error_code: string | null;
+}
+
+const POST_COLUMNS = `id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now,
+  schedule_at, published_at, created_via, approval, created_at, updated_at`;
+const TARGET_COLUMNS = `id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at,
+  attempt_count, error`;
+
+export interface NewPost {
+  id: string;
+  workspaceId: string;
+  brandId: string;
+  content: string;
+  platforms: PlatformName[];
+  platformOptions: PlatformOptions;
+  mediaIds: string[];
+  status: PostStatus;
+  publishNow: boolean;
+  scheduleAt: Date | null;
+  createdVia: PostRow['created_via'];
+  createdBy: string;
+}
+
+export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
+  const { rows } = await db.query<PostRow>(
+    `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${POST_COLUMNS}`,
+    [p.id, p.workspaceId, p.brandId, p.content, p.platforms, JSON.stringify(p.platformOptions), p.mediaIds, p.status, p.publishNow, p.scheduleAt, p.createdVia, p.createdBy],
+  );
+  return rows[0]!;
+}
+
+export interface NewTarget {
+  id: string;
+  platform: PlatformName;
+  connectionId: string | null;
+  sandbox: boolean;
+  status: TargetStatus;
+}
+
+export async function insertTargets(db: Queryable, workspaceId: string, postId: string, targets: NewTarget[]): Promise<void> {
+  if (targets.length === 0) return;
+  await db.query(
+    `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
+     SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
+    [workspaceId, postId, targets.map((t) => t.id), targets.map((t) => t.platform), targets.map((t) => t.connectionId), targets.map((t) => t.sandbox), targets.map((t) => t.status)],
+  );
+}
+
+/** A live (not deleted) post; `lock` takes a row lock for a read-modify-write. */
+export async function findPost(db: Queryable, workspaceId: string, id: string, lock = false): Promise<PostRow | undefined> {
+  const { rows } = await db.query<PostRow>(
+    `SELECT ${POST_COLUMNS} FROM posts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+export async function findTargets(db: Queryable, workspaceId: string, postIds: string[]): Promise<TargetRow[]> {
+  if (postIds.length === 0) return [];
+  const { rows } = await db.query<TargetRow>(
+    `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE workspace_id = $1 AND post_id = ANY($2::text[]) ORDER BY post_id, position`,
+    [workspaceId, postIds],
+  );
+  return rows;
+}
+
+export async function findAttempts(db: Queryable, workspaceId: string, targetIds: string[]): Promise<AttemptRow[]> {
+  if (targetIds.length === 0) return [];
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT target_id, started_at, finished_at, outcome, error_code FROM target_attempts
+      WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, started_at, id`,
+    [workspaceId, targetIds],
+  );
+  return rows;
+}
+
+export interface PostChanges {
+  content?: string;
+  platforms?: PlatformName[];
+  platformOptions?: PlatformOptions;
+  mediaIds?: string[];
+  status?: PostStatus;
+  scheduleAt?: Date | null;
+  publishNow?: boolean;
+  deleted?: boolean;
+}
+
+export async function updatePost(db: Queryable, workspaceId: string, id: string, c: PostChanges): Promise<PostRow> {
+  const sets: string[] = ['updated_at = now()'];
+  const values: unknown[] = [workspaceId, id];
+  const set = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  };
+  if (c.content !== undefined) set('content', c.content);
+  if (c.platforms !== undefined) set('platforms', c.platforms);
+  if (c.platformOptions !== undefined) set('platform_options', JSON.stringify(c.platformOptions));
+  if (c.mediaIds !== undefined) set('media_ids', c.mediaIds);
+  if (c.status !== undefined) set('status', c.status);
+  if (c.scheduleAt !== undefined) set('schedule_at', c.scheduleAt);
+  if (c.publishNow !== undefined) set('publish_now', c.publishNow);
+  if (c.deleted) sets.push('deleted_at = now()');
+  const { rows } = await db.query<PostRow>(
+    `UPDATE posts SET ${sets.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${POST_COLUMNS}`,
+    values,
+  );
+  return rows[0]!;
+}
+
+export async function setTargetStatus(db: Queryable, workspaceId: string, postId: string, from: TargetStatus[], to: TargetStatus): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE post_targets SET status = $4, updated_at = now()
+      WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
+    [workspaceId, postId, from, to],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
+  await db.query('DELETE FROM post_targets WHERE workspace_id = $1 AND post_id = $2', [workspaceId, postId]);
+}
+
+export type PostSort = '-created_at' | 'schedule_at' | '-schedule_at';
+
+export interface PostFilters {
+  statuses?: PostStatus[];
+  brandIds?: readonly string[];
+  platform?: PlatformName;
+  scheduledFrom?: Date;
+  scheduledTo?: Date;
+  createdFrom?: Date;
+  createdTo?: Date;
+}
+
+/** One page of posts in keyset order; returns up to `limit` rows (the caller asks for one more to see if there is a next page). */
+export async function listPosts(db: Queryable, workspaceId: string, filters: PostFilters, sort: PostSort, after: CursorPosition | undefined, limit: number): Promise<PostRow[]> {
+  const where: string[] = ['workspace_id = $1', 'deleted_at IS NULL'];
+  const values: unknown[] = [workspaceId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (filters.statuses) where.push(`status = ANY(${param(filters.statuses)}::text[])`);
+  if (filters.brandIds) where.push(`brand_id = ANY(${param(filters.brandIds)}::text[])`);
+  if (filters.platform) where.push(`${param(filters.platform)} = ANY(platforms)`);
+  if (filters.scheduledFrom) where.push(`schedule_at >= ${param(filters.scheduledFrom)}`);
+  if (filters.scheduledTo) where.push(`schedule_at < ${param(filters.scheduledTo)}`);
+  if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
+  if (filters.createdTo) where.push(`created_at < ${param(filters.createdTo)}`);
+
+  let order: string;
+  if (sort === '-created_at') {
+    order = 'created_at DESC, id DESC';
+    if (after) where.push(`(created_at, id) < (${param(after.value)}::timestamptz, ${param(after.id)})`);
+  } else {
+    const asc = sort === 'schedule_at';
+    order = asc ? 'schedule_at ASC NULLS LAST, id ASC' : 'schedule_at DESC NULLS LAST, id DESC';
+    if (after && after.value !== null) {
+      where.push(`((schedule_at, id) ${asc ? '>' : '<'} (${param(after.value)}::timestamptz, ${param(after.id)}) OR schedule_at IS NULL)`);
+    } else if (after) {
+      where.push(`(schedule_at IS NULL AND id ${asc ? '>' : '<'} ${param(after.id)})`);
+    }
+  }
+  const { rows } = await db.query<PostRow>(
+    `SELECT ${POST_COLUMNS} FROM posts WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${param(limit)}`,
+    values,
+  );
+  return rows;
+}

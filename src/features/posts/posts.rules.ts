@@ -1,0 +1,75 @@
+// The rules a post must meet on every target platform (API.md "Posts", 422 PUBLIC_API_VALIDATION_FAILED):
+// text limits in each platform's own counting, thread support, options only for listed platforms, schedule
+// not in the past. Pure: given the post and the time, it returns the issues; no I/O.
+import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
+import type { PlatformName } from '../../platforms/limits.ts';
+import type { PlatformOptions } from './posts.schemas.ts';
+
+export interface RuleIssue {
+  platform: PlatformName | null;
+  rule: string;
+  message: string;
+  path: string;
+}
+
+export interface PostDraft {
+  content: string;
+  platforms: PlatformName[];
+  platformOptions: PlatformOptions;
+  mediaCount: number;
+}
+
+/** A scheduled time this far in the past is still accepted (clock skew, a slow client); older → 422. */
+export const SCHEDULE_GRACE_MS = 60_000;
+
+interface PlatformSpecific {
+  content?: string;
+  thread?: string[];
+}
+
+export function checkPlatformRules(post: PostDraft): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  for (const name of Object.keys(post.platformOptions) as PlatformName[]) {
+    if (post.platformOptions[name] !== undefined && !post.platforms.includes(name)) {
+      issues.push({ platform: name, rule: 'options_for_unlisted_platform', message: `platform_options.${name} is given but ${name} is not in platforms.`, path: `/platform_options/${name}` });
+    }
+  }
+  for (const platform of post.platforms) {
+    const limits = PLATFORM_LIMITS[platform];
+    const options = (post.platformOptions[platform] ?? {}) as PlatformSpecific;
+    const text = options.content ?? post.content;
+    const textPath = options.content !== undefined ? `/platform_options/${platform}/content` : '/content';
+    const extraParts = options.thread ?? [];
+
+    if (text.trim() === '' && post.mediaCount === 0) {
+      issues.push({ platform, rule: 'content_required', message: `${limits.displayName} needs text or media; both are empty.`, path: textPath });
+    }
+    if (limits.media.required && post.mediaCount === 0) {
+      issues.push({ platform, rule: 'media_required', message: `${limits.displayName} posts need at least one image or video.`, path: '/media_ids' });
+    }
+    for (const issue of limits.text.check(text)) issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
+
+    if (extraParts.length > 0) {
+      if (limits.maxThreadParts === 0) {
+        issues.push({ platform, rule: 'thread_unsupported', message: `${limits.displayName} does not support threads.`, path: `/platform_options/${platform}/thread` });
+        continue;
+      }
+      if (extraParts.length + 1 > limits.maxThreadParts) {
+        issues.push({ platform, rule: 'too_many_thread_parts', message: `A ${limits.displayName} thread may have at most ${limits.maxThreadParts} parts; this one has ${extraParts.length + 1}.`, path: `/platform_options/${platform}/thread` });
+      }
+      extraParts.forEach((part, i) => {
+        const path = `/platform_options/${platform}/thread/${i}`;
+        if (part.trim() === '') issues.push({ platform, rule: 'thread_part_empty', message: `Thread part ${i + 2} is empty.`, path });
+        for (const issue of limits.text.check(part)) issues.push({ platform, rule: issue.rule, message: `Thread part ${i + 2}: ${issue.message}`, path });
+      });
+    }
+  }
+  return issues;
+}
+
+export function checkSchedule(scheduleAt: Date | null, now: Date): RuleIssue[] {
+  if (scheduleAt && scheduleAt.getTime() < now.getTime() - SCHEDULE_GRACE_MS) {
+    return [{ platform: null, rule: 'schedule_in_past', message: `schedule_at ${scheduleAt.toISOString()} is in the past.`, path: '/schedule_at' }];
+  }
+  return [];
+}

@@ -1,0 +1,177 @@
+// TypeBox schemas of the posts API: they validate requests, type the handlers and write the OpenAPI document.
+import { Type, type Static } from 'typebox';
+import { PLATFORM_NAMES } from '../../platforms/limits.ts';
+import { NullableTimestamp, Timestamp } from '../../http/envelope.ts';
+
+const PlatformName = Type.Union(PLATFORM_NAMES.map((p) => Type.Literal(p)), { description: 'A platform Herald publishes to.' });
+
+const ContentOverride = Type.String({ maxLength: 100_000, description: "Replaces the post's `content` on this platform." });
+const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
+  maxItems: 50,
+  description: 'Further parts of a thread, published as replies after the first post (whose text is `content`).',
+});
+const Language = Type.String({ pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.' });
+
+const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
+  Type.Optional(Type.Object(fields, { additionalProperties: false, description }));
+
+export const PlatformOptions = Type.Object(
+  {
+    x: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts) }, 'Options for X.'),
+    bluesky: options(
+      { content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), languages: Type.Optional(Type.Array(Language, { maxItems: 3 })) },
+      'Options for Bluesky.',
+    ),
+    mastodon: options(
+      {
+        content: Type.Optional(ContentOverride),
+        thread: Type.Optional(ThreadParts),
+        visibility: Type.Optional(Type.Union(['public', 'unlisted', 'private', 'direct'].map((v) => Type.Literal(v)))),
+        spoiler_text: Type.Optional(Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' })),
+        sensitive: Type.Optional(Type.Boolean({ description: 'Marks the media as sensitive.' })),
+        language: Type.Optional(Language),
+      },
+      'Options for Mastodon.',
+    ),
+    threads: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts) }, 'Options for Threads.'),
+    linkedin: options(
+      { content: Type.Optional(ContentOverride), visibility: Type.Optional(Type.Union([Type.Literal('PUBLIC'), Type.Literal('CONNECTIONS')])) },
+      'Options for LinkedIn.',
+    ),
+    instagram: options(
+      {
+        content: Type.Optional(ContentOverride),
+        type: Type.Optional(Type.Union([Type.Literal('feed'), Type.Literal('reel'), Type.Literal('story')], { description: 'What to publish; default `feed`.' })),
+        first_comment: Type.Optional(Type.String({ maxLength: 2200, description: 'A comment posted on the new post right after it is published.' })),
+      },
+      'Options for Instagram.',
+    ),
+    facebook: options({ content: Type.Optional(ContentOverride), link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) }, 'Options for Facebook Pages.'),
+  },
+  { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
+);
+export type PlatformOptions = Static<typeof PlatformOptions>;
+
+const IdList = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { uniqueItems: true, maxItems: 20, description });
+
+export const CreatePostBody = Type.Object(
+  {
+    brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Brand of the post; else the `x-herald-brand-id` header, else the default brand.' })),
+    content: Type.String({ maxLength: 100_000, description: 'The text of the post.' }),
+    platforms: Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true }),
+    publish_now: Type.Optional(Type.Boolean({ description: 'Publish at once. Not together with `schedule_at`.' })),
+    schedule_at: Type.Optional(Type.String({ format: 'date-time', description: 'When to publish: ISO 8601 with `Z` or an offset. Neither this nor `publish_now`: a draft.' })),
+    media_ids: Type.Optional(IdList('Uploaded media to attach, in order.')),
+    platform_options: Type.Optional(PlatformOptions),
+    connection_ids: Type.Optional(IdList('Connections to publish through; each gets its own target. Platforms without one use the brand default.')),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ content: 'Shipping Herald 1.0 today 🚀', platforms: ['x', 'bluesky'], schedule_at: '2026-12-01T09:00:00Z' }],
+  },
+);
+export type CreatePostBody = Static<typeof CreatePostBody>;
+
+export const UpdatePostBody = Type.Object(
+  {
+    content: Type.Optional(Type.String({ maxLength: 100_000 })),
+    platforms: Type.Optional(Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true })),
+    schedule_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'A new time; `null` turns a scheduled post back into a draft.' })),
+    media_ids: Type.Optional(Type.Union([IdList('Replaces the media list.'), Type.Null()])),
+    platform_options: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Merged into the current options (RFC 7396).' }), Type.Null()])),
+    connection_ids: Type.Optional(Type.Union([IdList('Replaces the chosen connections.'), Type.Null()])),
+  },
+  { additionalProperties: false, description: 'A JSON Merge Patch (RFC 7396) of the post: fields present replace, `null` removes.', examples: [{ schedule_at: '2026-12-02T09:00:00+01:00' }] },
+);
+export type UpdatePostBody = Static<typeof UpdatePostBody>;
+
+export const PostStatus = Type.Union(
+  ['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled'].map((s) => Type.Literal(s)),
+);
+export const TargetStatus = Type.Union(['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
+
+export const TargetError = Type.Object({
+  code: Type.String({ description: 'A `PLATFORM_*` code.' }),
+  category: Type.Union(['auth', 'content', 'media', 'rate_limit', 'platform', 'network', 'unknown'].map((c) => Type.Literal(c))),
+  message: Type.String(),
+  retryable: Type.Boolean(),
+  platform_status: Type.Union([Type.Integer(), Type.Null()]),
+  platform_response: Type.Union([Type.String(), Type.Null()], { description: "The platform's answer, truncated." }),
+});
+
+export const Attempt = Type.Object({
+  started_at: Timestamp,
+  finished_at: NullableTimestamp,
+  outcome: Type.Union([Type.String(), Type.Null()], { description: '`published`, `failed`, `retry` or `unknown`; null while running.' }),
+  error_code: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const Target = Type.Object({
+  id: Type.String(),
+  platform: PlatformName,
+  connection_id: Type.Union([Type.String(), Type.Null()]),
+  sandbox: Type.Boolean({ description: 'True when the target publishes to a simulated platform.' }),
+  status: TargetStatus,
+  platform_post_id: Type.Union([Type.String(), Type.Null()]),
+  url: Type.Union([Type.String(), Type.Null()]),
+  published_at: NullableTimestamp,
+  attempt_count: Type.Integer(),
+  attempts: Type.Array(Attempt),
+  error: Type.Union([TargetError, Type.Null()]),
+});
+
+export const Post = Type.Object(
+  {
+    id: Type.String({ examples: ['post_01jdq4x1k9m2v7c3r5t8w0yz6b'] }),
+    object: Type.Literal('post'),
+    workspace_id: Type.String({ format: 'uuid' }),
+    brand_id: Type.String(),
+    content: Type.String(),
+    platforms: Type.Array(PlatformName),
+    platform_options: PlatformOptions,
+    media: Type.Array(Type.Object({ id: Type.String() }, { additionalProperties: true }), { description: 'Attached media, in order.' }),
+    status: PostStatus,
+    publish_now: Type.Boolean(),
+    schedule_at: NullableTimestamp,
+    published_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    created_via: Type.Union(['api', 'mcp', 'dashboard', 'automation'].map((v) => Type.Literal(v))),
+    approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    targets: Type.Array(Target),
+  },
+  { $id: 'Post', title: 'Post' },
+);
+
+export const PostIdParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'The post id (`post_…`).' }) });
+
+const CsvOf = (values: readonly string[], description: string) =>
+  Type.String({ pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`, description });
+
+export const ListPostsQuery = Type.Object(
+  {
+    status: Type.Optional(CsvOf(['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled'], 'One status or a comma-separated list.')),
+    brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    platform: Type.Optional(PlatformName),
+    scheduled_from: Type.Optional(Type.String({ format: 'date-time' })),
+    scheduled_to: Type.Optional(Type.String({ format: 'date-time' })),
+    created_from: Type.Optional(Type.String({ format: 'date-time' })),
+    created_to: Type.Optional(Type.String({ format: 'date-time' })),
+    sort: Type.Optional(Type.Union([Type.Literal('-created_at'), Type.Literal('schedule_at'), Type.Literal('-schedule_at')], { description: 'Default `-created_at`; posts without a schedule come last.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page; only valid with the same filters and sort.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListPostsQuery = Static<typeof ListPostsQuery>;
+
+export const ValidationIssue = Type.Object({
+  platform: Type.Union([PlatformName, Type.Null()]),
+  rule: Type.String(),
+  message: Type.String(),
+  path: Type.String(),
+});
+
+export const ValidateResult = Type.Object({ valid: Type.Boolean(), issues: Type.Array(ValidationIssue) });
+export const CreatedPost = Type.Object({ post_id: Type.String(), post: Type.Ref('Post') });
+export const ActionBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body, or `{}`.' });

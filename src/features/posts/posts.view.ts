@@ -1,0 +1,56 @@
+// The public representation of a post (API.md "Posts"), assembled from its row, targets and attempts.
+import type { Queryable } from '../../db/pool.ts';
+import { findAttempts, findTargets, type AttemptRow, type PostRow, type TargetRow } from './posts.repo.ts';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknown> {
+  return {
+    id: t.id,
+    platform: t.platform,
+    connection_id: t.connection_id,
+    sandbox: t.sandbox,
+    status: t.status,
+    platform_post_id: t.platform_post_id,
+    url: t.url,
+    published_at: iso(t.published_at),
+    attempt_count: t.attempt_count,
+    attempts: attempts.map((a) => ({ started_at: a.started_at.toISOString(), finished_at: iso(a.finished_at), outcome: a.outcome, error_code: a.error_code })),
+    error: t.error,
+  };
+}
+
+export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[]): Record<string, unknown> {
+  const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
+  return {
+    id: p.id,
+    object: 'post',
+    workspace_id: p.workspace_id,
+    brand_id: p.brand_id,
+    content: p.content,
+    platforms: p.platforms,
+    platform_options: p.platform_options,
+    media: p.media_ids.map((id) => ({ id })),
+    status: p.status,
+    publish_now: p.publish_now,
+    schedule_at: iso(p.schedule_at),
+    published_at: iso(p.published_at),
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    created_via: p.created_via,
+    approval: p.approval,
+    targets: targets.map((t) => targetJson(t, attemptsByTarget.get(t.id) ?? [])),
+  };
+}
+
+/** Representations of several posts with two extra queries in all (targets, attempts), whatever their number. */
+export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[]): Promise<Record<string, unknown>[]> {
+  const targets = await findTargets(db, workspaceId, posts.map((p) => p.id));
+  const attempts = await findAttempts(db, workspaceId, targets.map((t) => t.id));
+  const byPost = Map.groupBy(targets, (t) => t.post_id);
+  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attempts));
+}
+
+export async function renderPost(db: Queryable, workspaceId: string, post: PostRow): Promise<Record<string, unknown>> {
+  return (await renderPosts(db, workspaceId, [post]))[0]!;
+}

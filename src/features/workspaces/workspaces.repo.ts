@@ -1,0 +1,113 @@
+// SQL for users, workspaces, memberships and brands.
+import type { Queryable } from '../../db/pool.ts';
+
+export type WorkspaceMode = 'live' | 'test';
+export type MemberRole = 'owner' | 'admin' | 'member';
+
+export interface WorkspaceRow {
+  id: string;
+  name: string;
+  mode: WorkspaceMode;
+  created_at: Date;
+  default_brand_id: string | null;
+}
+
+export interface BrandRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  is_default: boolean;
+  created_at: Date;
+}
+
+export async function insertUser(db: Queryable, id: string, email: string): Promise<void> {
+  await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [id, email]);
+}
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]);
+  return rows[0];
+}
+
+export async function findUser(db: Queryable, id: string): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function insertWorkspace(db: Queryable, w: { id: string; name: string; mode: WorkspaceMode }): Promise<void> {
+  await db.query('INSERT INTO workspaces (id, name, mode) VALUES ($1, $2, $3)', [w.id, w.name, w.mode]);
+}
+
+export async function addMembership(db: Queryable, workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+  await db.query(
+    'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role',
+    [workspaceId, userId, role],
+  );
+}
+
+export async function insertBrand(db: Queryable, b: { id: string; workspaceId: string; name: string; isDefault: boolean }): Promise<BrandRow> {
+  const { rows } = await db.query<BrandRow>(
+    'INSERT INTO brands (id, workspace_id, name, is_default) VALUES ($1, $2, $3, $4) RETURNING id, workspace_id, name, is_default, created_at',
+    [b.id, b.workspaceId, b.name, b.isDefault],
+  );
+  return rows[0]!;
+}
+
+const WORKSPACE_COLUMNS = `w.id, w.name, w.mode, w.created_at,
+  (SELECT b.id FROM brands b WHERE b.workspace_id = w.id AND b.is_default) AS default_brand_id`;
+
+export async function findWorkspace(db: Queryable, id: string): Promise<WorkspaceRow | undefined> {
+  const { rows } = await db.query<WorkspaceRow>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w WHERE w.id = $1`, [id]);
+  return rows[0];
+}
+
+export async function listAllWorkspaces(db: Queryable): Promise<WorkspaceRow[]> {
+  const { rows } = await db.query<WorkspaceRow>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ORDER BY w.created_at, w.id`);
+  return rows;
+}
+
+/** Workspaces among `ids`, ordered for keyset pagination by (created_at, id). */
+export async function listWorkspacesByIds(
+  db: Queryable,
+  ids: string[],
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<WorkspaceRow[]> {
+  const { rows } = await db.query<WorkspaceRow>(
+    `SELECT ${WORKSPACE_COLUMNS} FROM workspaces w
+      WHERE w.id = ANY($1::uuid[]) AND ($2::timestamptz IS NULL OR (w.created_at, w.id) > ($2, $3::uuid))
+      ORDER BY w.created_at, w.id LIMIT $4`,
+    [ids, after?.createdAt ?? null, after?.id ?? null, limit],
+  );
+  return rows;
+}
+
+export async function workspaceModes(db: Queryable, ids: string[]): Promise<Map<string, WorkspaceMode>> {
+  const { rows } = await db.query<{ id: string; mode: WorkspaceMode }>('SELECT id, mode FROM workspaces WHERE id = ANY($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id, r.mode]));
+}
+
+export async function listBrands(db: Queryable, workspaceId: string): Promise<BrandRow[]> {
+  const { rows } = await db.query<BrandRow>(
+    'SELECT id, workspace_id, name, is_default, created_at FROM brands WHERE workspace_id = $1 ORDER BY created_at, id',
+    [workspaceId],
+  );
+  return rows;
+}
+
+export async function findBrand(db: Queryable, workspaceId: string, brandId: string): Promise<BrandRow | undefined> {
+  const { rows } = await db.query<BrandRow>(
+    'SELECT id, workspace_id, name, is_default, created_at FROM brands WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, brandId],
+  );
+  return rows[0];
+}
+
+export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ value: string }>('SELECT value FROM instance_settings WHERE key = $1', [key]);
+  return rows[0]?.value;
+}
+
+export async function setSetting(db: Queryable, key: string, value: string): Promise<void> {
+  await db.query('INSERT INTO instance_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
+}

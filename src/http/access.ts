@@ -1,0 +1,148 @@
+// The request pipeline in front of every /v1 handler, in order: key (401), rate limit (429), scope (403),
+// workspace and brand (400/403), Idempotency-Key header (400). Calls without a valid key spend the client IP's
+// budget; routes that need no key too. Nothing here writes to the database.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
+import { findBrand } from '../features/workspaces/workspaces.repo.ts';
+import { AppError } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import { emptyContext, type RouteAccess } from './context.ts';
+import { rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
+
+const UNKNOWN_ROUTE: RouteAccess = { scopes: 'public', workspace: false, mutates: false };
+const MINUTE = 60_000;
+
+export interface AccessDeps {
+  config: Config;
+  db: Queryable;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  isClosing(): boolean;
+  /** Paths outside /v1 whose bodies use the envelope (the local upload URL). */
+  envelopePrefixes: string[];
+}
+
+/** `Idempotency-Key`: 1–255 printable ASCII, bare or as a Structured Field string (`"abc"` means `abc`). */
+export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  let key = raw.trim();
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) {
+    const inner = key.slice(1, -1);
+    // RFC 8941 sf-string: printable ASCII where `"` and `\` appear only escaped.
+    if (!/^(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*$/.test(inner)) return undefined;
+    key = inner.replace(/\\(["\\])/g, '$1');
+  }
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) return undefined;
+  return key;
+}
+
+function clientIp(request: FastifyRequest): string {
+  return request.ip || request.socket.remoteAddress || 'unknown';
+}
+
+export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
+  const budgets: Record<'read' | 'write' | 'anonymous', Budget> = {
+    read: { name: 'read', limit: deps.config.rateLimits.readPerMinute, windowMs: MINUTE },
+    write: { name: 'write', limit: deps.config.rateLimits.writePerMinute, windowMs: MINUTE },
+    anonymous: { name: 'anonymous', limit: deps.config.rateLimits.anonymousPerMinute, windowMs: MINUTE },
+  };
+  const brandCache = new Map<string, number>();
+
+  async function spend(request: FastifyRequest, key: string, budget: Budget): Promise<void> {
+    const decision = await deps.rateLimiter.take(key, budget);
+    const headers = rateLimitHeaders(decision, budget.name);
+    request.ctx.rateLimitHeaders = headers;
+    if (!decision.allowed) {
+      throw new AppError('PUBLIC_API_RATE_LIMITED', `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${headers['retry-after']} s.`, { headers });
+    }
+  }
+
+  async function brandInWorkspace(workspaceId: string, brandId: string): Promise<boolean> {
+    const cacheKey = `${workspaceId}/${brandId}`;
+    const until = brandCache.get(cacheKey);
+    if (until && until > Date.now()) return true;
+    if (!(await findBrand(deps.db, workspaceId, brandId))) return false;
+    if (brandCache.size > 10_000) brandCache.clear();
+    brandCache.set(cacheKey, Date.now() + 1000);
+    return true;
+  }
+
+  async function resolveWorkspace(request: FastifyRequest, principal: Principal): Promise<void> {
+    const header = request.headers['x-herald-workspace-id'];
+    let workspace: Principal['reachable'][number] | undefined;
+    if (header !== undefined) {
+      const id = Array.isArray(header) ? undefined : header.trim().toLowerCase();
+      workspace = id && isUuid(id) ? principal.reachable.find((w) => w.id === id) : undefined;
+      if (!workspace) throw new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key cannot reach that workspace.');
+    } else if (principal.reachable.length === 1) {
+      workspace = principal.reachable[0];
+    } else if (principal.reachable.length === 0) {
+      throw new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key reaches no workspace.');
+    } else {
+      throw new AppError('PUBLIC_API_WORKSPACE_REQUIRED', 'This key reaches several workspaces: send x-herald-workspace-id (GET /v1/workspaces lists them).');
+    }
+    const ctx = request.ctx;
+    ctx.workspaceId = workspace!.id;
+    ctx.workspaceMode = workspace!.mode;
+    const allowed = principal.brandIds;
+    const defaultBrand = workspace!.default_brand_id;
+    ctx.defaultBrandId = defaultBrand && (!allowed || allowed.includes(defaultBrand)) ? defaultBrand : null;
+    const brandHeader = request.headers['x-herald-brand-id'];
+    if (brandHeader !== undefined) {
+      const brandId = Array.isArray(brandHeader) ? '' : brandHeader.trim();
+      const ok = brandId !== '' && brandId.length <= 100 && (!allowed || allowed.includes(brandId)) && (await brandInWorkspace(workspace!.id, brandId));
+      if (!ok) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not in this workspace or not reachable by this key.');
+      ctx.brandId = brandId;
+    }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const isV1 = path === '/v1' || path.startsWith('/v1/');
+    request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => path.startsWith(p)));
+    reply.header('x-request-id', request.id);
+    if (deps.isClosing()) throw new AppError('PUBLIC_API_UNAVAILABLE', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '2', connection: 'close' } });
+    if (!isV1) return;
+    reply.headers(request.ctx.rateLimitHeaders); // replaced below once a budget is spent
+    const access = request.routeOptions.config?.access ?? UNKNOWN_ROUTE;
+    const ip = clientIp(request);
+    try {
+      await authorise(request, access, ip);
+    } finally {
+      reply.headers(request.ctx.rateLimitHeaders);
+    }
+  });
+
+  async function authorise(request: FastifyRequest, access: RouteAccess, ip: string): Promise<void> {
+    if (access.scopes === 'public') return spend(request, ip, budgets.anonymous);
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
+    if (!match) {
+      await spend(request, ip, budgets.anonymous);
+      throw new AppError('PUBLIC_API_AUTH_REQUIRED', 'Send your API key as `Authorization: Bearer <key>`.');
+    }
+    const result = await deps.authenticator.authenticate(match[1]!);
+    if (!result.ok) {
+      await spend(request, ip, budgets.anonymous);
+      throw new AppError(result.code, result.code === 'PUBLIC_API_KEY_EXPIRED' ? 'This API key has expired.' : 'This API key is not valid (unknown, revoked or malformed).');
+    }
+    const principal = result.principal;
+    request.ctx.principal = principal;
+    await spend(request, principal.keyId, access.mutates ? budgets.write : budgets.read);
+    if (!access.scopes.some((s) => principal.scopes.has(s))) {
+      throw new AppError('PUBLIC_API_SCOPE_FORBIDDEN', `This endpoint needs the ${access.scopes.map((s) => `\`${s}\``).join(' or ')} scope, which this key lacks.`);
+    }
+    if (access.workspace) await resolveWorkspace(request, principal);
+    if (access.mutates) {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      if (key === undefined) {
+        throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', request.headers['idempotency-key'] === undefined
+          ? 'Send an Idempotency-Key header (e.g. a UUID) with every POST, PATCH, PUT and DELETE.'
+          : 'The Idempotency-Key header must be 1–255 printable ASCII characters.');
+      }
+      request.ctx.idempotencyKey = key;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// What a route declares about itself (scope, workspace, whether it mutates) and what the request pipeline
+// learns about a request before its handler runs (who calls, for which workspace and brand).
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../features/keys/authenticator.ts';
+import type { Scope } from '../features/keys/scopes.ts';
+import type { WorkspaceMode } from '../features/workspaces/workspaces.repo.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../lib/errors.ts';
+
+export interface RouteAccess {
+  /** The scopes that grant access (any one suffices), or 'public' for routes that need no key. */
+  scopes: readonly Scope[] | 'public';
+  /** The route reads or writes one workspace's data: the workspace header (or a single-workspace key) applies. */
+  workspace: boolean;
+  /** Mutating: needs an Idempotency-Key and spends the write budget. */
+  mutates: boolean;
+  /** Action POST/DELETE: accepts no body, or `{}`, with or without a Content-Type. */
+  actionBody?: boolean;
+}
+
+export interface RequestContext {
+  /** True for /v1 and the local upload URL: errors and bodies use the envelope. */
+  envelope: boolean;
+  principal: Principal | null;
+  workspaceId: string | null;
+  workspaceMode: WorkspaceMode | null;
+  /** The brand of the `x-herald-brand-id` header, checked; null when the header is absent. */
+  brandId: string | null;
+  defaultBrandId: string | null;
+  idempotencyKey: string | null;
+  rateLimitHeaders: Record<string, string>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+}
+
+export function emptyContext(envelope: boolean): RequestContext {
+  return { envelope, principal: null, workspaceId: null, workspaceMode: null, brandId: null, defaultBrandId: null, idempotencyKey: null, rateLimitHeaders: {} };
+}
+
+/** What feature services need to know about the caller, independent of HTTP. */
+export interface ServiceContext {
+  db: Queryable;
+  workspaceId: string;
+  workspaceMode: WorkspaceMode;
+  /** The brand the request applies to: the header's, else the workspace's default. */
+  brandId: string;
+  /** True when the caller named the brand in the header (a body `brand_id` must then match it). */
+  brandFromHeader: boolean;
+  /** Brands the key is limited to (null: all). */
+  allowedBrandIds: readonly string[] | null;
+  userId: string;
+  via: 'api' | 'mcp' | 'dashboard' | 'automation';
+}
+
+export function serviceContext(request: FastifyRequest, db: Queryable): ServiceContext {
+  const { ctx } = request;
+  if (!ctx.principal || !ctx.workspaceId || !ctx.workspaceMode) {
+    // A route declared `workspace: true` never reaches its handler without these; this guards wiring mistakes.
+    throw new AppError('PUBLIC_API_INTERNAL_ERROR', 'Request context missing.');
+  }
+  const brandId = ctx.brandId ?? ctx.defaultBrandId;
+  if (!brandId) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'This workspace has no default brand; send x-herald-brand-id.');
+  return {
+    db,
+    workspaceId: ctx.workspaceId,
+    workspaceMode: ctx.workspaceMode,
+    brandId,
+    brandFromHeader: ctx.brandId !== null,
+    allowedBrandIds: ctx.principal.brandIds,
+    userId: ctx.principal.userId,
+    via: 'api',
+  };
+}

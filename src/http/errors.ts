@@ -1,0 +1,110 @@
+// One error handler for the whole server: AppErrors keep their code; Fastify's own errors (validation, body
+// size, content type) are translated into the catalogue; a lost database becomes 503; anything else is a 500
+// whose details go to the log only. Unknown routes get 404, known routes with another method 405 + Allow.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { isDatabaseUnavailable } from '../db/pool.ts';
+import { errorBody } from './envelope.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+function detailsOf(issues: ValidationIssue[]): ErrorDetail[] {
+  return issues.slice(0, 20).map((issue) => {
+    let path = issue.instancePath || '';
+    let message = issue.message ?? 'is invalid';
+    if (issue.keyword === 'additionalProperties' && issue.params?.additionalProperty !== undefined) {
+      path = `${path}/${String(issue.params.additionalProperty)}`;
+      message = 'is not a known field';
+    } else if (issue.keyword === 'required' && issue.params?.missingProperty !== undefined) {
+      path = `${path}/${String(issue.params.missingProperty)}`;
+      message = 'is required';
+    } else if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
+      message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    }
+    return { path: path || '/', message };
+  });
+}
+
+/** Maps any thrown value to a catalogue error (without logging). */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fe?.validation) {
+    const code: ErrorCode = fe.validationContext === 'body' ? 'PUBLIC_API_BODY_INVALID' : 'PUBLIC_API_QUERY_INVALID';
+    const details = detailsOf(fe.validation);
+    const where = fe.validationContext === 'body' ? 'body' : fe.validationContext === 'params' ? 'path' : fe.validationContext === 'headers' ? 'headers' : 'query string';
+    const first = details[0];
+    return new AppError(code, `The ${where} is invalid${first ? `: ${first.path} ${first.message}` : ''}.`, { details });
+  }
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' : 'PUBLIC_API_BODY_INVALID', fe.message);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('PUBLIC_API_BODY_INVALID', 'The body is not valid JSON.');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('PUBLIC_API_UNAVAILABLE', 'The database is unavailable; nothing was written. Retry shortly.', { headers: { 'retry-after': '2' } });
+  }
+  // Node's HTTP layer and Fastify mark client faults with a 4xx status; keep them 4xx.
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    if (fe.statusCode === 413) return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
+    if (fe.statusCode === 415) return new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', fe.message);
+    return new AppError('PUBLIC_API_BODY_INVALID', fe.message || 'The request is malformed.');
+  }
+  return undefined;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError, docsBaseUrl: string): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  reply.code(error.status);
+  if (request.ctx?.envelope) return reply.type('application/json; charset=utf-8').send(errorBody(request.id, error.code, error.message, docsBaseUrl, error.details));
+  // Outside /v1: a small JSON body, not the envelope (API.md "Headers").
+  return reply.type('application/json; charset=utf-8').send({ error: error.code, message: error.message });
+}
+
+export function registerErrorHandling(app: FastifyInstance, docsBaseUrl: string): void {
+  // Our own index of routes by path, to tell "no such route" (404) from "not with this method" (405).
+  const index = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!(METHODS as readonly string[]).includes(method)) continue;
+      try {
+        index.on(method as (typeof METHODS)[number], route.url, () => {});
+      } catch {
+        // Already registered (e.g. the HEAD twin of a GET): nothing to add.
+      }
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const known = toAppError(error);
+    if (known) {
+      if (known.code === 'PUBLIC_API_UNAVAILABLE') request.log.warn({ err: error }, 'database unavailable');
+      return sendError(request, reply, known, docsBaseUrl);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, new AppError('PUBLIC_API_INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} if you report it.`), docsBaseUrl);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => index.find(m, path) !== null);
+    if (allowed.length > 0) {
+      return sendError(request, reply, new AppError('PUBLIC_API_METHOD_NOT_ALLOWED', `${request.method} is not supported here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } }), docsBaseUrl);
+    }
+    return sendError(request, reply, new AppError('PUBLIC_API_ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`), docsBaseUrl);
+  });
+}

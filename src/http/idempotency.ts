@@ -1,0 +1,126 @@
+// Idempotent mutations (API.md "Idempotency"). Every mutating handler runs inside one transaction that also
+// stores its answer under (workspace, user, Idempotency-Key), so the effects and the stored answer commit
+// together. A transaction-scoped advisory lock on that triple lets exactly one request with a key run at a
+// time; a concurrent one gets 409 at once instead of waiting. Only 2xx answers are stored: an error rolls
+// everything back and frees the key.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool, PoolClient } from '../db/pool.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
+import { decrypt, encrypt, sha256, type SecretKeyring } from '../lib/crypto.ts';
+import { AppError } from '../lib/errors.ts';
+import { successBody } from './envelope.ts';
+
+const NIL_WORKSPACE = '00000000-0000-0000-0000-000000000000';
+const TTL_HOURS = 24;
+const PURPOSE = 'idempotency-body';
+
+export interface MutationResult {
+  status: number;
+  data: unknown;
+}
+
+export interface MutationOptions {
+  /** The answer holds a secret shown once (a webhook secret): encrypt it at rest. */
+  secret?: boolean;
+}
+
+export interface IdempotencyDeps {
+  pool: Pool;
+  keyring: SecretKeyring;
+}
+
+/** What makes two requests "the same request" for an idempotency key. */
+export function fingerprint(request: FastifyRequest): Buffer {
+  const [path, query = ''] = request.url.split('?', 2) as [string, string?];
+  const sortedQuery = [...new URLSearchParams(query).entries()]
+    .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1))
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+  const body = request.body === undefined || request.body === null ? '{}' : canonicalJson(request.body);
+  const parts = [
+    request.method,
+    path,
+    sortedQuery,
+    String(request.headers['x-herald-workspace-id'] ?? '').trim().toLowerCase(),
+    String(request.headers['x-herald-brand-id'] ?? '').trim(),
+    body,
+  ];
+  return sha256(parts.join('\n'));
+}
+
+function lockKey(workspaceId: string, userId: string, key: string): bigint {
+  return sha256(`${workspaceId}\n${userId}\n${key}`).readBigInt64BE(0);
+}
+
+/**
+ * Wraps a mutating handler: claims the idempotency key, runs `handler` in a transaction, stores and sends the
+ * enveloped answer, or replays the stored answer for a retry.
+ */
+export function mutation(
+  deps: IdempotencyDeps,
+  handler: (request: FastifyRequest, tx: PoolClient) => Promise<MutationResult>,
+  options: MutationOptions = {},
+) {
+  return async function idempotentHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const key = request.ctx.idempotencyKey;
+    const principal = request.ctx.principal;
+    if (!key || !principal) throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', 'Send an Idempotency-Key header.');
+    const workspaceId = request.ctx.workspaceId ?? NIL_WORKSPACE;
+    const print = fingerprint(request);
+    const client = await deps.pool.connect();
+    let broken = false;
+    let open = false;
+    try {
+      await client.query('BEGIN');
+      open = true;
+      const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey(workspaceId, principal.userId, key).toString()]);
+      if (!lock[0]?.ok) {
+        throw new AppError('PUBLIC_API_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry in a second.', { headers: { 'retry-after': '1' } });
+      }
+      const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: Buffer; encrypted: boolean }>(
+        `SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys
+          WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
+        [workspaceId, principal.userId, key],
+      );
+      const stored = rows[0];
+      if (stored) {
+        await client.query('ROLLBACK');
+        open = false;
+        if (!stored.fingerprint.equals(print)) {
+          throw new AppError('PUBLIC_API_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for a different request; use a new key for a new request.');
+        }
+        const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
+        return reply.code(stored.response_status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(body.toString('utf8'));
+      }
+      const result = await handler(request, client);
+      const text = JSON.stringify(successBody(request.id, result.data));
+      const bytes = Buffer.from(text, 'utf8');
+      await client.query(
+        `INSERT INTO idempotency_keys (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(hours => $8))
+         ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+           response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+           encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at`,
+        [workspaceId, principal.userId, key, print, result.status, options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes, Boolean(options.secret), TTL_HOURS],
+      );
+      await client.query('COMMIT');
+      open = false;
+      return reply.code(result.status).type('application/json; charset=utf-8').send(text);
+    } catch (error) {
+      if (open) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true; // the connection itself failed: do not return it to the pool
+        });
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+}
+
+/** Deletes answers older than 24 h (run periodically by the worker). */
+export async function deleteExpiredIdempotencyKeys(pool: Pool): Promise<number> {
+  const { rowCount } = await pool.query('DELETE FROM idempotency_keys WHERE expires_at <= now()');
+  return rowCount ?? 0;
+}

@@ -1,0 +1,88 @@
+// The OpenAPI 3.1 description, generated from the route schemas by @fastify/swagger. One transform adds what
+// every /v1 operation shares (security, the scope it needs, context headers, error responses), so routes declare
+// only what is theirs. Served at /v1/openapi (YAML) and /v1/openapi.json; rendered at /docs.
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { Type, type TSchema } from 'typebox';
+import type { RouteAccess } from './context.ts';
+import { ERROR_CATALOGUE } from '../lib/errors.ts';
+
+const ERROR_RESPONSES: Record<string, string> = {
+  400: 'Bad request: malformed body or query, missing Idempotency-Key or workspace header.',
+  401: 'Missing, invalid or expired API key.',
+  403: 'The key lacks the scope, or cannot reach the workspace or brand.',
+  404: 'Not found in this workspace.',
+  409: 'State conflict, or the first request with this Idempotency-Key is still running.',
+  413: 'Body too large.',
+  415: 'Body is not JSON.',
+  422: 'A rule failed (details name platform and rule), or the Idempotency-Key was used for another request.',
+  429: 'Rate limited; see Retry-After.',
+  503: 'Temporarily unavailable; nothing was written.',
+};
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+}
+
+const WorkspaceHeader = Type.String({ format: 'uuid', description: 'The workspace to act in. Optional when the key reaches exactly one workspace.' });
+const BrandHeader = Type.String({ description: "The brand to act for; default: the workspace's default brand (lists: all brands)." });
+const IdempotencyHeader = Type.String({ minLength: 1, maxLength: 255, description: 'Required on every mutating call; a retry with the same key replays the first answer for 24 h.' });
+
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Herald API',
+        version: '1.0.0',
+        summary: 'Self-hostable social publishing: schedule and publish posts on X, LinkedIn, Instagram, Facebook, Threads, Bluesky and Mastodon.',
+        description: [
+          'JSON in, JSON out. Every response under `/v1` is an envelope: `{ "success": true, "data": …, "request_id": … }` or `{ "success": false, "error": { "code", "message", "details", "retryable", "doc_url" }, "request_id" }`.',
+          'Authenticate with `Authorization: Bearer hk_live_…` (or `hk_test_…` for keys that reach only test workspaces). Mutating calls need an `Idempotency-Key` header.',
+          `Error codes: ${publicUrl}/docs/errors.`,
+        ].join('\n\n'),
+        license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' },
+      },
+      servers: [{ url: `${publicUrl}/v1`, description: 'This Herald server' }],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'hk_live_… or hk_test_…', description: 'A Herald API key.' } },
+      },
+      tags: [
+        { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
+        { name: 'Workspaces', description: 'Workspaces a key reaches.' },
+        { name: 'Platforms', description: 'Platforms and their limits.' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `Schema${i}`) },
+    transform: ({ schema, url, route }) => {
+      if (!url.startsWith('/v1/') || (schema as { hide?: boolean })?.hide) return { schema: { ...(schema ?? {}), hide: true } as never, url };
+      const access = (route.config as { access?: RouteAccess } | undefined)?.access;
+      const s = { ...(schema as Record<string, unknown>) };
+      const headers: Record<string, TSchema> = {};
+      if (access?.workspace) Object.assign(headers, { 'x-herald-workspace-id': WorkspaceHeader, 'x-herald-brand-id': BrandHeader });
+      if (access?.mutates) headers['idempotency-key'] = IdempotencyHeader;
+      if (Object.keys(headers).length > 0) {
+        s.headers = Type.Object(Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'idempotency-key' ? v : Type.Optional(v)])));
+      }
+      const responses: Record<string | number, unknown> = { ...((s.response as Record<string, unknown>) ?? {}) };
+      const codes = access?.scopes === 'public' ? [400, 429] : [400, 401, 403, 429, 503];
+      if ((s.params as unknown) !== undefined) codes.push(404);
+      if (access?.mutates) codes.push(409, 413, 415, 422);
+      else if (route.method === 'POST') codes.push(413, 415, 422);
+      for (const code of codes.sort()) responses[code] ??= errorResponse(ERROR_RESPONSES[code]!);
+      s.response = responses;
+      if (access && access.scopes !== 'public') {
+        const scopes = access.scopes.length > 0 ? access.scopes.map((x) => `\`${x}\``).join(' or ') : 'any valid key';
+        s.description = `${s.description ?? ''}\n\nRequires: ${scopes}.`.trim();
+        s['x-herald-scopes'] = access.scopes;
+        s.security = [{ apiKey: [] }];
+      }
+      return { schema: s as never, url };
+    },
+  });
+}
+
+/** Every error code with its status and meaning, for the API reference page. */
+export function errorCatalogueRows(): Array<{ code: string; status: number; retryable: boolean; when: string }> {
+  return Object.entries(ERROR_CATALOGUE).map(([code, d]) => ({ code, status: d.status, retryable: d.retryable, when: d.when }));
+}

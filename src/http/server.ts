@@ -1,0 +1,110 @@
+// Builds the Fastify app from a container. Tests build the same app (app.inject) as `herald serve` does.
+// The order of registration below is the order of the pipeline: errors, body parsing, access, then routes.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { stringify as toYaml } from 'yaml';
+import scalar from '@scalar/fastify-api-reference';
+import type { Container } from '../container.ts';
+import { pendingMigrations } from '../db/migrate.ts';
+import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
+import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
+import { Post } from '../features/posts/posts.schemas.ts';
+import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
+import { newRequestId } from '../lib/ids.ts';
+import { registerAccess } from './access.ts';
+import { registerBodyParsers } from './body.ts';
+import { ErrorEnvelopeSchema, successBody } from './envelope.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerOpenApi, errorCatalogueRows } from './openapi.ts';
+import { createValidatorCompiler } from './validation.ts';
+
+export interface ServerOptions {
+  /** Paths outside /v1 whose bodies use the envelope (the local upload URL, added by the media feature). */
+  envelopePrefixes?: string[];
+}
+
+export async function buildServer(container: Container, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const { config, logger, metrics } = container;
+  let closing = false;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: () => newRequestId(),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: false,
+    trustProxy: false,
+    routerOptions: { maxParamLength: 500 },
+    ajv: undefined,
+  });
+  app.setValidatorCompiler(createValidatorCompiler());
+  // Responses are plain JSON.stringify: the response schemas document the API (and tests check bodies against
+  // them), but never silently drop a field at run time.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addSchema(ErrorEnvelopeSchema);
+  app.addSchema(Post);
+
+  registerErrorHandling(app, config.publicUrl);
+  registerBodyParsers(app);
+  registerAccess(app, {
+    config,
+    db: container.pool,
+    authenticator: container.authenticator,
+    rateLimiter: container.rateLimiter,
+    isClosing: () => closing,
+    envelopePrefixes: options.envelopePrefixes ?? [],
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Handlers return the data; the envelope is added here (mutations and errors send finished strings).
+  app.addHook('preSerialization', async (request, reply, payload) => (request.ctx.envelope && reply.statusCode < 400 ? successBody(request.id, payload) : payload));
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) request.log.warn({ status: reply.statusCode, url: request.url }, 'request failed');
+  });
+
+  await registerOpenApi(app, config.publicUrl);
+
+  await app.register(async (v1) => {
+    registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
+    registerWorkspacesRoutes(v1, { pool: container.pool });
+    registerPlatformsRoutes(v1);
+    const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
+    v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
+    v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  }, { prefix: '/v1' });
+
+  app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {
+    const checks: Record<string, unknown> = {};
+    let ready = !closing;
+    try {
+      const pending = await pendingMigrations(container.pool);
+      checks.database = 'ok';
+      checks.migrations = pending.length === 0 ? 'current' : { pending };
+      if (pending.length > 0) ready = false;
+    } catch (error) {
+      checks.database = { error: (error as Error).message };
+      ready = false;
+    }
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(errorPage()));
+  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json', title: 'Herald API' } });
+  return app;
+}
+
+function errorPage(): string {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/`([^`]+)`/g, '<code>$1</code>');
+  const rows = errorCatalogueRows()
+    .map((r) => `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.status}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`)
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Herald API errors</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}:target{background:#fff3c4}</style></head>
+<body><h1>Herald API error codes</h1><p>Every error response under <code>/v1</code> carries one of these codes in <code>error.code</code>.</p>
+<table><thead><tr><th>Code</th><th>HTTP</th><th>Retryable</th><th>When</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>`;
+}

@@ -1,0 +1,37 @@
+// Request validation with Ajv. Bodies are validated strictly (no type coercion, unknown fields rejected, every
+// error reported); query strings, path and header values arrive as text, so there numbers are coerced. The
+// compiled validators are cached per schema so the MCP tools can reuse exactly what REST uses.
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+// ajv-formats is CommonJS with a default export.
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: true, removeAdditional: false, strict: false, validateFormats: true });
+  (addFormats as unknown as (a: Ajv, o?: unknown) => void)(ajv, { mode: 'full' });
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+const cache = new WeakMap<object, ValidateFunction>();
+
+/** The validator for a body schema (shared by REST routes and MCP tools). */
+export function bodyValidator(schema: object): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = bodyAjv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+export function addSharedSchema(schema: { $id?: string }): void {
+  for (const ajv of [bodyAjv, textAjv]) if (schema.$id && !ajv.getSchema(schema.$id)) ajv.addSchema(schema);
+}
+
+export function createValidatorCompiler(): FastifySchemaCompiler<object> {
+  return ({ schema, httpPart }) => (httpPart === 'body' ? bodyValidator(schema) : textAjv.compile(schema)) as ReturnType<FastifySchemaCompiler<object>>;
+}

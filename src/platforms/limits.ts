@@ -1,0 +1,64 @@
+// What each platform accepts, as data: text counting rules and media rules. Pure functions only;
+// post validation, `GET /v1/platforms` and (later) the simulators all read these same values.
+
+/** The platforms Herald knows. The order is the order `GET /v1/platforms` lists them in. */
+export const PLATFORM_NAMES = ['x', 'linkedin', 'instagram', 'facebook', 'threads', 'bluesky', 'mastodon'] as const;
+export type PlatformName = (typeof PLATFORM_NAMES)[number];
+
+export function isPlatformName(value: string): value is PlatformName {
+  return (PLATFORM_NAMES as readonly string[]).includes(value);
+}
+
+/** One broken rule, phrased for an API client. `rule` is a stable snake_case identifier. */
+export interface LimitIssue {
+  rule: string;
+  message: string;
+}
+
+/** How a platform counts and caps post text. */
+export interface TextLimits {
+  /** Largest accepted value of `measure(text)`. */
+  maxLength: number;
+  /** What `measure` counts, in words an API client understands (e.g. "weighted characters"). */
+  unit: string;
+  /** The platform's own counting rule (X weights, Bluesky graphemes, Threads emoji bytes, …). */
+  measure(text: string): number;
+  /** Every text rule the platform enforces (length included), as issues; empty when the text is accepted. */
+  check(text: string): LimitIssue[];
+  /** Extra caps shown in the capabilities document, e.g. `{ hashtags: 30, mentions: 20 }`. */
+  caps?: Record<string, number>;
+}
+
+/** Media kinds Herald distinguishes; a media item's kind comes from its sniffed content type. */
+export type MediaKind = 'image' | 'gif' | 'video' | 'document';
+
+export interface MediaKindRule {
+  /** Accepted content types (lower-case type/subtype). */
+  contentTypes: string[];
+  maxBytes: number;
+  /** Most items of this kind in one post. */
+  maxCount: number;
+  minDurationMs?: number;
+  maxDurationMs?: number;
+}
+
+export interface MediaRules {
+  /** Most media items in one post, all kinds together; 0 when the platform takes no media. */
+  maxItems: number;
+  /** Whether a post needs at least one media item (Instagram). */
+  required: boolean;
+  /** Rules per kind; a kind that is absent is not accepted. */
+  kinds: Partial<Record<MediaKind, MediaKindRule>>;
+  /** Whether images and videos may be combined in one post. */
+  mixKinds: boolean;
+}
+
+export interface PlatformLimits {
+  platform: PlatformName;
+  /** Display name, e.g. "X", "LinkedIn". */
+  displayName: string;
+  text: TextLimits;
+  media: MediaRules;
+  /** Threads as chained posts (`platform_options.<p>.thread`): most parts, 0 when unsupported. */
+  maxThreadParts: number;
+}

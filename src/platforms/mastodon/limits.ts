@@ -1,0 +1,107 @@
+// Mastodon post limits: Mastodon's own length rule (URLs at a fixed weight, mention domains free) and media rules,
+// with the defaults of a stock instance and a builder for an instance's advertised configuration.
+// Numbers from /work/shared/reference/platforms.md §7 "Limits (instance-configurable — read GET /api/v2/instance)".
+
+import { createRequire } from 'node:module';
+import type { LimitIssue, PlatformLimits } from '../limits.ts';
+
+interface TwitterTextUrls {
+  extractUrlsWithIndices(text: string, options: { extractUrlsWithoutProtocol: boolean }): { url: string; indices: [number, number] }[];
+}
+// Mastodon finds URLs with (the Ruby port of) twitter-text's URL grammar, protocol required; the JS library
+// applies the same grammar. createRequire because the package ships no types (see x/limits.ts).
+const twitterText = createRequire(import.meta.url)('twitter-text') as TwitterTextUrls;
+
+const MiB = 1024 * 1024; // Mastodon's limits are Rails `16.megabytes`, i.e. binary megabytes
+
+/** What `GET /api/v2/instance` → `configuration` advertises, flattened; absent fields take stock defaults. */
+export interface MastodonInstanceConfig {
+  maxCharacters?: number; //            configuration.statuses.max_characters
+  maxMediaAttachments?: number; //      configuration.statuses.max_media_attachments
+  charactersReservedPerUrl?: number; // configuration.statuses.characters_reserved_per_url
+  imageSizeLimit?: number; //           configuration.media_attachments.image_size_limit (bytes)
+  videoSizeLimit?: number; //           configuration.media_attachments.video_size_limit (bytes)
+}
+
+const DEFAULTS: Required<MastodonInstanceConfig> = {
+  maxCharacters: 500,
+  maxMediaAttachments: 4,
+  charactersReservedPerUrl: 23,
+  imageSizeLimit: 16 * MiB,
+  videoSizeLimit: 99 * MiB, // "~99 MiB"
+};
+
+// Account::MENTION_RE: `@user` or `@user@domain`; only `@user` is counted, the domain is free.
+const MENTION = /(?<![=/\p{L}\p{M}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@[\p{L}\p{M}\p{N}_]+(?:[.-]+[\p{L}\p{M}\p{N}_]+)*)?/giu;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Mastodon's StatusLengthValidator: every http(s) URL is replaced by a placeholder of `reservedPerUrl` characters,
+ * every mention by its `@user` part, and the result is counted in grapheme clusters (so 👍🏽 is 1).
+ */
+export function measureWith(text: string, reservedPerUrl: number): number {
+  let countable = '';
+  let from = 0;
+  for (const { indices } of twitterText.extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false })) {
+    countable += text.slice(from, indices[0]) + 'x'.repeat(reservedPerUrl);
+    from = indices[1];
+  }
+  countable = (countable + text.slice(from)).replace(MENTION, '@$1');
+  let count = 0;
+  for (const _ of graphemes.segment(countable)) count++;
+  return count;
+}
+
+/** Length on a stock instance (URLs 23). Per-connection limits come from `mastodonLimitsFor`. */
+export function measure(text: string): number {
+  return measureWith(text, DEFAULTS.charactersReservedPerUrl);
+}
+
+/** Instances report odd values at times; anything but an integer ≥ min falls back to the stock default. */
+function pick(value: number | undefined, fallback: number, min = 1): number {
+  return value !== undefined && Number.isInteger(value) && value >= min ? value : fallback;
+}
+
+/** Limits for one instance, from its `/api/v2/instance` configuration (the connection-level override). */
+export function mastodonLimitsFor(instanceConfig: MastodonInstanceConfig): PlatformLimits {
+  const maxLength = pick(instanceConfig.maxCharacters, DEFAULTS.maxCharacters);
+  const perUrl = pick(instanceConfig.charactersReservedPerUrl, DEFAULTS.charactersReservedPerUrl, 0);
+  const maxItems = pick(instanceConfig.maxMediaAttachments, DEFAULTS.maxMediaAttachments);
+  const measureHere = (text: string): number => measureWith(text, perUrl);
+  // Empty text is not flagged: a media-only status is fine, and the caller knows whether media is attached.
+  const check = (text: string): LimitIssue[] => {
+    const length = measureHere(text);
+    return length > maxLength
+      ? [{ rule: 'text_too_long', message: `Text is ${length} characters; Mastodon allows ${maxLength}.` }]
+      : [];
+  };
+  return {
+    platform: 'mastodon',
+    displayName: 'Mastodon',
+    text: { maxLength, unit: 'characters', measure: measureHere, check },
+    media: {
+      maxItems,
+      required: false,
+      // Mastodon refuses a video together with any other attachment ("images_and_video"), hence one video and
+      // no mixing — from Mastodon's PostStatusService, not stated in platforms.md.
+      mixKinds: false,
+      kinds: {
+        image: {
+          contentTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
+          maxBytes: pick(instanceConfig.imageSizeLimit, DEFAULTS.imageSizeLimit),
+          maxCount: maxItems,
+        },
+        video: {
+          contentTypes: ['video/mp4', 'video/quicktime', 'video/webm'],
+          maxBytes: pick(instanceConfig.videoSizeLimit, DEFAULTS.videoSizeLimit),
+          maxCount: 1,
+        },
+      },
+    },
+    // A reply chain (in_reply_to_id); 25 is Herald's own cap, not the instance's.
+    maxThreadParts: 25,
+  };
+}
+
+/** A stock instance; a connection's own limits replace these once its instance configuration is known. */
+export const limits: PlatformLimits = mastodonLimitsFor({});

@@ -1,0 +1,112 @@
+// `herald serve`: starts the API, the worker or both on one database, and stops them cleanly on SIGINT/SIGTERM
+// (HTTP first, so no new work arrives; then the worker; then the pool; then the embedded cluster if we own it).
+import type { Runner } from 'graphile-worker';
+import type { FastifyInstance } from 'fastify';
+import type { Config, Role } from './config.ts';
+import { buildContainer, type Container } from './container.ts';
+import { openDatabase, type DatabaseHandle } from './db/connect.ts';
+import { migrate, pendingMigrations } from './db/migrate.ts';
+import { createKey } from './features/keys/keys.service.ts';
+import { SCOPES } from './features/keys/scopes.ts';
+import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
+import { buildServer } from './http/server.ts';
+import { startWorker } from './jobs/worker.ts';
+import { createLogger, type Logger } from './lib/logger.ts';
+import { resolveKeyring } from './lib/secrets.ts';
+
+export interface Running {
+  container: Container;
+  app?: FastifyInstance;
+  worker?: Runner;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created. */
+async function prepare(container: Container, print: (text: string) => void): Promise<void> {
+  const applied = await migrate(container.pool);
+  if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
+  const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
+  if (!boot.created) return;
+  const { key } = await createKey(container.pool, {
+    userId: boot.userId, name: 'First-start key', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null,
+  });
+  print([
+    '',
+    'Herald is set up. This is shown once:',
+    `  URL           ${container.config.publicUrl}`,
+    `  Owner         ${boot.email}`,
+    `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
+    `  Brand         ${boot.brandId}`,
+    `  API key       ${key}`,
+    '',
+    `Try: curl -H "Authorization: Bearer ${key}" ${container.config.publicUrl}/v1/posts`,
+    '',
+  ].join('\n'));
+}
+
+export async function startHerald(config: Config, role: Role, options: { logger?: Logger; print?: (text: string) => void } = {}): Promise<Running> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  let database: DatabaseHandle | undefined;
+  let container: Container | undefined;
+  let app: FastifyInstance | undefined;
+  let worker: Runner | undefined;
+  const stop = async () => {
+    await app?.close().catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
+    await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));
+    await container?.close().catch((e: unknown) => logger.error({ err: e }, 'closing database pool'));
+    await database?.close().catch((e: unknown) => logger.error({ err: e }, 'stopping embedded PostgreSQL'));
+  };
+  try {
+    database = await openDatabase(config, logger);
+    const keyring = await resolveKeyring(config, logger);
+    container = buildContainer({ config, logger, connectionString: database.connectionString, keyring });
+    if (role === 'all') {
+      await prepare(container, print);
+    } else {
+      const pending = await pendingMigrations(container.pool);
+      if (pending.length > 0) {
+        throw new Error(`Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`);
+      }
+    }
+    let url: string | undefined;
+    if (role !== 'worker') {
+      app = await buildServer(container);
+      await container.authenticator.listen(database.connectionString);
+      url = await app.listen({ port: config.port, host: config.host });
+      logger.info({ url, role }, 'herald is listening');
+    }
+    if (role !== 'api') {
+      worker = await startWorker(container);
+      logger.info({ role }, 'worker started');
+    }
+    return { container, app, worker, url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Starts Herald and keeps it running until SIGINT/SIGTERM; a second signal exits at once. */
+export async function serveUntilSignalled(config: Config, role: Role): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const running = await startHerald(config, role, { logger });
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      running.stop().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

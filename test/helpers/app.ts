@@ -1,0 +1,87 @@
+// Builds the real app on a fresh test database, with an owner, the Sandbox workspace and a way to mint keys —
+// the same objects `herald serve` builds, driven through app.inject.
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { buildContainer, type Container } from '../../src/container.ts';
+import { createKey } from '../../src/features/keys/keys.service.ts';
+import { SCOPES, type Scope } from '../../src/features/keys/scopes.ts';
+import { createWorkspace, ensureOwnerAndSandbox } from '../../src/features/workspaces/workspaces.service.ts';
+import { buildServer } from '../../src/http/server.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+export const TEST_SECRET = 'test-secret-key-0123456789abcdefghijklmnop';
+
+export interface LogLine {
+  level: number;
+  msg?: string;
+  [key: string]: unknown;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  container: Container;
+  db: TestDatabase;
+  config: Config;
+  owner: { userId: string; workspaceId: string; brandId: string };
+  logs: LogLine[];
+  key(options?: { scopes?: readonly Scope[]; workspaceIds?: string[] | null; brandIds?: string[] | null; expiresAt?: Date | null; userId?: string }): Promise<string>;
+  workspace(mode?: 'live' | 'test', userId?: string): Promise<{ workspaceId: string; brandId: string }>;
+  inject(options: InjectOptions & { key?: string; idem?: string | false }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', ...options.env });
+  const logs: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock });
+  const app = await buildServer(container);
+  await app.ready();
+  const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');
+  const owner = { userId: boot.userId, workspaceId: boot.workspaceId, brandId: boot.brandId };
+  return {
+    app, container, db, config, owner, logs,
+    async key(o = {}) {
+      const { key } = await createKey(container.pool, {
+        userId: o.userId ?? owner.userId,
+        name: `test key ${++counter}`,
+        scopes: [...(o.scopes ?? SCOPES)],
+        workspaceIds: o.workspaceIds === undefined ? [owner.workspaceId] : o.workspaceIds,
+        brandIds: o.brandIds ?? null,
+        expiresAt: o.expiresAt ?? null,
+      });
+      return key;
+    },
+    async workspace(mode = 'test', userId = owner.userId) {
+      const made = await createWorkspace(container.pool, { name: `ws ${++counter}`, mode, ownerUserId: userId });
+      return { workspaceId: made.workspace.id, brandId: made.brand.id };
+    },
+    inject(o) {
+      const { key, idem, ...rest } = o;
+      const headers: Record<string, string> = { ...(rest.headers as Record<string, string> | undefined) };
+      if (key) headers.authorization ??= `Bearer ${key}`;
+      const method = String(rest.method ?? 'GET').toUpperCase();
+      if (idem !== false && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(method) && headers['idempotency-key'] === undefined) {
+        headers['idempotency-key'] = idem ?? `test-${++counter}-${Date.now()}`;
+      }
+      return app.inject({ ...rest, headers } as InjectOptions);
+    },
+    async close() {
+      await app.close();
+      await container.close();
+      await db.drop();
+    },
+  };
+}
