@@ -24,6 +24,8 @@ export interface Config {
   /** Worker: how often graphile-worker polls for jobs that are due (ms). */
   workerPollIntervalMs: number;
   workerConcurrency: number;
+  /** Hosts, IPs and CIDRs exempt from the SSRF guard (user-chosen destinations only). */
+  outboundAllowlist: string[];
 }
 
 export interface SettingSpec {
@@ -84,6 +86,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OWNER_EMAIL', default: 'owner@herald.local', description: 'Email of the owner account created at first start.' },
   { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
   { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
+  { name: 'HERALD_OUTBOUND_ALLOWLIST', default: '(empty)', description: 'Comma-separated hostnames, IPs or CIDRs that user-chosen destinations (webhooks, Mastodon/Bluesky instances, media URLs) may reach although they are private or loopback; plain `http://` is accepted only for these.' },
 ];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -132,6 +135,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ownerEmail,
     workerPollIntervalMs: int(env, 'HERALD_WORKER_POLL_INTERVAL_MS', 1000, problems, 50, 60_000),
     workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 10, problems, 1, 1000),
+    outboundAllowlist: (env.HERALD_OUTBOUND_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

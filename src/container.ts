@@ -9,6 +9,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
+import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
 
 export interface Container {
   config: Config;
@@ -21,6 +22,8 @@ export interface Container {
   metrics: Metrics;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
+  /** The SSRF guard for user-chosen destinations (webhooks, instances, media URLs). */
+  outboundGuard: OutboundGuard;
   posts: PostsService;
   close(): Promise<void>;
 }
@@ -31,6 +34,8 @@ export interface ContainerOptions {
   connectionString: string;
   keyring: SecretKeyring;
   clock?: Clock;
+  /** DNS resolution for the SSRF guard; tests inject one to map names without a network. */
+  lookup?: LookupFn;
 }
 
 export function buildContainer(options: ContainerOptions): Container {
@@ -41,9 +46,10 @@ export function buildContainer(options: ContainerOptions): Container {
   const authenticator = createAuthenticator({ pool, clock, logger });
   const store = config.redisUrl ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc()) : createMemoryStore();
   const rateLimiter = createRateLimiter(store);
+  const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
   const posts = createPostsService({ clock });
   return {
-    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, posts,
+    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts,
     async close() {
       await authenticator.close();
       await rateLimiter.close();
