@@ -1,0 +1,205 @@
+// The platform adapter contract: the one narrow interface every platform implements, and the vocabulary the
+// publishing engine and the adapters share. Adapters are given their configuration and an HTTP client; they
+// never read the environment and never import features, db or jobs (ARCHITECTURE.md "Rules of the house").
+//
+// Glossary
+//   post        What a client creates: text, media, options, for one or more platforms.
+//   target      One post on one connection (a row of post_targets). Published once, or failed with a reason.
+//   part        One platform post of a target: the post itself (part 0), then each thread reply (1, 2, …).
+//   connection  A platform account Herald may publish as, with its encrypted credentials.
+//   session     What an adapter call gets: the connection, its decrypted credentials and an HTTP client
+//               bound to the connection's platform host.
+//   attempt     One run of the publish task on a target; recorded before the first platform call.
+//   part key    A stable token Herald chooses per part before sending it (Mastodon's Idempotency-Key,
+//               Bluesky's record key, a lookup marker on X); a re-send uses the same key.
+//   reconcile   Looking a part up on the platform after an unknown outcome, before anything is sent again.
+//   sandbox     Herald's simulator of a platform (src/sandbox); a sandbox connection is an ordinary
+//               connection whose host is the simulator.
+import type { Readable } from 'node:stream';
+import type { Clock } from '../lib/clock.ts';
+import type { PlatformErrorCode } from './errors.ts';
+import type { PlatformHttp } from './http.ts';
+import type { MediaKind, PlatformLimits, PlatformName } from './limits.ts';
+
+export type { PlatformName } from './limits.ts';
+
+/** The seven kinds of adapter failure; the publish task alone decides what each means (retry, fail, reconnect). */
+export type PlatformErrorKind = 'auth_expired' | 'rate_limited' | 'invalid_content' | 'media_rejected' | 'transient' | 'unknown_outcome' | 'permanent';
+
+/** A failure of a platform call, as plain data. Thrown by adapters and by the HTTP client. */
+export class PlatformError extends Error {
+  readonly kind: PlatformErrorKind;
+  readonly code: PlatformErrorCode;
+  /** When the platform said to come back (rate-limit reset, Retry-After), in ms from now. */
+  readonly retryAfterMs: number | undefined;
+  readonly platformStatus: number | undefined;
+  /** The platform's answer, truncated for storage. */
+  readonly platformBody: string | undefined;
+  constructor(kind: PlatformErrorKind, code: PlatformErrorCode, message: string, extra: { retryAfterMs?: number; platformStatus?: number; platformBody?: string; cause?: unknown } = {}) {
+    super(message, { cause: extra.cause });
+    this.name = 'PlatformError';
+    this.kind = kind;
+    this.code = code;
+    this.retryAfterMs = extra.retryAfterMs;
+    this.platformStatus = extra.platformStatus;
+    this.platformBody = extra.platformBody?.slice(0, 2000);
+  }
+}
+
+export function isPlatformError(error: unknown): error is PlatformError {
+  return error instanceof PlatformError;
+}
+
+/** Decrypted credentials of a connection. Each adapter reads the fields its platform uses. */
+export interface Credentials {
+  accessToken: string;
+  refreshToken?: string | null;
+  /** ISO time the access token expires (X 2 h, Bluesky 2 h); absent when it does not expire (Mastodon). */
+  expiresAt?: string | null;
+  /** Bluesky: the app password, kept so a session can be re-created when the refresh token has expired. */
+  appPassword?: string | null;
+}
+
+/** The account a connection publishes as, as the platform reports it. */
+export interface AccountInfo {
+  accountId: string;
+  handle: string;
+  displayName: string | null;
+  /** Platform facts worth keeping on the connection (a Mastodon instance's configuration). */
+  settings?: Record<string, unknown>;
+}
+
+/** A connection as an adapter sees it. */
+export interface ConnectionInfo {
+  id: string;
+  accountId: string;
+  handle: string;
+  /** The base URL the adapter talks to (platform host, instance, PDS or the simulator). */
+  baseUrl: string;
+  settings: Record<string, unknown>;
+  sandbox: boolean;
+}
+
+export interface PlatformSession {
+  connection: ConnectionInfo;
+  credentials: Credentials;
+  http: PlatformHttp;
+  clock: Clock;
+}
+
+/**
+ * A media item handed to an adapter. Adapters never learn how media is stored: they read the bytes through
+ * `open()` (uploading platforms) or hand out `signedUrl()` (platforms that fetch by URL).
+ */
+export interface MediaSource {
+  id: string;
+  kind: MediaKind;
+  contentType: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  altText: string | null;
+  open(): Promise<Readable>;
+  /** A short-lived public URL of the bytes, for platforms that pull media (Instagram, Threads). */
+  signedUrl?(): Promise<string>;
+}
+
+/** Media uploaded to (and, where the platform processes it, accepted by) the platform, ready to attach. */
+export interface PreparedMedia {
+  /** The platform's media id (X media id, Mastodon attachment id) or blob reference (Bluesky, JSON). */
+  platformRef: string;
+  kind: MediaKind;
+  altText: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+/** What a published part is known by. `ref` carries what replies to it need (Bluesky: uri and cid). */
+export interface PublishedPart {
+  id: string;
+  url: string;
+  ref?: Record<string, string>;
+}
+
+/** Per-platform options of a post (`platform_options.<platform>`), already validated by schema. */
+export type PartOptions = Record<string, unknown>;
+
+/** One part to publish. */
+export interface OutgoingPart {
+  /** 0 for the post itself, n for the n-th thread reply. */
+  index: number;
+  text: string;
+  /** Media of the part (the first part carries the post's media). */
+  media: PreparedMedia[];
+  /** The part this one replies to (the previous part), and the first part of the thread. */
+  parent: PublishedPart | null;
+  root: PublishedPart | null;
+  /** The part key: stable across re-sends (see glossary). */
+  key: string;
+  /** When the part was first marked `sending`: a look-up searches from a little before this. */
+  firstSentAt: Date;
+  options: PartOptions;
+}
+
+/** Metrics of one published post (optional capability). */
+export interface PostMetrics {
+  likes?: number;
+  reposts?: number;
+  replies?: number;
+  quotes?: number;
+  impressions?: number;
+  [name: string]: number | undefined;
+}
+
+/** A comment on / reply to a published post (optional capability). */
+export interface PlatformComment {
+  id: string;
+  authorHandle: string;
+  text: string;
+  createdAt: string;
+  url: string | null;
+}
+
+/** How an adapter is built: its platform-wide configuration (OAuth client, API host). */
+export interface AdapterConfig {
+  /** The platform's API host for real connections (X: https://api.x.com). Instances/PDSs come per connection. */
+  apiUrl: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+}
+
+/** What connecting a sandbox account produces. */
+export interface SandboxAccount {
+  account: AccountInfo;
+  credentials: Credentials;
+}
+
+export interface PlatformAdapter {
+  readonly platform: PlatformName;
+  /** Stock limits (GET /v1/platforms, validation at creation). */
+  readonly limits: PlatformLimits;
+  /** Limits of one connection (a Mastodon instance's own); the stock limits where the platform has one set. */
+  limitsFor(connection: Pick<ConnectionInfo, 'settings'>): PlatformLimits;
+  /** A new part key (Bluesky: a TID record key; Mastodon: a UUID Idempotency-Key; X: a lookup marker). */
+  newPartKey(now: Date): string;
+  /** Uploads media in the platform's own protocol and waits until the platform accepts it. */
+  prepareMedia(session: PlatformSession, media: MediaSource[], options: PartOptions): Promise<PreparedMedia[]>;
+  /** Creates one part. Throws PlatformError; `unknown_outcome` when the request may have taken effect. */
+  publish(session: PlatformSession, part: OutgoingPart): Promise<PublishedPart>;
+  /** Reconciliation: the part if the platform holds it (by key or by look-up), else null. Read-only. */
+  findPublished(session: PlatformSession, part: OutgoingPart): Promise<PublishedPart | null>;
+  deletePost(session: PlatformSession, post: PublishedPart): Promise<void>;
+  /** New credentials from the refresh token (or app password). Throws `auth_expired` when that is impossible. */
+  refreshCredentials(session: PlatformSession): Promise<Credentials>;
+  /** Who the credentials belong to (connect, verify). */
+  verifyAccount(session: PlatformSession): Promise<AccountInfo>;
+  /** Runs the platform's own sign-in against its simulator at `session.http`'s base URL. */
+  connectSandbox(http: PlatformHttp, options: { username: string }): Promise<SandboxAccount>;
+  /** Optional capabilities; absent ones are shown as unsupported in GET /v1/platforms. */
+  fetchMetrics?(session: PlatformSession, post: PublishedPart): Promise<PostMetrics>;
+  listComments?(session: PlatformSession, post: PublishedPart): Promise<PlatformComment[]>;
+  reply?(session: PlatformSession, post: PublishedPart, text: string): Promise<PublishedPart>;
+}
+
+export type AdapterFactory = (config: AdapterConfig) => PlatformAdapter;

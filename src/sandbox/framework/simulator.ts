@@ -1,0 +1,207 @@
+// The simulator framework: what every platform simulator shares. A simulator is a Fastify plugin built from
+// a platform module (its routes and state) and a kit (clock, signed tokens, fault switches, rate windows).
+// Herald mounts the plugins under /sandbox/<platform>; tests start them standalone (server.ts). Every body is
+// taken as bytes and decoded by the route, so the platform's own formats work whatever the host app parses.
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PlatformName } from '../../platforms/limits.ts';
+import { createFaultBoard, isFaultRule, type FaultBoard, type FaultRule } from './faults.ts';
+import { createRateWindows, type RateWindows, type WindowDecision } from './rate-windows.ts';
+import { createTokenSigner, type TokenSigner } from './tokens.ts';
+
+/** What the read endpoint reports of each post a simulator holds. */
+export interface SandboxPost {
+  id: string;
+  account: string;
+  text: string;
+  replyTo: string | null;
+  media: number;
+  createdAt: string;
+  deleted: boolean;
+}
+
+export interface SimulatorOptions {
+  /** Signs the simulator's tokens; Herald derives it from its own secret so tokens survive restarts. */
+  secret: string;
+  now?: () => number;
+  /** Multiplies every rate limit (load tests). Default 1. */
+  rateLimitFactor?: number;
+  /** Expose the control surface under `/_sandbox` (faults, the posts read endpoint, reset). */
+  control?: boolean;
+  random?: () => number;
+  /** Platform-specific settings of a simulator (e.g. a Mastodon instance's `maxCharacters`). */
+  settings?: Record<string, unknown>;
+}
+
+/** The shared machinery a platform module is given. */
+export interface SimulatorKit {
+  name: PlatformName;
+  now(): number;
+  tokens: TokenSigner;
+  faults: FaultBoard;
+  windows: RateWindows;
+  /** Platform-specific settings given to the simulator (SimulatorOptions.settings). */
+  settings: Record<string, unknown>;
+  /** A rate limit of the platform's notes, scaled by `rateLimitFactor`. */
+  limit(n: number): number;
+  /** Holds the request open without answering (the `hang` fault). */
+  hang(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  /** Drops the connection without an answer, after the work was done (the `lost_response` fault). */
+  dropConnection(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+}
+
+/**
+ * Applies a fault every platform shares, in the platform's own shapes. Returns 'sent' when the answer went out
+ * (or never will: `hang`), 'drop' when the caller must do the work and then drop the connection, and undefined
+ * when the fault is the route's own business (media faults, X's duplicate) or there is none.
+ */
+export function applyFault(kit: SimulatorKit, platform: Pick<PlatformSimulator, 'errorReply'>, fault: FaultRule | undefined, request: FastifyRequest, reply: FastifyReply, rateStyle: 'x' | 'mastodon' | 'ietf'): 'sent' | 'drop' | undefined {
+  if (!fault) return undefined;
+  switch (fault.fault) {
+    case 'rate_limited': {
+      const resetAt = kit.now() + (fault.retryAfterSeconds ?? 2) * 1000;
+      reply.headers(windowHeaders({ allowed: false, limit: 1, remaining: 0, resetAt }, rateStyle));
+      platform.errorReply(reply, 429, 'Too Many Requests');
+      return 'sent';
+    }
+    case 'expired_token':
+      platform.errorReply(reply, 401, 'Token expired');
+      return 'sent';
+    case 'server_error':
+      platform.errorReply(reply, 503, 'Service Unavailable');
+      return 'sent';
+    case 'hang':
+      kit.hang(request, reply);
+      return 'sent';
+    case 'lost_response':
+      return 'drop';
+    default:
+      return undefined;
+  }
+}
+
+export interface PlatformSimulator {
+  routes(app: FastifyInstance): void;
+  /** The platform's error body for a status (its own shape: problem JSON, XRPC, Mastodon's `{error}`). */
+  errorReply(reply: FastifyReply, status: number, message: string): FastifyReply;
+  posts(): SandboxPost[];
+  reset(): void;
+}
+
+export interface Simulator {
+  readonly name: PlatformName;
+  readonly kit: SimulatorKit;
+  readonly faults: FaultBoard;
+  posts(): SandboxPost[];
+  reset(): void;
+  /** Registers the simulator's routes on `app` (use inside a prefixed plugin). */
+  plugin(app: FastifyInstance): Promise<void>;
+}
+
+const BODY_LIMIT = 512 * 1024 * 1024;
+
+export function createSimulator(name: PlatformName, build: (kit: SimulatorKit) => PlatformSimulator, options: SimulatorOptions): Simulator {
+  const now = options.now ?? Date.now;
+  const factor = options.rateLimitFactor ?? 1;
+  const held = new Set<Socket>();
+  const faults = createFaultBoard(options.random);
+  const kit: SimulatorKit = {
+    name,
+    now,
+    tokens: createTokenSigner(`${name}:${options.secret}`, now),
+    faults,
+    windows: createRateWindows(now),
+    settings: options.settings ?? {},
+    limit: (n) => Math.max(1, Math.round(n * factor)),
+    hang(request, reply) {
+      const socket = request.raw.socket;
+      reply.hijack();
+      if (socket) {
+        held.add(socket);
+        socket.once('close', () => held.delete(socket));
+        // Never hold a socket forever: the client's deadline is far shorter than this.
+        setTimeout(() => socket.destroy(), 120_000).unref();
+      }
+      return reply;
+    },
+    dropConnection(request, reply) {
+      reply.hijack();
+      request.raw.socket?.destroy();
+      return reply;
+    },
+  };
+  const platform = build(kit);
+  const simulator: Simulator = {
+    name,
+    kit,
+    faults,
+    posts: () => platform.posts(),
+    reset() {
+      platform.reset();
+      faults.clear();
+      kit.windows.reset();
+    },
+    async plugin(app) {
+      app.removeAllContentTypeParsers();
+      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+      app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+        const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+        return platform.errorReply(reply, status, status === 500 ? 'Internal Server Error' : error.message);
+      });
+      app.setNotFoundHandler((_request, reply) => platform.errorReply(reply, 404, 'Not Found'));
+      app.addHook('onClose', async () => {
+        for (const socket of held) socket.destroy();
+      });
+      platform.routes(app);
+      if (options.control) registerControl(app, simulator);
+    },
+  };
+  return simulator;
+}
+
+/** `/_sandbox/…`: the control surface tests use. Not part of any platform's API. */
+function registerControl(app: FastifyInstance, sim: Simulator): void {
+  app.get('/_sandbox/posts', async () => ({ platform: sim.name, posts: sim.posts() }));
+  app.get('/_sandbox/faults', async () => ({ rules: sim.faults.rules(), fired: sim.faults.fired() }));
+  app.post('/_sandbox/faults', async (request, reply) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '[]');
+    } catch {
+      parsed = undefined;
+    }
+    const rules = Array.isArray(parsed) ? parsed : [parsed];
+    if (!rules.every(isFaultRule)) return reply.code(400).send({ error: 'Send a fault rule or a list of them: { fault, operation?, account?, times?, probability?, retryAfterSeconds?, delayMs? }.' });
+    for (const rule of rules as FaultRule[]) sim.faults.add(rule);
+    return { rules: sim.faults.rules() };
+  });
+  app.delete('/_sandbox/faults', async () => {
+    sim.faults.clear();
+    return { rules: [] };
+  });
+  app.post('/_sandbox/reset', async () => {
+    sim.reset();
+    return { reset: true };
+  });
+}
+
+/** Headers of a fixed window in the X / Mastodon style. */
+export function windowHeaders(d: WindowDecision, style: 'x' | 'mastodon' | 'ietf'): Record<string, string> {
+  if (style === 'x') return { 'x-rate-limit-limit': String(d.limit), 'x-rate-limit-remaining': String(d.remaining), 'x-rate-limit-reset': String(Math.ceil(d.resetAt / 1000)) };
+  if (style === 'mastodon') return { 'x-ratelimit-limit': String(d.limit), 'x-ratelimit-remaining': String(d.remaining), 'x-ratelimit-reset': new Date(d.resetAt).toISOString() };
+  return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(Math.ceil(d.resetAt / 1000)), 'ratelimit-policy': `${d.limit}` };
+}
+
+/** A stable numeric id from a name (X user ids are numeric strings): the same name always maps to the same id. */
+export function numericId(seed: string): string {
+  let h = 1469598103934665603n;
+  for (const byte of Buffer.from(seed)) h = ((h ^ BigInt(byte)) * 1099511628211n) % 10n ** 18n;
+  return (h + 10n ** 17n).toString();
+}
+
+/** A snowflake-like id: time-ordered numeric string. */
+export function snowflake(now: number): string {
+  const seq = (snowflakeSeq = (snowflakeSeq + 1) % 4096);
+  return ((BigInt(now - 1288834974657) << 22n) | BigInt(seq)).toString();
+}
+let snowflakeSeq = 0;

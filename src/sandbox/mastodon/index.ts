@@ -1,0 +1,27 @@
+// The Mastodon simulator: one instance's REST API as platforms.md §7 describes it (apps and OAuth, instance
+// configuration, v2 media with asynchronous processing, statuses with Idempotency-Key, `{error}` bodies and
+// X-RateLimit headers), in memory. Limits are settable per simulator (`settings.maxCharacters`, …).
+import type { FastifyReply } from 'fastify';
+import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
+import { registerMastoAuth } from './auth.ts';
+import { createMastoState, type MastoState } from './state.ts';
+import { registerMastoStatuses } from './statuses.ts';
+
+const MESSAGES: Record<number, string> = { 401: 'The access token is invalid', 429: 'Too many requests', 503: 'Service Unavailable' };
+
+export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
+  let state = createMastoState();
+  const errorReply = (reply: FastifyReply, status: number, message: string) => reply.code(status).send({ error: MESSAGES[status] ?? message });
+  return {
+    errorReply,
+    routes(app) {
+      const live = new Proxy({} as MastoState, { get: (_t, key) => state[key as keyof MastoState] });
+      registerMastoAuth(app, kit, live, () => app.prefix);
+      registerMastoStatuses(app, kit, live, errorReply);
+    },
+    posts: () => [...state.statuses.values()].map((s) => ({ id: s.id, account: s.accountId, text: s.text, replyTo: s.inReplyToId, media: s.mediaIds.length, createdAt: new Date(s.createdAt).toISOString(), deleted: s.deleted })),
+    reset() {
+      state = createMastoState();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// Where the simulators live: mounted in Herald under /sandbox/<platform> (so `npm start` publishes end to end
+// with no platform credentials), or started standalone on an ephemeral port (tests, load tests), each
+// platform under /<platform>. Adding a simulator is one line in SIMULATORS.
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { PlatformName } from '../platforms/limits.ts';
+import { createSimulator, type PlatformSimulator, type Simulator, type SimulatorKit, type SimulatorOptions } from './framework/simulator.ts';
+import { blueskySimulator } from './bluesky/index.ts';
+import { mastodonSimulator } from './mastodon/index.ts';
+import { xSimulator } from './x/index.ts';
+
+/** Every simulator Herald has, by platform. */
+export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
+  x: xSimulator,
+  bluesky: blueskySimulator,
+  mastodon: mastodonSimulator,
+};
+
+export function simulatedPlatforms(): PlatformName[] {
+  return Object.keys(SIMULATORS) as PlatformName[];
+}
+
+export function createSimulators(options: SimulatorOptions, platforms: readonly PlatformName[] = simulatedPlatforms()): Map<PlatformName, Simulator> {
+  const out = new Map<PlatformName, Simulator>();
+  for (const name of platforms) {
+    const build = SIMULATORS[name];
+    if (!build) throw new Error(`No simulator for ${name}`);
+    out.set(name, createSimulator(name, build, options));
+  }
+  return out;
+}
+
+/** Registers each simulator under `<prefix>/<platform>`. */
+export async function mountSimulators(app: FastifyInstance, simulators: Map<PlatformName, Simulator>, prefix: string): Promise<void> {
+  for (const [name, sim] of simulators) {
+    await app.register(async (instance) => sim.plugin(instance), { prefix: `${prefix}/${name}` });
+  }
+}
+
+export interface RunningSandbox {
+  /** http://127.0.0.1:<port> — each platform lives under /<platform>. */
+  url: string;
+  baseUrl(platform: PlatformName): string;
+  simulator(platform: PlatformName): Simulator;
+  close(): Promise<void>;
+}
+
+/** Starts the simulators standalone on an ephemeral loopback port, control surface on. */
+export async function startSandbox(options: Partial<SimulatorOptions> & { platforms?: PlatformName[] } = {}): Promise<RunningSandbox> {
+  const simulators = createSimulators({ secret: options.secret ?? randomBytes(16).toString('hex'), control: true, ...options }, options.platforms);
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  await mountSimulators(app, simulators, '');
+  const url = (await app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+  return {
+    url,
+    baseUrl: (platform) => `${url}/${platform}`,
+    simulator(platform) {
+      const sim = simulators.get(platform);
+      if (!sim) throw new Error(`${platform} is not simulated here`);
+      return sim;
+    },
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,118 @@
+// X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"): authorize (the sandbox approves at
+// once, as the user named by `sandbox_username` — its stand-in for X's login page), token exchange with a
+// 30-second single-use code, 2-hour access tokens, single-use rotating refresh tokens, revoke; and the bearer
+// check every other route runs.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseBody } from '../framework/body.ts';
+import { numericId, type SimulatorKit } from '../framework/simulator.ts';
+import { problem, type XState, type XUser } from './state.ts';
+
+const ACCESS_TTL = 7200; // 2 hours
+const REFRESH_TTL = 180 * 24 * 3600; // ⚠ unverified: X documents no refresh-token lifetime; 6 months here
+const CODE_TTL = 30; // "must be exchanged immediately"
+
+function oauthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
+  return reply.code(status).send({ error, error_description: description });
+}
+
+/** The client id of a token request: Basic auth (confidential client) or the `client_id` field (public client). */
+function clientOf(request: FastifyRequest, fields: Record<string, unknown>): string | undefined {
+  const auth = request.headers.authorization;
+  if (auth?.startsWith('Basic ')) return Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0];
+  return typeof fields.client_id === 'string' ? fields.client_id : undefined;
+}
+
+export function userFor(state: XState, username: string): XUser {
+  const id = numericId(`x:${username.toLowerCase()}`);
+  let user = state.users.get(id);
+  if (!user) {
+    user = { id, username, name: username.replace(/_/g, ' ') };
+    state.users.set(id, user);
+  }
+  return user;
+}
+
+export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XState): void {
+  app.get('/i/oauth2/authorize', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge'] as const) {
+      if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
+    }
+    if (q.response_type !== 'code') return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
+    const method = q.code_challenge_method ?? 'plain';
+    if (method !== 'S256' && method !== 'plain') return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
+    if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
+    const username = q.sandbox_username ?? 'sandbox_user';
+    if (!/^[A-Za-z0-9_]{1,15}$/.test(username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
+    const user = userFor(state, username);
+    const code = kit.tokens.sign({ sub: user.id, typ: 'x_code', username, cid: q.client_id, redirect: q.redirect_uri, challenge: q.code_challenge, method, scope: q.scope, ttlSeconds: CODE_TTL });
+    const target = new URL(q.redirect_uri!);
+    target.searchParams.set('state', q.state!);
+    target.searchParams.set('code', code);
+    return reply.code(302).header('location', target.toString()).send();
+  });
+
+  app.post('/2/oauth2/token', async (request, reply) => {
+    const { fields } = parseBody(request.headers['content-type'], request.body);
+    const clientId = clientOf(request, fields);
+    if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
+    const fault = kit.faults.take('token');
+    if (fault) return reply.code(503).send(problem(503, 'Service Unavailable', `Injected ${fault.fault}`));
+    let scope: string;
+    let sub: string;
+    let username: string;
+    if (fields.grant_type === 'authorization_code') {
+      const check = kit.tokens.verify(String(fields.code ?? ''), 'x_code');
+      if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
+      const c = check.claims;
+      if (c.cid !== clientId || c.redirect !== fields.redirect_uri) return oauthError(reply, 400, 'invalid_request', 'client_id or redirect_uri does not match the authorization request.');
+      const verifier = String(fields.code_verifier ?? '');
+      const expected = c.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+      if (expected !== c.challenge) return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
+      state.spent.add(c.jti);
+      ({ scope, sub, username } = { scope: String(c.scope), sub: c.sub, username: String(c.username) });
+    } else if (fields.grant_type === 'refresh_token') {
+      const check = kit.tokens.verify(String(fields.refresh_token ?? ''), 'x_refresh');
+      // Refresh tokens rotate: each one works once (⚠ unverified in X's docs, observed in practice).
+      if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
+      if (check.claims.cid !== clientId) return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
+      state.spent.add(check.claims.jti);
+      ({ scope, sub, username } = { scope: String(check.claims.scope), sub: check.claims.sub, username: String(check.claims.username) });
+    } else {
+      return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    }
+    userFor(state, username);
+    const access = kit.tokens.sign({ sub, typ: 'x_access', username, scope, cid: clientId, ttlSeconds: ACCESS_TTL });
+    const body: Record<string, unknown> = { token_type: 'bearer', expires_in: ACCESS_TTL, access_token: access, scope };
+    if (scope.split(' ').includes('offline.access')) body.refresh_token = kit.tokens.sign({ sub, typ: 'x_refresh', username, scope, cid: clientId, ttlSeconds: REFRESH_TTL });
+    return body;
+  });
+
+  app.post('/2/oauth2/revoke', async (request) => {
+    const { fields } = parseBody(request.headers['content-type'], request.body);
+    for (const typ of ['x_access', 'x_refresh']) {
+      const check = kit.tokens.verify(String(fields.token ?? ''), typ);
+      if (check.ok) state.revoked.add(check.claims.jti);
+    }
+    return { revoked: true };
+  });
+}
+
+/** The user behind the bearer token, or undefined after sending X's 401/403. */
+export function authenticate(kit: SimulatorKit, state: XState, request: FastifyRequest, reply: FastifyReply, scopes: string[]): XUser | undefined {
+  const header = request.headers.authorization ?? '';
+  const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+  const check = kit.tokens.verify(token, 'x_access');
+  if (!check.ok || state.revoked.has(check.claims.jti)) {
+    reply.code(401).send(problem(401, 'Unauthorized', 'Unauthorized'));
+    return undefined;
+  }
+  const granted = String(check.claims.scope).split(' ');
+  const missing = scopes.filter((s) => !granted.includes(s));
+  if (missing.length > 0) {
+    reply.code(403).send(problem(403, 'Forbidden', `Missing scopes: ${missing.join(', ')}`, 'https://api.x.com/2/problems/client-forbidden'));
+    return undefined;
+  }
+  return userFor(state, String(check.claims.username));
+}
