@@ -45,15 +45,20 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-/** Starts the simulators standalone on an ephemeral loopback port, control surface on. */
-export async function startSandbox(options: Partial<SimulatorOptions> & { platforms?: PlatformName[] } = {}): Promise<RunningSandbox> {
+/**
+ * Starts the simulators standalone on an ephemeral loopback port, control surface on. `atRoot` serves a single
+ * platform at `/` — as real instances and PDSs are — for clients that ignore a base path (masto, @atproto/api).
+ */
+export async function startSandbox(options: Partial<SimulatorOptions> & { platforms?: PlatformName[]; atRoot?: boolean } = {}): Promise<RunningSandbox> {
   const simulators = createSimulators({ secret: options.secret ?? randomBytes(16).toString('hex'), control: true, ...options }, options.platforms);
+  if (options.atRoot && simulators.size !== 1) throw new Error('atRoot serves exactly one platform');
   const app = Fastify({ logger: false, forceCloseConnections: true });
-  await mountSimulators(app, simulators, '');
+  if (options.atRoot) await app.register(async (instance) => [...simulators.values()][0]!.plugin(instance));
+  else await mountSimulators(app, simulators, '');
   const url = (await app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
   return {
     url,
-    baseUrl: (platform) => `${url}/${platform}`,
+    baseUrl: (platform) => (options.atRoot ? url : `${url}/${platform}`),
     simulator(platform) {
       const sim = simulators.get(platform);
       if (!sim) throw new Error(`${platform} is not simulated here`);

@@ -20,7 +20,10 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     const window = kit.windows.hit(`blob:${account.did}`, kit.limit(1000), 24 * 3600_000);
     reply.headers(windowHeaders(window, 'ietf'));
     if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));
-    if (applyFault(kit, { errorReply }, kit.faults.take('upload_media', account.did), request, reply, 'ietf') === 'sent') return reply;
+    const fault = kit.faults.take('upload_media', account.did);
+    if (applyFault(kit, { errorReply }, fault, request, reply, 'ietf') === 'sent') return reply;
+    if (fault?.fault === 'media_failed') return reply.code(400).send(xrpcError('InvalidRequest', 'Unable to process the blob (injected)'));
+    if (fault?.fault === 'slow_media') await new Promise((r) => setTimeout(r, fault.delayMs ?? 3000));
     const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (data.length === 0) return reply.code(400).send(xrpcError('InvalidRequest', 'Request body is empty'));
     if (data.length > BLOB_LIMIT) return reply.code(400).send(xrpcError('BlobTooLarge', 'This file is too large'));

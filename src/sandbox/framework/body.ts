@@ -36,9 +36,11 @@ function multipart(raw: Buffer, boundary: string): { fields: Record<string, unkn
     const data = raw.subarray(headerEnd + 4, next - 2); // drop the CRLF before the next delimiter
     const name = /name="([^"]*)"/i.exec(headers)?.[1];
     const filename = /filename="([^"]*)"/i.exec(headers)?.[1];
-    const type = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? 'application/octet-stream';
+    const declared = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim();
+    const type = declared ?? 'application/octet-stream';
     if (name !== undefined) {
-      if (filename !== undefined) files[name] = { filename, contentType: type, data: Buffer.from(data) };
+      // A part is a file when it has a filename or a non-text type (twitter-api-v2 sends bytes without a filename).
+      if (filename !== undefined || (declared !== undefined && !declared.startsWith('text/'))) files[name] = { filename: filename ?? name, contentType: type, data: Buffer.from(data) };
       else {
         const value = data.toString('utf8');
         // Repeated fields (`media_ids[]`) become arrays.

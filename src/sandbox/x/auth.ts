@@ -40,7 +40,8 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
     }
     if (q.response_type !== 'code') return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
-    const method = q.code_challenge_method ?? 'plain';
+    // X documents `S256|plain`; its own client library sends `s256`, which X accepts: compare case-insensitively.
+    const method = (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
     if (method !== 'S256' && method !== 'plain') return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
     if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
     const username = q.sandbox_username ?? 'sandbox_user';

@@ -72,7 +72,7 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
   }
 
   function create(ownerId: string, mediaType: string, category: string, totalBytes: number): XMedia {
-    const m: XMedia = { id: snowflake(kit.now()), ownerId, mediaType, category, totalBytes, segments: new Map(), finalized: false, readyAt: 0, failed: null, startedAt: 0, createdAt: kit.now(), altText: null };
+    const m: XMedia = { id: snowflake(kit.now()), ownerId, mediaType, category, totalBytes, segments: new Map(), finalized: false, readyAt: 0, failed: null, startedAt: 0, createdAt: kit.now(), altText: null, fault: undefined };
     state.media.set(m.id, m);
     return m;
   }
@@ -112,6 +112,7 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
     const problemText = checkDeclared(reply, fields.media_type, fields.media_category, fields.total_bytes);
     if (problemText) return invalid(reply, problemText);
     const m = create(g.user.id, String(fields.media_type), String(fields.media_category), Number(fields.total_bytes));
+    m.fault = g.fault;
     return { data: { id: m.id, media_key: mediaJson(kit, m).media_key, expires_after_secs: EXPIRES_AFTER_SECS } };
   });
 
@@ -138,7 +139,7 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
     if (m.finalized) return { data: mediaJson(kit, m) };
     const indexes = [...m.segments.keys()].sort((a, b) => a - b);
     if (indexes.some((i, n) => i !== n)) return invalid(reply, 'Segments are missing.');
-    const failure = finalize(m, Buffer.concat(indexes.map((i) => m.segments.get(i)!)), g.fault);
+    const failure = finalize(m, Buffer.concat(indexes.map((i) => m.segments.get(i)!)), g.fault ?? m.fault);
     if (failure) return invalid(reply, failure);
     return { data: mediaJson(kit, m) };
   });

@@ -34,6 +34,8 @@ export interface XMedia {
   startedAt: number;
   createdAt: number;
   altText: string | null;
+  /** A media fault taken at initialize, applied at finalize. */
+  fault: { fault: string; delayMs?: number } | undefined;
 }
 
 export interface XState {

@@ -1,0 +1,115 @@
+// The Mastodon adapter (platforms.md §7): tokens that live until revoked, per-instance limits read from
+// /api/v2/instance, v2 media with its 202 → 206 → 200 processing, statuses with an Idempotency-Key chosen per
+// part before the first send (the instance remembers it for an hour), threads through in_reply_to_id.
+// Reconciliation reads the account's recent statuses and compares their source text.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sleep } from '../classify.ts';
+import { PlatformError, type AdapterConfig, type PlatformAdapter, type PreparedMedia } from '../types.ts';
+import * as client from './client.ts';
+import { limits, mastodonLimitsFor, type MastodonInstanceConfig } from './limits.ts';
+
+const PROCESSING_DEADLINE_MS = 10 * 60_000;
+const LOOKUP_SLACK_MS = 2 * 60_000;
+const LOOKUP_PAGES = 3;
+
+/** The part of an instance document kept on the connection (`settings.instance`). */
+export function instanceSettings(doc: client.InstanceDocument): MastodonInstanceConfig {
+  const c = doc.configuration ?? {};
+  return {
+    maxCharacters: c.statuses?.max_characters,
+    maxMediaAttachments: c.statuses?.max_media_attachments,
+    charactersReservedPerUrl: c.statuses?.characters_reserved_per_url,
+    imageSizeLimit: c.media_attachments?.image_size_limit,
+    videoSizeLimit: c.media_attachments?.video_size_limit,
+  };
+}
+
+export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
+  return {
+    platform: 'mastodon',
+    limits,
+    limitsFor: (connection) => mastodonLimitsFor((connection.settings.instance ?? {}) as MastodonInstanceConfig),
+    newPartKey: () => randomUUID(),
+
+    async prepareMedia(session, media) {
+      const token = session.credentials.accessToken;
+      const out: PreparedMedia[] = [];
+      for (const item of media) {
+        let { status, attachment } = await client.uploadMedia(session.http, token, { filename: item.id, contentType: item.contentType, data: () => item.open(), size: item.sizeBytes }, item.altText);
+        const deadline = Date.now() + PROCESSING_DEADLINE_MS;
+        // 202: still processing. Poll until 200 (masto.js polls every second, too).
+        while (status === 202 || status === 206 || attachment.url === null) {
+          if (Date.now() > deadline) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `Mastodon was still processing media ${attachment.id} after ${PROCESSING_DEADLINE_MS / 60_000} minutes.`);
+          await sleep(1000);
+          ({ status, attachment } = await client.mediaStatus(session.http, token, attachment.id));
+        }
+        out.push({ platformRef: attachment.id, kind: item.kind, altText: item.altText, width: item.width, height: item.height });
+      }
+      return out;
+    },
+
+    async publish(session, part) {
+      const o = part.options;
+      const body: Record<string, unknown> = { status: part.text };
+      if (part.media.length > 0) body.media_ids = part.media.map((m) => m.platformRef);
+      if (part.parent) body.in_reply_to_id = part.parent.id;
+      if (typeof o.visibility === 'string') body.visibility = o.visibility;
+      if (typeof o.spoiler_text === 'string' && o.spoiler_text !== '') body.spoiler_text = o.spoiler_text;
+      if (typeof o.sensitive === 'boolean') body.sensitive = o.sensitive;
+      if (typeof o.language === 'string') body.language = o.language;
+      const status = await client.postStatus(session.http, session.credentials.accessToken, part.key, body);
+      return { id: status.id, url: status.url ?? status.uri };
+    },
+
+    async findPublished(session, part) {
+      const token = session.credentials.accessToken;
+      const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
+      let maxId: string | undefined;
+      let found: client.MastoStatus | undefined;
+      for (let page = 0; page < LOOKUP_PAGES; page++) {
+        const statuses = await client.accountStatuses(session.http, token, session.connection.accountId, maxId);
+        for (const s of statuses) {
+          if (Date.parse(s.created_at) < since) return found ? { id: found.id, url: found.url ?? found.uri } : null;
+          if (s.in_reply_to_id !== (part.parent?.id ?? null)) continue;
+          // The rendered HTML differs from what was sent; the source endpoint gives the text back verbatim.
+          if ((await client.statusSource(session.http, token, s.id)).text === part.text) found = s;
+        }
+        if (statuses.length === 0) break;
+        maxId = statuses.at(-1)!.id;
+      }
+      return found ? { id: found.id, url: found.url ?? found.uri } : null;
+    },
+
+    async deletePost(session, post) {
+      await client.deleteStatus(session.http, session.credentials.accessToken, post.id);
+    },
+
+    async refreshCredentials() {
+      // Mastodon tokens live until revoked: a refused token cannot be refreshed, only replaced by reconnecting.
+      throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'Mastodon no longer accepts the access token (it was revoked); reconnect the account.');
+    },
+
+    async verifyAccount(session) {
+      const account = await client.verifyCredentials(session.http, session.credentials.accessToken);
+      const doc = await client.instance(session.http);
+      return { accountId: account.id, handle: `${account.acct}@${doc.domain}`, displayName: account.display_name || null, settings: { instance: instanceSettings(doc) } };
+    },
+
+    async connectSandbox(http, { username }) {
+      const redirect = 'http://127.0.0.1/herald/oauth/callback';
+      const scopes = 'read write:statuses write:media';
+      const app = (await client.call(http, { method: 'POST', path: '/api/v1/apps', json: { client_name: 'Herald', redirect_uris: redirect, scopes, website: 'https://github.com/herald' } })).json<{ client_id: string; client_secret: string }>();
+      const verifier = randomBytes(48).toString('base64url');
+      const authorize = await http.request({
+        method: 'GET', path: '/oauth/authorize',
+        query: { response_type: 'code', client_id: app.client_id, redirect_uri: redirect, scope: scopes, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', sandbox_username: username },
+      });
+      const code = typeof authorize.headers.location === 'string' ? new URL(authorize.headers.location).searchParams.get('code') : null;
+      if (authorize.status !== 302 || !code) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The Mastodon sandbox did not authorize (${authorize.status}).`);
+      const token = (await client.call(http, { method: 'POST', path: '/oauth/token', form: { grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: redirect, code_verifier: verifier, scope: scopes } })).json<{ access_token: string }>();
+      const credentials = { accessToken: token.access_token };
+      const session = { connection: { id: '', accountId: '', handle: '', baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+      return { account: await this.verifyAccount(session), credentials };
+    },
+  };
+}

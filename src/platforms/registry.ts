@@ -1,0 +1,32 @@
+// The explicit list of platform adapters. A platform without an adapter here can be validated against (its
+// limits are in catalogue.ts) but not published to. Adding a platform: its folder, one line here, one line in
+// src/sandbox/server.ts (see src/platforms/README.md).
+import type { PlatformName } from './limits.ts';
+import { createBlueskyAdapter } from './bluesky/index.ts';
+import { createMastodonAdapter } from './mastodon/index.ts';
+import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
+import { createXAdapter } from './x/index.ts';
+
+export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
+  x: createXAdapter,
+  bluesky: createBlueskyAdapter,
+  mastodon: createMastodonAdapter,
+};
+
+export interface PlatformRegistry {
+  get(platform: PlatformName): PlatformAdapter | undefined;
+  /** Platforms Herald can publish to, in PLATFORM_NAMES order. */
+  available(): PlatformName[];
+}
+
+export function createPlatformRegistry(configs: Partial<Record<PlatformName, Partial<AdapterConfig>>> = {}): PlatformRegistry {
+  const adapters = new Map<PlatformName, PlatformAdapter>();
+  for (const [name, factory] of Object.entries(ADAPTERS) as Array<[PlatformName, AdapterFactory]>) {
+    const c = configs[name] ?? {};
+    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret }));
+  }
+  return {
+    get: (platform) => adapters.get(platform),
+    available: () => [...adapters.keys()],
+  };
+}

@@ -1,0 +1,59 @@
+// X API v2 endpoints Herald calls, one function each (platforms.md §1 "Calls"). No decisions here: a non-2xx
+// answer becomes a PlatformError through X's error table.
+import { classify } from '../classify.ts';
+import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http.ts';
+import { X_ERRORS } from './errors.ts';
+
+export async function call(http: PlatformHttp, request: PlatformRequest): Promise<PlatformResponse> {
+  const res = await http.request(request);
+  if (res.status >= 400) throw classify(res, X_ERRORS, 'X');
+  return res;
+}
+
+export interface XTweetData {
+  id: string;
+  text: string;
+  created_at?: string;
+  referenced_tweets?: Array<{ type: string; id: string }>;
+}
+
+export async function createTweet(http: PlatformHttp, token: string, body: Record<string, unknown>): Promise<XTweetData> {
+  const res = await call(http, { method: 'POST', path: '/2/tweets', bearer: token, json: body });
+  return res.json<{ data: XTweetData }>().data;
+}
+
+export async function deleteTweet(http: PlatformHttp, token: string, id: string): Promise<void> {
+  await call(http, { method: 'DELETE', path: `/2/tweets/${encodeURIComponent(id)}`, bearer: token });
+}
+
+/** One page of a user's posts, newest first (GET /2/users/:id/tweets). */
+export async function userTweets(http: PlatformHttp, token: string, userId: string, query: { start_time: string; pagination_token?: string }): Promise<{ data: XTweetData[]; next: string | undefined }> {
+  const res = await call(http, {
+    method: 'GET', path: `/2/users/${encodeURIComponent(userId)}/tweets`, bearer: token,
+    query: { max_results: 100, 'tweet.fields': 'created_at,referenced_tweets,conversation_id', start_time: query.start_time, pagination_token: query.pagination_token },
+  });
+  const body = res.json<{ data?: XTweetData[]; meta?: { next_token?: string } }>();
+  return { data: body.data ?? [], next: body.meta?.next_token };
+}
+
+export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string }> {
+  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token });
+  return res.json<{ data: { id: string; username: string; name: string } }>().data;
+}
+
+export interface TokenAnswer {
+  access_token: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+/** POST /2/oauth2/token: Basic auth for a confidential client, `client_id` in the form for a public one. */
+export async function token(http: PlatformHttp, client: { id: string; secret: string | undefined }, form: Record<string, string>): Promise<TokenAnswer> {
+  const headers: Record<string, string> = {};
+  const fields = { ...form };
+  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
+  else fields.client_id = client.id;
+  const res = await call(http, { method: 'POST', path: '/2/oauth2/token', headers, form: fields });
+  return res.json<TokenAnswer>();
+}

@@ -1,0 +1,103 @@
+// The X adapter (platforms.md §1): OAuth 2.0 user tokens (2 h, rotating refresh), POST /2/tweets, the v2 media
+// protocols, threads as reply chains. X has no idempotency key, so reconciliation looks the part up among the
+// account's recent posts (text and reply target), and a re-send happens only when that finds nothing.
+import { createHash, randomBytes } from 'node:crypto';
+import { PlatformError, type AdapterConfig, type Credentials, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
+import { limits } from './limits.ts';
+import * as client from './client.ts';
+import { comparable, createBody, postUrl } from './map.ts';
+import { uploadMedia } from './media.ts';
+
+const SCOPES = 'tweet.read tweet.write users.read media.write offline.access';
+const LOOKUP_SLACK_MS = 2 * 60_000; // clocks differ: search from a little before the part was first sent
+const LOOKUP_PAGES = 3;
+
+function credentialsFrom(answer: client.TokenAnswer, now: number, previous?: Credentials): Credentials {
+  return {
+    accessToken: answer.access_token,
+    refreshToken: answer.refresh_token ?? previous?.refreshToken ?? null,
+    expiresAt: answer.expires_in ? new Date(now + answer.expires_in * 1000).toISOString() : null,
+  };
+}
+
+export function createXAdapter(config: AdapterConfig): PlatformAdapter {
+  const clientId = config.clientId ?? 'herald-sandbox';
+  const webBase = (s: PlatformSession) => (s.connection.sandbox ? `${s.connection.baseUrl}/web` : 'https://x.com');
+
+  return {
+    platform: 'x',
+    limits,
+    limitsFor: () => limits,
+    newPartKey: () => `x-${randomBytes(8).toString('hex')}`,
+
+    prepareMedia: (session, media) => uploadMedia(session.http, session.credentials.accessToken, media),
+
+    async publish(session, part) {
+      const data = await client.createTweet(session.http, session.credentials.accessToken, createBody(part));
+      return { id: data.id, url: postUrl(webBase(session), session.connection.handle, data.id) };
+    },
+
+    async findPublished(session, part) {
+      const wanted = comparable(part.text);
+      const start = new Date(part.firstSentAt.getTime() - LOOKUP_SLACK_MS).toISOString();
+      let token: string | undefined;
+      const matches: PublishedPart[] = [];
+      for (let page = 0; page < LOOKUP_PAGES; page++) {
+        const { data, next } = await client.userTweets(session.http, session.credentials.accessToken, session.connection.accountId, { start_time: start, pagination_token: token });
+        for (const tweet of data) {
+          const repliedTo = tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
+          if (comparable(tweet.text) === wanted && repliedTo === (part.parent?.id ?? null)) {
+            matches.push({ id: tweet.id, url: postUrl(webBase(session), session.connection.handle, tweet.id) });
+          }
+        }
+        if (!next) break;
+        token = next;
+      }
+      // Newest first from X; the oldest match is the one the first send created.
+      return matches.at(-1) ?? null;
+    },
+
+    async deletePost(session, post) {
+      await client.deleteTweet(session.http, session.credentials.accessToken, post.id);
+    },
+
+    async refreshCredentials(session) {
+      const refresh = session.credentials.refreshToken;
+      if (!refresh) throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'The X token expired and the connection has no refresh token (offline.access was not granted).');
+      try {
+        const answer = await client.token(session.http, { id: clientId, secret: config.clientSecret }, { grant_type: 'refresh_token', refresh_token: refresh });
+        return credentialsFrom(answer, session.clock.now().getTime(), session.credentials);
+      } catch (error) {
+        // A refused refresh token (400 invalid_request) means the user must connect again.
+        if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
+          throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `X refused to refresh the token: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+        }
+        throw error;
+      }
+    },
+
+    async verifyAccount(session) {
+      const user = await client.me(session.http, session.credentials.accessToken);
+      return { accountId: user.id, handle: user.username, displayName: user.name };
+    },
+
+    async connectSandbox(http, { username }) {
+      const verifier = randomBytes(48).toString('base64url');
+      const state = randomBytes(12).toString('base64url');
+      const redirect = 'http://127.0.0.1/herald/oauth/callback';
+      const authorize = await http.request({
+        method: 'GET', path: '/i/oauth2/authorize',
+        query: { response_type: 'code', client_id: clientId, redirect_uri: redirect, scope: SCOPES, state, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', sandbox_username: username },
+      });
+      const location = authorize.headers.location;
+      const back = typeof location === 'string' ? new URL(location) : undefined;
+      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
+        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The X sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
+      }
+      const answer = await client.token(http, { id: clientId, secret: config.clientSecret }, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, code_verifier: verifier });
+      const credentials = credentialsFrom(answer, Date.now());
+      const user = await client.me(http, credentials.accessToken);
+      return { account: { accountId: user.id, handle: user.username, displayName: user.name }, credentials };
+    },
+  };
+}

@@ -1,0 +1,165 @@
+// The behaviour every adapter must show against its simulator, over real HTTP: connect, publish text,
+// threads, images, video, and each fault the simulators inject, classified the way the engine expects.
+// A new platform runs this suite from its own test file (src/platforms/README.md).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPlatformHttp } from '../../src/platforms/http.ts';
+import type { PlatformName } from '../../src/platforms/limits.ts';
+import { createPlatformRegistry } from '../../src/platforms/registry.ts';
+import { isPlatformError, type PlatformError, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../../src/platforms/types.ts';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
+import type { FaultRule } from '../../src/sandbox/framework/faults.ts';
+import { mediaSource, mp4, png } from './media.ts';
+
+export interface ContractContext {
+  sandbox: RunningSandbox;
+  adapter: PlatformAdapter;
+  session: PlatformSession;
+  /** A part to publish, with a fresh key. */
+  part(text: string, extra?: Partial<OutgoingPart>): OutgoingPart;
+  fault(rule: FaultRule): void;
+  /** Posts the simulator holds for this account, not deleted. */
+  held(): ReturnType<ReturnType<RunningSandbox['simulator']>['posts']>;
+}
+
+let unique = 0;
+
+/** Starts the platform's simulator, connects a sandbox account and hands the context to `body`. */
+export function withAdapter(platform: PlatformName, body: (ctx: () => ContractContext) => void): void {
+  let ctx: ContractContext | undefined;
+  before(async () => {
+    const sandbox = await startSandbox({ platforms: [platform] });
+    const adapter = createPlatformRegistry().get(platform)!;
+    const http = createPlatformHttp({ baseUrl: sandbox.baseUrl(platform), timeoutMs: 1500 });
+    const { account, credentials } = await adapter.connectSandbox(http, { username: `contract_${platform}_${++unique}` });
+    const session: PlatformSession = {
+      connection: { id: 'conn_test', accountId: account.accountId, handle: account.handle, baseUrl: http.baseUrl, settings: account.settings ?? {}, sandbox: true },
+      credentials, http, clock: { now: () => new Date() },
+    };
+    const sim = sandbox.simulator(platform);
+    ctx = {
+      sandbox, adapter, session,
+      part: (text, extra = {}) => ({ index: 0, text, media: [], parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options: {}, ...extra }),
+      fault: (rule) => sim.faults.add(rule),
+      held: () => sim.posts().filter((p) => p.account === account.accountId && !p.deleted),
+    };
+  });
+  after(() => ctx?.sandbox.close());
+  body(() => ctx!);
+}
+
+async function rejects(promise: Promise<unknown>, kind: string, code?: string): Promise<PlatformError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
+    assert.equal(error.kind, kind, error.message);
+    if (code) assert.equal(error.code, code);
+    return error;
+  }
+  assert.fail(`expected a ${kind} PlatformError`);
+}
+
+export function adapterContract(platform: PlatformName): void {
+  describe(`${platform} adapter against its simulator`, () => {
+    withAdapter(platform, (get) => {
+      test('the sandbox account verifies as the connected account', async () => {
+        const { adapter, session } = get();
+        const account = await adapter.verifyAccount(session);
+        assert.equal(account.accountId, session.connection.accountId);
+      });
+
+      test('a text post is created once, with an id and a URL', async () => {
+        const c = get();
+        const text = `contract text ${Date.now()}`;
+        const post = await c.adapter.publish(c.session, c.part(text));
+        assert.ok(post.id && post.url.startsWith('http'));
+        assert.equal(c.held().filter((p) => p.text === text).length, 1);
+      });
+
+      test('a thread is a chain of replies, each to the part before', async () => {
+        const c = get();
+        const texts = [`thread one ${Date.now()}`, 'thread two', 'thread three'];
+        const done: PublishedPart[] = [];
+        for (const [i, text] of texts.entries()) done.push(await c.adapter.publish(c.session, c.part(text, { index: i, parent: done[i - 1] ?? null, root: done[0] ?? null })));
+        const held = c.held();
+        for (let i = 1; i < done.length; i++) assert.equal(held.find((p) => p.id === done[i]!.id)?.replyTo, done[i - 1]!.id);
+      });
+
+      test('images are uploaded in the platform protocol and attached', async () => {
+        const c = get();
+        const media = await c.adapter.prepareMedia(c.session, [mediaSource(png(40, 30), 'image/png', { altText: 'a square' }), mediaSource(png(), 'image/png')], {});
+        assert.equal(media.length, 2);
+        const post = await c.adapter.publish(c.session, c.part(`with images ${Date.now()}`, { media }));
+        assert.equal(c.held().find((p) => p.id === post.id)?.media, 2);
+      });
+
+      test('a video is uploaded, waited for while the platform processes it, and attached', async () => {
+        const c = get();
+        const started = Date.now();
+        const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(256 * 1024), 'video/mp4')], {});
+        const post = await c.adapter.publish(c.session, c.part(`with video ${Date.now()}`, { media }));
+        assert.equal(c.held().find((p) => p.id === post.id)?.media, 1);
+        console.log(`# ${platform} video upload and processing took ${Date.now() - started} ms`);
+      });
+
+      test('429 is rate_limited with the reset as retryAfterMs', async () => {
+        const c = get();
+        c.fault({ fault: 'rate_limited', operation: 'create_post', retryAfterSeconds: 30 });
+        const error = await rejects(c.adapter.publish(c.session, c.part(`limited ${Date.now()}`)), 'rate_limited', 'PLATFORM_RATE_LIMITED');
+        assert.ok(error.retryAfterMs !== undefined && error.retryAfterMs > 20_000 && error.retryAfterMs <= 31_000, `retryAfterMs ${error.retryAfterMs}`);
+      });
+
+      test('an expired token is auth_expired', async () => {
+        const c = get();
+        c.fault({ fault: 'expired_token', operation: 'create_post' });
+        await rejects(c.adapter.publish(c.session, c.part(`expired ${Date.now()}`)), 'auth_expired');
+      });
+
+      test('a 5xx is transient and creates nothing', async () => {
+        const c = get();
+        const text = `five hundred ${Date.now()}`;
+        c.fault({ fault: 'server_error', operation: 'create_post' });
+        await rejects(c.adapter.publish(c.session, c.part(text)), 'transient');
+        assert.equal(c.held().filter((p) => p.text === text).length, 0);
+      });
+
+      test('a hang past the deadline is unknown_outcome, and the look-up finds nothing', async () => {
+        const c = get();
+        const part = c.part(`hang ${Date.now()}`);
+        c.fault({ fault: 'hang', operation: 'create_post' });
+        await rejects(c.adapter.publish(c.session, part), 'unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME');
+        assert.equal(await c.adapter.findPublished(c.session, part), null);
+      });
+
+      test('a response lost after the post was made is unknown_outcome, and the look-up finds that post', async () => {
+        const c = get();
+        const part = c.part(`lost ${Date.now()}`);
+        c.fault({ fault: 'lost_response', operation: 'create_post' });
+        await rejects(c.adapter.publish(c.session, part), 'unknown_outcome');
+        const held = c.held().filter((p) => p.text === part.text);
+        assert.equal(held.length, 1);
+        const found = await c.adapter.findPublished(c.session, part);
+        assert.equal(found?.id, held[0]!.id);
+      });
+
+      test('media the platform fails to process is media_rejected', async () => {
+        const c = get();
+        c.fault({ fault: 'media_failed', operation: platform === 'mastodon' ? 'media_processing' : 'upload_media' });
+        await rejects(c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {}), 'media_rejected', 'PLATFORM_MEDIA_REJECTED');
+      });
+
+      test('slow media processing is waited for', async () => {
+        const c = get();
+        c.fault({ fault: 'slow_media', operation: platform === 'mastodon' ? 'media_processing' : 'upload_media', delayMs: 1500 });
+        const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
+        assert.equal(media.length, 1);
+      });
+
+      test('text over the platform limit is refused as invalid_content', async () => {
+        const c = get();
+        await rejects(c.adapter.publish(c.session, c.part('é'.repeat(c.adapter.limits.text.maxLength + 1))), 'invalid_content');
+      });
+    });
+  });
+}
