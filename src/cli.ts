@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { migrate, pendingMigrations } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
+import { connectionCommands } from './features/connections/connections.cli.ts';
 import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './features/keys/keys.service.ts';
 import { parseScopes, SCOPES } from './features/keys/scopes.ts';
 import { listAllWorkspaces, listBrands, findWorkspace } from './features/workspaces/workspaces.repo.ts';
@@ -15,10 +16,10 @@ import { serveUntilSignalled } from './serve.ts';
 
 export class UsageError extends Error {}
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | undefined>;
 
-interface Command {
+export interface Command {
   usage: string;
   summary: string;
   options: Options;
@@ -33,26 +34,26 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-const json = { json: { type: 'boolean' } } as const satisfies Options;
+export const json = { json: { type: 'boolean' } } as const satisfies Options;
 
-function required(values: Values, name: string): string {
+export function required(values: Values, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
 }
 
-function workspaceArg(values: Values, name = 'workspace'): string {
+export function workspaceArg(values: Values, name = 'workspace'): string {
   const id = required(values, name).toLowerCase();
   if (!isUuid(id)) throw new UsageError(`--${name} must be a workspace UUID (got "${values[name]}")`);
   return id;
 }
 
-function print(io: Io, values: Values, data: unknown, human: string): void {
+export function print(io: Io, values: Values, data: unknown, human: string): void {
   io.out(values.json ? JSON.stringify(data, null, 2) : human);
 }
 
 /** Opens the database for an admin command; refuses to work on an unmigrated database unless `migrating`. */
-async function withDatabase<T>(io: Io, fn: (pool: Pool, config: Config) => Promise<T>, migrating = false): Promise<T> {
+export async function withDatabase<T>(io: Io, fn: (pool: Pool, config: Config) => Promise<T>, migrating = false): Promise<T> {
   const config = loadConfig(io.env);
   const quiet = { info: () => {}, warn: (m: string) => io.err(m), error: (m: string) => io.err(m) };
   const database = await openDatabase(config, quiet);
@@ -218,6 +219,7 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  ...connectionCommands(),
 };
 
 function helpText(): string {
@@ -232,7 +234,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.out(helpText());
     return first ? 0 : 2;
   }
-  const name = COMMANDS[`${first} ${second}`] ? `${first} ${second}` : first;
+  const name = [3, 2].map((n) => argv.slice(0, n).join(' ')).find((k) => COMMANDS[k]) ?? first;
   const command = COMMANDS[name];
   if (!command) {
     const group = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `));

@@ -26,6 +26,14 @@ export interface Config {
   workerConcurrency: number;
   /** Hosts, IPs and CIDRs exempt from the SSRF guard (user-chosen destinations only). */
   outboundAllowlist: string[];
+  /** The simulated platforms (src/sandbox) and where sandbox connections reach them. */
+  sandbox: { enabled: boolean; url: string; control: boolean; rateLimitFactor: number };
+  /** Platform-wide adapter settings (real accounts). */
+  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string } };
+  /** Deadline of one platform API call (uploads get longer). */
+  platformTimeoutMs: number;
+  /** Publishing engine: worker liveness, overdue threshold, retry budget. */
+  publishing: { heartbeatIntervalMs: number; workerDeadAfterMs: number; overdueAfterMs: number; maxAttempts: number };
 }
 
 export interface SettingSpec {
@@ -67,6 +75,15 @@ function url(env: Env, name: string, problems: Problems, protocols: string[]): s
   }
 }
 
+function flag(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  problems.add(`${name} must be on or off (got "${env[name]}")`);
+  return fallback;
+}
+
 /** Every environment variable Herald reads, with its default, in the order the README lists them. */
 export const SETTINGS: SettingSpec[] = [
   { name: 'PORT', default: '8080', description: 'TCP port of the HTTP server.' },
@@ -86,6 +103,19 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OWNER_EMAIL', default: 'owner@herald.local', description: 'Email of the owner account created at first start.' },
   { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
   { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
+  { name: 'HERALD_SANDBOX', default: 'on', description: 'Serve the simulated platforms under `/sandbox/<platform>` (`off` to disable; test workspaces then cannot publish).' },
+  { name: 'HERALD_SANDBOX_URL', default: 'HERALD_PUBLIC_URL/sandbox', description: 'Where workers reach the simulators of sandbox connections (any Herald API node serves them).' },
+  { name: 'HERALD_SANDBOX_CONTROL', default: 'off', description: 'Expose the simulators\' control surface (`/_sandbox/faults`, `/_sandbox/posts`, `/_sandbox/reset`); for test rigs only.' },
+  { name: 'HERALD_SANDBOX_RATE_LIMIT_FACTOR', default: '1', description: 'Multiplies every simulated rate limit (raise it for load tests).' },
+  { name: 'HERALD_X_API_URL', default: 'https://api.x.com', description: 'X API host for real X connections.' },
+  { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (token refresh of real X connections).' },
+  { name: 'HERALD_X_CLIENT_SECRET', default: '(unset)', description: 'OAuth 2.0 client secret of your X app (confidential clients).' },
+  { name: 'HERALD_BLUESKY_SERVICE_URL', default: 'https://bsky.social', description: 'Default PDS for `herald connections add bluesky` without `--service`.' },
+  { name: 'HERALD_PLATFORM_TIMEOUT_MS', default: '15000', description: 'Deadline of one platform API call; a call sent and unanswered by then has an unknown outcome and is reconciled, never blindly repeated.' },
+  { name: 'HERALD_HEARTBEAT_INTERVAL_MS', default: '5000', description: 'How often each worker process records that it is alive.' },
+  { name: 'HERALD_WORKER_DEAD_AFTER_MS', default: '30000', description: 'A worker silent this long is dead: its jobs are unlocked and its posts taken over.' },
+  { name: 'HERALD_OVERDUE_AFTER_MS', default: '120000', description: 'A post target due this long ago and not yet started is overdue: requeued, and /health/ready reports not ready.' },
+  { name: 'HERALD_PUBLISH_MAX_ATTEMPTS', default: '8', description: 'Attempts per target for transient failures and rate limits before it fails.' },
   { name: 'HERALD_OUTBOUND_ALLOWLIST', default: '(empty)', description: 'Comma-separated hostnames, IPs or CIDRs that user-chosen destinations (webhooks, Mastodon/Bluesky instances, media URLs) may reach although they are private or loopback; plain `http://` is accepted only for these.' },
 ];
 
@@ -136,6 +166,23 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerPollIntervalMs: int(env, 'HERALD_WORKER_POLL_INTERVAL_MS', 1000, problems, 50, 60_000),
     workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 10, problems, 1, 1000),
     outboundAllowlist: (env.HERALD_OUTBOUND_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    sandbox: {
+      enabled: flag(env, 'HERALD_SANDBOX', true, problems),
+      url: (url(env, 'HERALD_SANDBOX_URL', problems, ['http:', 'https:']) ?? `${publicUrl.replace(/\/+$/, '')}/sandbox`).replace(/\/+$/, ''),
+      control: flag(env, 'HERALD_SANDBOX_CONTROL', false, problems),
+      rateLimitFactor: int(env, 'HERALD_SANDBOX_RATE_LIMIT_FACTOR', 1, problems, 1, 1_000_000),
+    },
+    platforms: {
+      x: { apiUrl: (url(env, 'HERALD_X_API_URL', problems, ['http:', 'https:']) ?? 'https://api.x.com').replace(/\/+$/, ''), clientId: env.HERALD_X_CLIENT_ID || undefined, clientSecret: env.HERALD_X_CLIENT_SECRET || undefined },
+      bluesky: { serviceUrl: (url(env, 'HERALD_BLUESKY_SERVICE_URL', problems, ['http:', 'https:']) ?? 'https://bsky.social').replace(/\/+$/, '') },
+    },
+    platformTimeoutMs: int(env, 'HERALD_PLATFORM_TIMEOUT_MS', 15_000, problems, 100, 600_000),
+    publishing: {
+      heartbeatIntervalMs: int(env, 'HERALD_HEARTBEAT_INTERVAL_MS', 5000, problems, 100, 60_000),
+      workerDeadAfterMs: int(env, 'HERALD_WORKER_DEAD_AFTER_MS', 30_000, problems, 500, 3_600_000),
+      overdueAfterMs: int(env, 'HERALD_OVERDUE_AFTER_MS', 120_000, problems, 1000, 86_400_000),
+      maxAttempts: int(env, 'HERALD_PUBLISH_MAX_ATTEMPTS', 8, problems, 1, 100),
+    },
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

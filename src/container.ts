@@ -10,6 +10,13 @@ import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
+import { hmac } from './lib/crypto.ts';
+import type { PlatformAccess } from './features/connections/platform-access.ts';
+import { noMediaLibrary, type MediaLibrary } from './features/publishing/media-library.ts';
+import type { PlatformName } from './platforms/limits.ts';
+import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
+import type { Simulator } from './sandbox/framework/simulator.ts';
+import { createSimulators } from './sandbox/server.ts';
 
 export interface Container {
   config: Config;
@@ -25,6 +32,14 @@ export interface Container {
   /** The SSRF guard for user-chosen destinations (webhooks, instances, media URLs). */
   outboundGuard: OutboundGuard;
   posts: PostsService;
+  /** The platform adapters Herald has. */
+  platforms: PlatformRegistry;
+  /** How the engine reaches the platform behind a connection (hosts, SSRF guard, sealed credentials). */
+  platformAccess: PlatformAccess;
+  /** The simulated platforms this process serves under /sandbox (empty when HERALD_SANDBOX=off). */
+  simulators: Map<PlatformName, Simulator>;
+  /** Where publishing reads a post's media from. */
+  media: MediaLibrary;
   close(): Promise<void>;
 }
 
@@ -36,6 +51,26 @@ export interface ContainerOptions {
   clock?: Clock;
   /** DNS resolution for the SSRF guard; tests inject one to map names without a network. */
   lookup?: LookupFn;
+  /** Media storage for publishing (the media feature's); none by default. */
+  media?: MediaLibrary;
+}
+
+/** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
+export function createPlatformAccess(config: Config, keyring: SecretKeyring, guard: OutboundGuard, clock: Clock = systemClock): PlatformAccess {
+  return {
+    registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret } }),
+    keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl },
+  };
+}
+
+/**
+ * The simulators, when the sandbox is on. Their tokens are signed with a key derived from Herald's secret, so
+ * sandbox connections survive restarts and a CLI process can connect accounts the server's simulators accept.
+ */
+export function createConfiguredSimulators(config: Config, keyring: SecretKeyring): Map<PlatformName, Simulator> {
+  if (!config.sandbox.enabled) return new Map();
+  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor });
 }
 
 export function buildContainer(options: ContainerOptions): Container {
@@ -47,9 +82,13 @@ export function buildContainer(options: ContainerOptions): Container {
   const store = config.redisUrl ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc()) : createMemoryStore();
   const rateLimiter = createRateLimiter(store);
   const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
-  const posts = createPostsService({ clock });
+  const platformAccess = createPlatformAccess(config, keyring, outboundGuard, clock);
+  const platforms = platformAccess.registry;
+  const simulators = createConfiguredSimulators(config, keyring);
+  const posts = createPostsService({ clock, platforms });
   return {
     config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts,
+    platforms, platformAccess, simulators, media: options.media ?? noMediaLibrary,
     async close() {
       await authenticator.close();
       await rateLimiter.close();

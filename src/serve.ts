@@ -1,23 +1,23 @@
 // `herald serve`: starts the API, the worker or both on one database, and stops them cleanly on SIGINT/SIGTERM
 // (HTTP first, so no new work arrives; then the worker; then the pool; then the embedded cluster if we own it).
-import type { Runner } from 'graphile-worker';
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from './config.ts';
 import { buildContainer, type Container } from './container.ts';
 import { openDatabase, type DatabaseHandle } from './db/connect.ts';
 import { migrate, pendingMigrations } from './db/migrate.ts';
+import { seedSandboxConnections } from './features/connections/sandbox-seed.ts';
 import { createKey } from './features/keys/keys.service.ts';
 import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
 import { buildServer } from './http/server.ts';
-import { startWorker } from './jobs/worker.ts';
+import { startWorker, type WorkerHandle } from './jobs/worker.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { resolveKeyring } from './lib/secrets.ts';
 
 export interface Running {
   container: Container;
   app?: FastifyInstance;
-  worker?: Runner;
+  worker?: WorkerHandle;
   url?: string;
   stop(): Promise<void>;
 }
@@ -27,6 +27,8 @@ async function prepare(container: Container, print: (text: string) => void): Pro
   const applied = await migrate(container.pool);
   if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
   const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
+  const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
+  if (seeded.length > 0) container.logger.info({ connections: seeded.map((c) => `${c.platform}:${c.handle}`) }, 'sandbox connections created');
   if (!boot.created) return;
   const { key } = await createKey(container.pool, {
     userId: boot.userId, name: 'First-start key', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null,
@@ -38,9 +40,11 @@ async function prepare(container: Container, print: (text: string) => void): Pro
     `  Owner         ${boot.email}`,
     `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
     `  Brand         ${boot.brandId}`,
+    `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
     `  API key       ${key}`,
     '',
-    `Try: curl -H "Authorization: Bearer ${key}" ${container.config.publicUrl}/v1/posts`,
+    `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
+    `       -d '{"content":"Hello from Herald","platforms":[${seeded.map((c) => `"${c.platform}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
     '',
   ].join('\n'));
 }
@@ -51,7 +55,7 @@ export async function startHerald(config: Config, role: Role, options: { logger?
   let database: DatabaseHandle | undefined;
   let container: Container | undefined;
   let app: FastifyInstance | undefined;
-  let worker: Runner | undefined;
+  let worker: WorkerHandle | undefined;
   const stop = async () => {
     await app?.close().catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
     await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));

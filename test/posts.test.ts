@@ -135,10 +135,13 @@ describe('POST /v1/posts', () => {
     assert.equal(res.json().error.details[0].rule, 'media_required');
   });
 
-  test('publish_now is refused with publishing_unavailable until the publishing engine exists', async () => {
+  test('a publish_now post is returned as publishing, its targets handed to the engine at once', async () => {
     const res = await create({ content: 'now', platforms: ['x'], publish_now: true });
-    assert.equal(res.statusCode, 422);
-    assert.equal(res.json().error.details[0].rule, 'publishing_unavailable');
+    assert.equal(res.statusCode, 201);
+    const post = res.json().data.post;
+    assert.equal(post.status, 'publishing');
+    assert.equal(post.publish_now, true);
+    assert.deepEqual(post.targets.map((x: { status: string; connection_id: string }) => [x.status, x.connection_id]), [['publishing', t.connections.x]]);
   });
 
   test('a brand_id in the body that differs from the brand header is a 400 naming both', async () => {

@@ -50,6 +50,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       tags: [
         { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
+        { name: 'Connections', description: 'Platform accounts Herald publishes as.' },
         { name: 'Platforms', description: 'Platforms and their limits.' },
       ],
     },

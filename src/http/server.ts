@@ -5,7 +5,11 @@ import { stringify as toYaml } from 'yaml';
 import scalar from '@scalar/fastify-api-reference';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
+import { Connection, registerConnectionsRoutes } from '../features/connections/connections.routes.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
+import { publishingHealth } from '../features/publishing/health.ts';
+import { platformErrorRows } from '../platforms/errors.ts';
+import { mountSimulators } from '../sandbox/server.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
@@ -41,6 +45,8 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorEnvelopeSchema);
   app.addSchema(Post);
+  // Shared schemas go on the root: one added in a child context would not inherit the validator compiler.
+  app.addSchema(Connection);
 
   registerErrorHandling(app, config.publicUrl);
   registerBodyParsers(app);
@@ -68,6 +74,7 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await app.register(async (v1) => {
     registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
+    registerConnectionsRoutes(v1, { pool: container.pool });
     registerWorkspacesRoutes(v1, { pool: container.pool });
     registerPlatformsRoutes(v1);
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
@@ -84,6 +91,10 @@ export async function buildServer(container: Container, options: ServerOptions =
       checks.database = 'ok';
       checks.migrations = pending.length === 0 ? 'current' : { pending };
       if (pending.length > 0) ready = false;
+      const publishing = await publishingHealth(container.pool, container.config.publishing);
+      checks.worker = publishing.worker;
+      checks.publishing = publishing.publishing;
+      if (!publishing.ready) ready = false;
     } catch (error) {
       checks.database = { error: (error as Error).message };
       ready = false;
@@ -91,6 +102,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
+  if (container.simulators.size > 0) await mountSimulators(app, container.simulators, '/sandbox');
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(errorPage()));
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json', title: 'Herald API' } });
   return app;
@@ -101,10 +114,17 @@ function errorPage(): string {
   const rows = errorCatalogueRows()
     .map((r) => `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.status}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`)
     .join('\n');
+  const platformRows = platformErrorRows()
+    .map((r) => `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.category}</td><td>${r.kind}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`)
+    .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Herald API errors</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}:target{background:#fff3c4}</style></head>
 <body><h1>Herald API error codes</h1><p>Every error response under <code>/v1</code> carries one of these codes in <code>error.code</code>.</p>
 <table><thead><tr><th>Code</th><th>HTTP</th><th>Retryable</th><th>When</th></tr></thead><tbody>
 ${rows}
+</tbody></table>
+<h2>Publishing errors</h2><p>A target that failed carries one of these in <code>targets[].error.code</code>, with its <code>category</code> and whether a retry can help.</p>
+<table><thead><tr><th>Code</th><th>Category</th><th>Kind</th><th>Retryable</th><th>When</th></tr></thead><tbody>
+${platformRows}
 </tbody></table></body></html>`;
 }

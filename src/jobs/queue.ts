@@ -23,6 +23,8 @@ export async function queuePublishJobs(db: Queryable, targetIds: string[], runAt
        FROM unnest($1::text[]) AS t(id)`,
     [targetIds, runAt, scheduleAt ? scheduleAt.toISOString() : null],
   );
+  // Wakes the workers' timers (src/jobs/waker.ts) so the job starts at run_at, not at the next poll.
+  await db.query(`SELECT pg_notify('herald_publish_scheduled', $1)`, [runAt.toISOString()]);
 }
 
 /** Removes the pending publish jobs of these targets (a job already running is left to its own checks). */

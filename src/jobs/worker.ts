@@ -1,14 +1,24 @@
-// The worker role: graphile-worker running Herald's task list on the shared database. Any number of worker
-// processes may run; jobs are claimed with SKIP LOCKED, so each runs once per attempt.
-import { Logger as WorkerLogger, run, type Runner, type TaskList } from 'graphile-worker';
+// The worker role: graphile-worker running Herald's task list on the shared database, plus what makes it
+// trustworthy — heartbeats and the sweeper (liveness.ts) and the waker that starts scheduled posts on time
+// (waker.ts). Any number of worker processes may run; jobs are claimed with SKIP LOCKED.
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
 import type { Container } from '../container.ts';
+import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
+import { startLiveness } from './liveness.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
+import { publishTargetTask } from './tasks/publish-target.ts';
+import { startWaker } from './waker.ts';
 
 /** The tasks this build of Herald runs. A job whose task is absent here waits in the queue for a worker that has it. */
 export function taskList(container: Container): TaskList {
   return {
     cleanup: cleanupTask({ pool: container.pool, logger: container.logger }),
+    publish_target: publishTargetTask({
+      pool: container.pool, access: container.platformAccess, media: container.media, metrics: container.metrics,
+      logger: container.logger, clock: container.clock, maxAttempts: container.config.publishing.maxAttempts,
+    }),
   };
 }
 
@@ -24,14 +34,47 @@ function workerLogger(logger: Logger): WorkerLogger {
   });
 }
 
-export async function startWorker(container: Container): Promise<Runner> {
-  return run({
+export interface WorkerHandle {
+  runner: Runner;
+  /** This process's id in worker_heartbeats. */
+  processId: string;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(container: Container): Promise<WorkerHandle> {
+  const { config } = container;
+  const processId = newId('wrk');
+  const jobWorkerIds = new Set<string>();
+  let pool: WorkerPool | undefined;
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('pool:create', ({ workerPool }) => {
+    pool = workerPool;
+  });
+  events.on('worker:create', ({ worker }) => {
+    jobWorkerIds.add(worker.workerId);
+  });
+  const runner = await run({
     pgPool: container.pool,
     taskList: taskList(container),
     crontab: CRONTAB,
-    concurrency: container.config.workerConcurrency,
-    pollInterval: container.config.workerPollIntervalMs,
+    concurrency: config.workerConcurrency,
+    pollInterval: config.workerPollIntervalMs,
     noHandleSignals: true,
     logger: workerLogger(container.logger),
+    events,
   });
+  const liveness = startLiveness({
+    pool: container.pool, logger: container.logger, processId, jobWorkerIds: () => [...jobWorkerIds],
+    heartbeatIntervalMs: config.publishing.heartbeatIntervalMs, deadAfterMs: config.publishing.workerDeadAfterMs, overdueAfterMs: config.publishing.overdueAfterMs,
+  });
+  const waker = await startWaker({ pool: container.pool, logger: container.logger, nudge: () => pool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
+  return {
+    runner,
+    processId,
+    async stop() {
+      await waker.stop();
+      await runner.stop();
+      await liveness.stop();
+    },
+  };
 }

@@ -7,6 +7,9 @@ import { buildContainer, type Container } from '../../src/container.ts';
 import { createKey } from '../../src/features/keys/keys.service.ts';
 import { SCOPES, type Scope } from '../../src/features/keys/scopes.ts';
 import { createWorkspace, ensureOwnerAndSandbox } from '../../src/features/workspaces/workspaces.service.ts';
+import { seedSandboxConnections } from '../../src/features/connections/sandbox-seed.ts';
+import { startWorker, type WorkerHandle } from '../../src/jobs/worker.ts';
+import { hmac } from '../../src/lib/crypto.ts';
 import { buildServer } from '../../src/http/server.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -20,12 +23,20 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
+/** The secret Herald derives for its simulators from TEST_SECRET: a standalone sandbox started with it accepts the seeded connections. */
+export function sandboxSecret(): string {
+  return hmac({ current: TEST_SECRET, previous: [] }, 'sandbox-simulators', 'v1');
+}
+
 export interface TestApp {
   app: FastifyInstance;
   container: Container;
   db: TestDatabase;
   config: Config;
   owner: { userId: string; workspaceId: string; brandId: string };
+  /** The Sandbox brand's seeded connection per platform. */
+  connections: Record<string, string>;
+  worker: WorkerHandle | undefined;
   logs: LogLine[];
   key(options?: { scopes?: readonly Scope[]; workspaceIds?: string[] | null; brandIds?: string[] | null; expiresAt?: Date | null; userId?: string }): Promise<string>;
   workspace(mode?: 'live' | 'test', userId?: string): Promise<{ workspaceId: string; brandId: string }>;
@@ -35,9 +46,13 @@ export interface TestApp {
 
 let counter = 0;
 
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+/**
+ * `sandboxUrl`: where workers reach the simulators (a standalone sandbox started with `sandboxSecret()`).
+ * `worker`: also run the worker (publish task, heartbeats, sweeper, waker) in this process.
+ */
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; sandboxUrl?: string; worker?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_HEARTBEAT_INTERVAL_MS: '500', ...(options.sandboxUrl ? { HERALD_SANDBOX_URL: options.sandboxUrl } : {}), ...options.env });
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -51,8 +66,11 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
   await app.ready();
   const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');
   const owner = { userId: boot.userId, workspaceId: boot.workspaceId, brandId: boot.brandId };
+  const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
+  const connections = Object.fromEntries(seeded.map((c) => [c.platform, c.id]));
+  const worker = options.worker ? await startWorker(container) : undefined;
   return {
-    app, container, db, config, owner, logs,
+    app, container, db, config, owner, logs, connections, worker,
     async key(o = {}) {
       const { key } = await createKey(container.pool, {
         userId: o.userId ?? owner.userId,
@@ -79,6 +97,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
       return app.inject({ ...rest, headers } as InjectOptions);
     },
     async close() {
+      await worker?.stop();
       await app.close();
       await container.close();
       await db.drop();

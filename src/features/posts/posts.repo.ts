@@ -166,6 +166,10 @@ export async function setTargetStatus(db: Queryable, workspaceId: string, postId
   return rows.map((r) => r.id);
 }
 
+export async function setTargetConnection(db: Queryable, workspaceId: string, targetId: string, connectionId: string): Promise<void> {
+  await db.query('UPDATE post_targets SET connection_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2', [workspaceId, targetId, connectionId]);
+}
+
 export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
   await db.query('DELETE FROM post_targets WHERE workspace_id = $1 AND post_id = $2', [workspaceId, postId]);
 }

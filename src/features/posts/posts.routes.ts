@@ -56,6 +56,24 @@ export function registerPostsRoutes(app: FastifyInstance, deps: IdempotencyDeps 
     schema: { operationId: 'cancelPost', tags, summary: 'Cancel a post', description: 'Cancels a draft or scheduled post; its publish jobs are removed. A post being published cannot be cancelled (409).', params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) } },
   }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.cancel(serviceContext(request, tx), (request.params as { id: string }).id) })));
 
+  app.post('/posts/:id/publish', {
+    config: { access: action },
+    schema: {
+      operationId: 'publishPost', tags, summary: 'Publish a post now',
+      description: 'A draft or scheduled post goes out at once: its targets are handed to the publishing engine and the post is returned as `publishing`. Every platform needs a usable connection (422 otherwise). Other states: 409.',
+      params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) },
+    },
+  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.publish(serviceContext(request, tx), (request.params as { id: string }).id) })));
+
+  app.post('/posts/:id/retry', {
+    config: { access: action },
+    schema: {
+      operationId: 'retryPost', tags, summary: 'Retry the failed targets of a post',
+      description: 'Publishes again the targets of a `failed` or `partially_published` post that failed; published targets are left alone, and parts of a thread already out are not sent again. Anything else: 409.',
+      params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) },
+    },
+  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.retry(serviceContext(request, tx), (request.params as { id: string }).id) })));
+
   app.delete('/posts/:id', {
     config: { access: action },
     schema: {

@@ -2,7 +2,7 @@
 // text limits in each platform's own counting, thread support, options only for listed platforms, schedule
 // not in the past. Pure: given the post and the time, it returns the issues; no I/O.
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
-import type { PlatformName } from '../../platforms/limits.ts';
+import type { PlatformLimits, PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
 
 export interface RuleIssue {
@@ -27,7 +27,8 @@ interface PlatformSpecific {
   thread?: string[];
 }
 
-export function checkPlatformRules(post: PostDraft): RuleIssue[] {
+/** `limitsOf` gives the limits to apply per platform: the stock ones, or a connection's own (a Mastodon instance). */
+export function checkPlatformRules(post: PostDraft, limitsOf: (platform: PlatformName) => PlatformLimits = (p) => PLATFORM_LIMITS[p]): RuleIssue[] {
   const issues: RuleIssue[] = [];
   for (const name of Object.keys(post.platformOptions) as PlatformName[]) {
     if (post.platformOptions[name] !== undefined && !post.platforms.includes(name)) {
@@ -35,7 +36,7 @@ export function checkPlatformRules(post: PostDraft): RuleIssue[] {
     }
   }
   for (const platform of post.platforms) {
-    const limits = PLATFORM_LIMITS[platform];
+    const limits = limitsOf(platform);
     const options = (post.platformOptions[platform] ?? {}) as PlatformSpecific;
     const text = options.content ?? post.content;
     const textPath = options.content !== undefined ? `/platform_options/${platform}/content` : '/content';

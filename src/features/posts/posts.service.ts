@@ -7,17 +7,22 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
+import type { PlatformRegistry } from '../../platforms/registry.ts';
 import { queuePublishJobs, removePublishJobs } from '../../jobs/queue.ts';
+import { findConnections as findConnectionsById } from '../connections/connections.repo.ts';
+import { makeTargetsDueNow } from '../publishing/targets.repo.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
+import { resolveConnections, type Resolution, type TargetPlan } from './posts.connections.ts';
 import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import { PlatformOptions, type CreatePostBody, type ListPostsQuery, type UpdatePostBody } from './posts.schemas.ts';
 import { renderPost, renderPosts } from './posts.view.ts';
 
 export interface PostsDeps {
   clock: Clock;
+  platforms: PlatformRegistry;
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */
@@ -39,15 +44,16 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 export function createPostsService(deps: PostsDeps) {
-  /** Issues that exist because a feature is not there yet (media, connections) or because of the request as a whole. */
-  function requestIssues(input: { mediaIds: string[]; connectionIds: string[]; publishNow: boolean }): RuleIssue[] {
+  /** Issues that exist because a feature is not there yet (media) or because of the request as a whole. */
+  function requestIssues(input: { mediaIds: string[] }): RuleIssue[] {
     const issues: RuleIssue[] = [];
     input.mediaIds.forEach((id, i) => issues.push({ platform: null, rule: 'media_not_found', message: `No media ${id} in this workspace.`, path: `/media_ids/${i}` }));
-    input.connectionIds.forEach((id, i) => issues.push({ platform: null, rule: 'connection_not_found', message: `No connection ${id} in this workspace.`, path: `/connection_ids/${i}` }));
-    if (input.publishNow) {
-      issues.push({ platform: null, rule: 'publishing_unavailable', message: 'Publishing is not available on this server yet; schedule the post or keep it as a draft.', path: '/publish_now' });
-    }
     return issues;
+  }
+
+  /** The connection of every target, and the issues when the post will publish without one (posts.connections.ts). */
+  function resolve(ctx: ServiceContext, brandId: string, platforms: PlatformName[], connectionIds: string[], required: boolean): Promise<Resolution> {
+    return resolveConnections(ctx.db, deps.platforms, { workspaceId: ctx.workspaceId, brandId, platforms, connectionIds, required });
   }
 
   async function resolveBrand(ctx: ServiceContext, bodyBrandId: string | undefined): Promise<string> {
@@ -62,18 +68,20 @@ export function createPostsService(deps: PostsDeps) {
     return bodyBrandId;
   }
 
-  function checkCreate(body: CreatePostBody): { scheduleAt: Date | null; issues: RuleIssue[] } {
+  async function checkCreate(ctx: ServiceContext, brandId: string, body: CreatePostBody): Promise<{ scheduleAt: Date | null; issues: RuleIssue[]; targets: TargetPlan[] }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
       throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', { details: [{ path: '/schedule_at', message: 'cannot be combined with publish_now' }] });
     }
     const scheduleAt = body.schedule_at !== undefined ? parseTime(body.schedule_at, '/schedule_at') : null;
     const mediaIds = body.media_ids ?? [];
+    const resolution = await resolve(ctx, brandId, body.platforms, body.connection_ids ?? [], scheduleAt !== null || body.publish_now === true);
     const issues = [
-      ...checkPlatformRules({ content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {}, mediaCount: mediaIds.length }),
+      ...checkPlatformRules({ content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {}, mediaCount: mediaIds.length }, resolution.limitsOf),
       ...checkSchedule(scheduleAt, deps.clock.now()),
-      ...requestIssues({ mediaIds, connectionIds: body.connection_ids ?? [], publishNow: body.publish_now === true }),
+      ...requestIssues({ mediaIds }),
+      ...resolution.issues,
     ];
-    return { scheduleAt, issues };
+    return { scheduleAt, issues, targets: resolution.targets };
   }
 
   async function loadForChange(ctx: ServiceContext, id: string): Promise<PostRow> {
@@ -88,17 +96,24 @@ export function createPostsService(deps: PostsDeps) {
     return view;
   }
 
-  async function createTargets(ctx: ServiceContext, post: PostRow): Promise<string[]> {
+  async function createTargets(ctx: ServiceContext, post: PostRow, plans: TargetPlan[]): Promise<string[]> {
     const status = post.status === 'scheduled' ? 'scheduled' : 'pending';
-    const targets = post.platforms.map((platform: PlatformName) => ({ id: newId('tgt'), platform, connectionId: null, sandbox: ctx.workspaceMode === 'test', status } as const));
+    const targets = plans.map((plan) => ({ id: newId('tgt'), platform: plan.platform, connectionId: plan.connectionId, sandbox: ctx.workspaceMode === 'test', status } as const));
     await repo.insertTargets(ctx.db, ctx.workspaceId, post.id, targets);
     return targets.map((t) => t.id);
+  }
+
+  /** Hands the post's targets in `from` to the engine at once: due now, jobs queued, the post `publishing`. */
+  async function publishNow(ctx: ServiceContext, post: PostRow, from: Array<'pending' | 'scheduled' | 'failed'>): Promise<PostRow> {
+    const ids = await makeTargetsDueNow(ctx.db, ctx.workspaceId, post.id, from);
+    await queuePublishJobs(ctx.db, ids, deps.clock.now(), null);
+    return repo.updatePost(ctx.db, ctx.workspaceId, post.id, { status: 'publishing', publishNow: true, scheduleAt: null });
   }
 
   return {
     async create(ctx: ServiceContext, body: CreatePostBody) {
       const brandId = await resolveBrand(ctx, body.brand_id);
-      const { scheduleAt, issues } = checkCreate(body);
+      const { scheduleAt, issues, targets } = await checkCreate(ctx, brandId, body);
       if (issues.length > 0) throw validationFailed(issues);
       const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const post = await repo.insertPost(ctx.db, {
@@ -115,15 +130,18 @@ export function createPostsService(deps: PostsDeps) {
         createdVia: ctx.via,
         createdBy: ctx.userId,
       });
-      const targetIds = await createTargets(ctx, post);
+      const targetIds = await createTargets(ctx, post, targets);
+      if (body.publish_now === true) {
+        const publishing = await publishNow(ctx, post, ['pending']);
+        return { post_id: post.id, post: await emit(ctx, publishing, ['post.created', 'post.publishing']) };
+      }
       if (scheduleAt) await queuePublishJobs(ctx.db, targetIds, scheduleAt, scheduleAt);
       const view = await emit(ctx, post, scheduleAt ? ['post.created', 'post.scheduled'] : ['post.created']);
       return { post_id: post.id, post: view };
     },
 
     async validate(ctx: ServiceContext, body: CreatePostBody) {
-      await resolveBrand(ctx, body.brand_id);
-      const { issues } = checkCreate(body);
+      const { issues } = await checkCreate(ctx, await resolveBrand(ctx, body.brand_id), body);
       return { valid: issues.length === 0, issues };
     },
 
@@ -182,25 +200,31 @@ export function createPostsService(deps: PostsDeps) {
       const content = patch.content ?? post.content;
       const mediaIds = patch.media_ids === undefined ? post.media_ids : (patch.media_ids ?? []);
       const scheduleAt = patch.schedule_at === undefined ? post.schedule_at : patch.schedule_at === null ? null : parseTime(patch.schedule_at, '/schedule_at');
-      const connectionIds = patch.connection_ids ?? [];
+      const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
+      const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
+      // target still without a connection; connections already chosen are kept for the platforms that stay.
+      const replan = (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) || patch.connection_ids !== undefined
+        || (status === 'scheduled' && oldTargets.some((t) => t.connection_id === null));
+      const kept = oldTargets.filter((t) => t.connection_id !== null && platforms.includes(t.platform)).map((t) => t.connection_id!);
+      const resolution = await resolve(ctx, post.brand_id, platforms, patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []), status === 'scheduled');
       const issues = [
-        ...checkPlatformRules({ content, platforms, platformOptions, mediaCount: mediaIds.length }),
+        ...checkPlatformRules({ content, platforms, platformOptions, mediaCount: mediaIds.length }, resolution.limitsOf),
         ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
-        ...requestIssues({ mediaIds: patch.media_ids === undefined ? [] : mediaIds, connectionIds, publishNow: false }),
+        ...requestIssues({ mediaIds: patch.media_ids === undefined ? [] : mediaIds }),
+        ...resolution.issues,
       ];
       if (issues.length > 0) throw validationFailed(issues);
 
-      const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const wasScheduled = post.status === 'scheduled';
       const rescheduled = status === 'scheduled' && (!wasScheduled || post.schedule_at?.getTime() !== scheduleAt?.getTime());
       const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { content, platforms, platformOptions, mediaIds, status, scheduleAt });
 
-      const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       let targetIds = oldTargets.map((t) => t.id);
-      if (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) {
+      if (replan) {
         await removePublishJobs(ctx.db, targetIds);
         await repo.deleteTargets(ctx.db, ctx.workspaceId, id);
-        targetIds = await createTargets(ctx, updated);
+        targetIds = await createTargets(ctx, updated, resolution.targets);
       } else if (status !== post.status) {
         await repo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['pending', 'scheduled'], status === 'scheduled' ? 'scheduled' : 'pending');
       }
@@ -217,6 +241,45 @@ export function createPostsService(deps: PostsDeps) {
       await removePublishJobs(ctx.db, targetIds);
       const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { status: 'cancelled' });
       return emit(ctx, updated, ['post.cancelled']);
+    },
+
+    /** POST /posts/{id}/publish: a draft or scheduled post goes out now (its connections must be usable). */
+    async publish(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      if (post.status !== 'draft' && post.status !== 'scheduled') throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be published now; only drafts and scheduled posts can.`);
+      const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      const resolution = await resolve(ctx, post.brand_id, post.platforms, [...new Set(targets.flatMap((t) => (t.connection_id ? [t.connection_id] : [])))], true);
+      const issues = [...checkPlatformRules({ content: post.content, platforms: post.platforms, platformOptions: post.platform_options, mediaCount: post.media_ids.length }, resolution.limitsOf), ...resolution.issues];
+      if (issues.length > 0) throw validationFailed(issues);
+      if (targets.some((t) => t.connection_id === null)) {
+        await removePublishJobs(ctx.db, targets.map((t) => t.id));
+        await repo.deleteTargets(ctx.db, ctx.workspaceId, id);
+        await createTargets(ctx, post, resolution.targets);
+      }
+      return emit(ctx, await publishNow(ctx, post, ['pending', 'scheduled']), ['post.publishing']);
+    },
+
+    /** POST /posts/{id}/retry: the failed targets go out again; the published ones are left alone. */
+    async retry(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      const failed = targets.filter((t) => t.status === 'failed');
+      if ((post.status !== 'failed' && post.status !== 'partially_published') || failed.length === 0) {
+        throw new AppError('PUBLIC_API_STATE_CONFLICT', `Only failed targets can be retried; this post is ${post.status}.`);
+      }
+      // A target whose account was reconnected since (a new connection) goes through the brand's current one.
+      const resolution = await resolve(ctx, post.brand_id, [...new Set(failed.map((t) => t.platform))], [], true);
+      const current = await findConnectionsById(ctx.db, ctx.workspaceId, failed.flatMap((t) => (t.connection_id ? [t.connection_id] : [])));
+      const issues: RuleIssue[] = [];
+      for (const t of failed) {
+        const own = current.find((c) => c.id === t.connection_id);
+        if (own?.status === 'active') continue;
+        const replacement = resolution.targets.find((plan) => plan.platform === t.platform && plan.connectionId !== null && plan.connectionId !== t.connection_id);
+        if (replacement) await repo.setTargetConnection(ctx.db, ctx.workspaceId, t.id, replacement.connectionId!);
+        else issues.push(...resolution.issues.filter((i) => i.platform === t.platform), ...(own ? [{ platform: t.platform, rule: 'connection_expired', message: `The ${t.platform} account ${own.handle} must be reconnected before this target can be retried.`, path: `/targets/${targets.indexOf(t)}` }] : []));
+      }
+      if (issues.length > 0) throw validationFailed(issues);
+      return emit(ctx, await publishNow(ctx, post, ['failed']), ['post.publishing']);
     },
 
     async remove(ctx: ServiceContext, id: string) {

@@ -1,0 +1,110 @@
+// The `herald connections …` commands: connect sandbox accounts (each platform's own sign-in, run against its
+// simulator in-process), real Bluesky accounts (app password) and Mastodon accounts (access token), and list
+// them. Real hosts go through the SSRF guard; no token is ever printed.
+import type { Command, Io, Values } from '../../cli.ts';
+import { json, print, required, UsageError, withDatabase, workspaceArg } from '../../cli.ts';
+import { createConfiguredSimulators, createPlatformAccess } from '../../container.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { resolveKeyring } from '../../lib/secrets.ts';
+import { createOutboundGuard } from '../../lib/ssrf.ts';
+import { isPlatformName, type PlatformName } from '../../platforms/limits.ts';
+import { isPlatformError } from '../../platforms/types.ts';
+import { inProcessTransport } from '../../sandbox/inprocess.ts';
+import { listConnections, type ConnectionRow } from './connections.repo.ts';
+import { addSandboxConnections, connectBluesky, ConnectionInputError, connectionJson, connectMastodon } from './connections.service.ts';
+import type { Config } from '../../config.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { PlatformAccess } from './platform-access.ts';
+
+function brandArg(values: Values): string | undefined {
+  return typeof values.brand === 'string' && values.brand.trim() ? values.brand.trim() : undefined;
+}
+
+function line(c: ConnectionRow): string {
+  return `${c.id}  ${c.platform.padEnd(8)} ${c.sandbox ? 'sandbox' : 'live   '}  ${c.status.padEnd(7)} ${c.is_default ? 'default' : '       '}  @${c.handle}`;
+}
+
+/** Runs `fn` with the platform access of this installation; platform refusals become one readable line. */
+async function withAccess<T>(io: Io, fn: (pool: Pool, access: PlatformAccess, config: Config) => Promise<T>): Promise<T> {
+  return withDatabase(io, async (pool, config) => {
+    const keyring = await resolveKeyring(config, createLogger('silent'));
+    const access = createPlatformAccess(config, keyring, createOutboundGuard({ allowlist: config.outboundAllowlist }));
+    try {
+      return await fn(pool, access, config);
+    } catch (error) {
+      if (error instanceof ConnectionInputError) throw new UsageError(error.message);
+      if (isPlatformError(error)) throw new Error(`the platform refused: ${error.message} (${error.code})`, { cause: error });
+      throw error;
+    }
+  });
+}
+
+export function connectionCommands(): Record<string, Command> {
+  return {
+    'connections add-sandbox': {
+      usage: 'herald connections add-sandbox --workspace <uuid> [--brand <id>] [--platform <p>[,<p>…] | --all] [--json]',
+      summary: 'Connect simulated accounts (test workspaces only), through each platform\'s own sign-in against its simulator.',
+      options: { workspace: { type: 'string' }, brand: { type: 'string' }, platform: { type: 'string' }, all: { type: 'boolean' }, ...json },
+      async run(values, _p, io) {
+        const workspaceId = workspaceArg(values);
+        if (values.all && values.platform) throw new UsageError('give --platform or --all, not both');
+        if (!values.all && typeof values.platform !== 'string') throw new UsageError('--platform or --all is required');
+        await withAccess(io, async (pool, access, config) => {
+          const simulators = createConfiguredSimulators(config, access.keyring);
+          if (simulators.size === 0) throw new UsageError('the sandbox is off (HERALD_SANDBOX=off)');
+          const available = access.registry.available().filter((p) => simulators.has(p));
+          const platforms = values.all ? available : String(values.platform).split(',').map((p) => p.trim());
+          const unknown = platforms.filter((p) => !isPlatformName(p) || !available.includes(p as PlatformName));
+          if (unknown.length > 0) throw new UsageError(`cannot add sandbox connections for ${unknown.join(', ')}; available: ${available.join(', ')}`);
+          const { transport, close } = await inProcessTransport(simulators, access.sandboxUrl);
+          try {
+            const made = await addSandboxConnections({ db: pool, access, sandboxTransport: transport }, { workspaceId, brandId: brandArg(values), platforms: platforms as PlatformName[] });
+            print(io, values, made.map(connectionJson), made.map(line).join('\n'));
+          } finally {
+            await close();
+          }
+        });
+      },
+    },
+    'connections add bluesky': {
+      usage: 'herald connections add bluesky --workspace <uuid> [--brand <id>] [--service <url>] --handle <handle> --app-password <password> [--json]',
+      summary: 'Connect a real Bluesky account (live workspaces) with an app password; the service defaults to HERALD_BLUESKY_SERVICE_URL.',
+      options: { workspace: { type: 'string' }, brand: { type: 'string' }, service: { type: 'string' }, handle: { type: 'string' }, 'app-password': { type: 'string' }, ...json },
+      async run(values, _p, io) {
+        const workspaceId = workspaceArg(values);
+        const handle = required(values, 'handle').replace(/^@/, '');
+        const appPassword = required(values, 'app-password');
+        await withAccess(io, async (pool, access, config) => {
+          const row = await connectBluesky(pool, access, { workspaceId, brandId: brandArg(values), service: typeof values.service === 'string' ? values.service : config.platforms.bluesky.serviceUrl, handle, appPassword });
+          print(io, values, connectionJson(row), line(row));
+        });
+      },
+    },
+    'connections add mastodon': {
+      usage: 'herald connections add mastodon --workspace <uuid> [--brand <id>] --instance <url> --access-token <token> [--json]',
+      summary: 'Connect a real Mastodon account (live workspaces) with an access token (scopes write:statuses write:media read), verified with the instance.',
+      options: { workspace: { type: 'string' }, brand: { type: 'string' }, instance: { type: 'string' }, 'access-token': { type: 'string' }, ...json },
+      async run(values, _p, io) {
+        const workspaceId = workspaceArg(values);
+        const instance = required(values, 'instance');
+        const accessToken = required(values, 'access-token');
+        await withAccess(io, async (pool, access) => {
+          const row = await connectMastodon(pool, access, { workspaceId, brandId: brandArg(values), instance, accessToken });
+          print(io, values, connectionJson(row), line(row));
+        });
+      },
+    },
+    'connections list': {
+      usage: 'herald connections list --workspace <uuid> [--json]',
+      summary: 'List the connections of a workspace (never their tokens).',
+      options: { workspace: { type: 'string' }, ...json },
+      async run(values, _p, io) {
+        const workspaceId = workspaceArg(values);
+        await withDatabase(io, async (pool) => {
+          const rows = await listConnections(pool, workspaceId, {}, undefined, 100);
+          print(io, values, rows.map(connectionJson), rows.map(line).join('\n') || '(no connections)');
+        });
+      },
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// What /health/ready says about publishing ("scheduled posts silently never published" is the top complaint
+// about every peer): the age of the freshest worker heartbeat, and how many targets are overdue — due longer
+// ago than HERALD_OVERDUE_AFTER_MS and not taken by a worker. Not ready when no worker is alive or any is overdue.
+import type { Pool } from '../../db/pool.ts';
+
+export interface PublishingHealth {
+  ready: boolean;
+  worker: { alive: boolean; processes: number; last_heartbeat_age_ms: number | null };
+  publishing: { overdue_targets: number; oldest_overdue_since: string | null };
+}
+
+export async function publishingHealth(pool: Pool, o: { workerDeadAfterMs: number; overdueAfterMs: number }): Promise<PublishingHealth> {
+  const { rows: beats } = await pool.query<{ processes: number; age_ms: number | null }>(
+    `SELECT count(*) FILTER (WHERE last_seen_at > now() - make_interval(secs => $1::double precision / 1000))::int AS processes,
+            (extract(epoch FROM now() - max(last_seen_at)) * 1000)::bigint AS age_ms
+       FROM worker_heartbeats`,
+    [o.workerDeadAfterMs],
+  );
+  const { rows: overdue } = await pool.query<{ n: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS n, min(due) AS oldest FROM (
+       SELECT CASE WHEN t.status = 'scheduled' THEN p.schedule_at ELSE t.next_attempt_at END AS due
+         FROM post_targets t JOIN posts p ON p.id = t.post_id
+        WHERE p.deleted_at IS NULL
+          AND ((t.status = 'scheduled' AND p.schedule_at IS NOT NULL) OR (t.status = 'publishing' AND t.claimed_by IS NULL))
+     ) d WHERE due < now() - make_interval(secs => $1::double precision / 1000)`,
+    [o.overdueAfterMs],
+  );
+  const processes = beats[0]?.processes ?? 0;
+  const n = overdue[0]?.n ?? 0;
+  return {
+    ready: processes > 0 && n === 0,
+    worker: { alive: processes > 0, processes, last_heartbeat_age_ms: beats[0]?.age_ms ?? null },
+    publishing: { overdue_targets: n, oldest_overdue_since: overdue[0]?.oldest?.toISOString() ?? null },
+  };
+}

@@ -1,0 +1,71 @@
+// Scheduled posts start on time. graphile-worker finds jobs that become due only when it polls (every
+// HERALD_WORKER_POLL_INTERVAL_MS), so a post scheduled for 09:00:00.000 could start up to a poll interval late.
+// The waker keeps a timer for the next publish job due and nudges the worker pool at that instant; it learns
+// of new jobs from a notification queuePublishJobs sends, and re-reads the queue on every poll as a backstop.
+import type { Pool, PoolClient } from '../db/pool.ts';
+import type { Logger } from '../lib/logger.ts';
+
+export const WAKE_CHANNEL = 'herald_publish_scheduled';
+
+export interface Waker {
+  stop(): Promise<void>;
+}
+
+export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => void; refreshMs: number }): Promise<Waker> {
+  let timer: NodeJS.Timeout | undefined;
+  let armedFor = Infinity;
+  let stopped = false;
+
+  const fire = () => {
+    timer = undefined;
+    armedFor = Infinity;
+    o.nudge();
+    // The database's clock may trail ours by a few milliseconds: nudge once more shortly after.
+    setTimeout(() => !stopped && o.nudge(), 50).unref();
+    void refresh();
+  };
+  const arm = (at: number) => {
+    if (stopped || at >= armedFor) return;
+    if (timer) clearTimeout(timer);
+    armedFor = at;
+    timer = setTimeout(fire, Math.max(0, at - Date.now()) + 2);
+  };
+  const refresh = async () => {
+    try {
+      const { rows } = await o.pool.query<{ at: Date | null }>(
+        `SELECT min(run_at) AS at FROM graphile_worker.jobs WHERE task_identifier = 'publish_target' AND locked_at IS NULL AND run_at > now()`,
+      );
+      if (rows[0]?.at) arm(rows[0].at.getTime());
+    } catch (error) {
+      o.logger.warn({ err: error }, 'waker could not read the queue');
+    }
+  };
+
+  let listener: PoolClient | undefined;
+  try {
+    listener = await o.pool.connect();
+    listener.on('notification', (message) => {
+      const at = Date.parse(message.payload ?? '');
+      if (!Number.isNaN(at)) arm(at);
+    });
+    await listener.query(`LISTEN ${WAKE_CHANNEL}`);
+  } catch (error) {
+    // Without LISTEN the periodic refresh still arms the timer, a little later.
+    listener?.release();
+    listener = undefined;
+    o.logger.warn({ err: error }, 'waker could not LISTEN; falling back to periodic reads');
+  }
+  const interval = setInterval(() => void refresh(), o.refreshMs);
+  await refresh();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(interval);
+      if (timer) clearTimeout(timer);
+      if (listener) {
+        await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => {});
+        listener.release();
+      }
+    },
+  };
+}
