@@ -59,6 +59,8 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
     const clientId = clientOf(request, fields);
     if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
     const fault = kit.faults.take('token');
+    // expired_token here: the refresh token is refused, as X does once it was revoked or already used.
+    if (fault?.fault === 'expired_token') return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
     if (fault) return reply.code(503).send(problem(503, 'Service Unavailable', `Injected ${fault.fault}`));
     let scope: string;
     let sub: string;

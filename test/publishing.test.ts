@@ -1,0 +1,194 @@
+// Publishing end to end through the public API, with a worker running and the simulators standing in for
+// the platforms: create → due → published with URLs on every target; threads; partial failure with the
+// precise error; retries after rate limits, 5xx and unknown outcomes without duplicates; token refresh;
+// POST /publish and /retry; events; health and metrics.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
+import { buildTestApp, sandboxSecret, type TestApp } from './helpers/app.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let sandbox: RunningSandbox;
+let t: TestApp;
+let key: string;
+
+before(async () => {
+  sandbox = await startSandbox({ secret: sandboxSecret() });
+  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500' } });
+  key = await t.key();
+});
+after(async () => {
+  await t.close();
+  await sandbox.close();
+});
+
+type Post = { id: string; status: string; published_at: string | null; targets: Array<{ id: string; platform: string; status: string; url: string | null; platform_post_id: string | null; attempts: Array<{ outcome: string | null; error_code: string | null }>; error: null | { code: string; category: string; retryable: boolean; platform_status: number | null; platform_response: string | null } }> };
+
+async function create(body: Record<string, unknown>): Promise<Post> {
+  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: body });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.post;
+}
+
+async function get(id: string): Promise<Post> {
+  return (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
+}
+
+const FINAL = ['published', 'partially_published', 'failed'];
+function settled(id: string, label: string, ceilingMs = 30_000): Promise<Post> {
+  return waitFor(label, async () => {
+    const post = await get(id);
+    return FINAL.includes(post.status) ? post : undefined;
+  }, ceilingMs);
+}
+
+const held = (platform: 'x' | 'bluesky' | 'mastodon', text: string) => sandbox.simulator(platform).posts().filter((p) => p.text === text && !p.deleted);
+
+describe('publishing through the public API', () => {
+  test('publish_now on X, Bluesky and Mastodon at once: published, with URL and platform id on every target', async () => {
+    const text = `Hello everywhere ${Date.now()}`;
+    const post = await create({ content: text, platforms: ['x', 'bluesky', 'mastodon'], publish_now: true });
+    assert.equal(post.status, 'publishing');
+    const done = await settled(post.id, 'publish_now on three platforms, request to published');
+    assert.equal(done.status, 'published');
+    assert.ok(done.published_at);
+    for (const target of done.targets) {
+      assert.equal(target.status, 'published', target.platform);
+      assert.match(target.url!, /^http/);
+      assert.deepEqual(target.attempts.map((a) => a.outcome), ['published']);
+      const copies = held(target.platform as 'x', text);
+      assert.equal(copies.length, 1, `${target.platform} holds the post once`);
+      assert.equal(copies[0]!.id, target.platform_post_id);
+    }
+    const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1 ORDER BY id`, [post.id]);
+    assert.deepEqual(rows.map((r) => r.type), ['post.created', 'post.publishing', 'post.published']);
+  });
+
+  test('a scheduled post starts at schedule_at and is published', async () => {
+    const text = `Scheduled ${Date.now()}`;
+    const at = new Date(Date.now() + 1500);
+    const post = await create({ content: text, platforms: ['mastodon'], schedule_at: at.toISOString() });
+    assert.equal(post.status, 'scheduled');
+    const done = await settled(post.id, 'scheduled post, creation to published');
+    assert.equal(done.status, 'published');
+    const { rows } = await t.container.pool.query('SELECT started_at FROM target_attempts WHERE target_id = $1', [done.targets[0]!.id]);
+    console.log(`# scheduled post started ${rows[0].started_at.getTime() - at.getTime()} ms after schedule_at`);
+    assert.ok(rows[0].started_at.getTime() >= at.getTime() - 5, 'never before its time');
+  });
+
+  test('threads are reply chains on every platform, each part once', async () => {
+    const text = `Thread ${Date.now()}`;
+    const thread = ['second part', 'third part'];
+    const post = await create({ content: text, platforms: ['x', 'bluesky', 'mastodon'], publish_now: true, platform_options: { x: { thread }, bluesky: { thread }, mastodon: { thread, visibility: 'unlisted' } } });
+    const done = await settled(post.id, 'three-part threads on three platforms');
+    assert.equal(done.status, 'published');
+    for (const target of done.targets) {
+      const sim = sandbox.simulator(target.platform as 'x');
+      const first = sim.posts().find((p) => p.id === target.platform_post_id)!;
+      assert.equal(first.text, text);
+      const second = sim.posts().filter((p) => p.replyTo === first.id);
+      assert.equal(second.length, 1, `${target.platform}: one reply to the first part`);
+      assert.equal(sim.posts().filter((p) => p.replyTo === second[0]!.id && p.text === 'third part').length, 1);
+    }
+  });
+
+  test('one target rejected: the post is partially_published and that target carries the precise error', async () => {
+    sandbox.simulator('x').faults.add({ fault: 'duplicate', operation: 'create_post' });
+    const text = `Partial ${Date.now()}`;
+    const done = await settled((await create({ content: text, platforms: ['x', 'mastodon'], publish_now: true })).id, 'partial failure settled');
+    assert.equal(done.status, 'partially_published');
+    const x = done.targets.find((target) => target.platform === 'x')!;
+    assert.equal(x.status, 'failed');
+    assert.equal(x.error!.code, 'PLATFORM_DUPLICATE');
+    assert.equal(x.error!.category, 'content');
+    assert.equal(x.error!.retryable, false);
+    assert.equal(x.error!.platform_status, 403);
+    assert.match(x.error!.platform_response!, /duplicate content/);
+    assert.deepEqual(x.attempts.map((a) => [a.outcome, a.error_code]), [['failed', 'PLATFORM_DUPLICATE']]);
+    assert.equal(done.targets.find((target) => target.platform === 'mastodon')!.status, 'published');
+
+    const retried = await t.inject({ method: 'POST', url: `/v1/posts/${done.id}/retry`, key });
+    assert.equal(retried.statusCode, 200, retried.body);
+    assert.equal(retried.json().data.status, 'publishing');
+    const again = await settled(done.id, 'retry of the failed target');
+    assert.equal(again.status, 'published');
+    assert.equal(held('x', text).length, 1);
+    assert.equal(held('mastodon', text).length, 1, 'the published target was not sent again');
+    assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${done.id}/retry`, key })).statusCode, 409);
+  });
+
+  test('a 429 holds the target until the reset, then it is published once', async () => {
+    sandbox.simulator('mastodon').faults.add({ fault: 'rate_limited', operation: 'create_post', retryAfterSeconds: 1 });
+    const text = `Limited ${Date.now()}`;
+    const done = await settled((await create({ content: text, platforms: ['mastodon'], publish_now: true })).id, 'rate-limited post published after the reset');
+    assert.equal(done.status, 'published');
+    assert.deepEqual(done.targets[0]!.attempts.map((a) => [a.outcome, a.error_code]), [['retry', 'PLATFORM_RATE_LIMITED'], ['published', null]]);
+    assert.equal(held('mastodon', text).length, 1);
+  });
+
+  test('a 5xx and a hang are retried; a lost response is reconciled to the post the platform holds — never a duplicate', async () => {
+    const text = `Faults ${Date.now()}`;
+    sandbox.simulator('x').faults.add({ fault: 'server_error', operation: 'create_post' });
+    sandbox.simulator('mastodon').faults.add({ fault: 'hang', operation: 'create_post' });
+    sandbox.simulator('bluesky').faults.add({ fault: 'lost_response', operation: 'create_post' });
+    const done = await settled((await create({ content: text, platforms: ['x', 'bluesky', 'mastodon'], publish_now: true })).id, 'faulty publish settled', 60_000);
+    assert.equal(done.status, 'published');
+    for (const target of done.targets) {
+      const copies = held(target.platform as 'x', text);
+      assert.equal(copies.length, 1, `${target.platform} holds exactly one copy`);
+      assert.equal(copies[0]!.id, target.platform_post_id, `${target.platform}: the target has the platform's id`);
+    }
+    const bluesky = done.targets.find((target) => target.platform === 'bluesky')!;
+    assert.deepEqual(bluesky.attempts.map((a) => a.outcome), ['published'], 'the lost response was reconciled within the attempt');
+  });
+
+  test('an expired token is refreshed once and the post goes out in the same attempt', async () => {
+    const before = (await t.container.pool.query('SELECT credentials FROM connections WHERE id = $1', [t.connections.x])).rows[0].credentials as Buffer;
+    sandbox.simulator('x').faults.add({ fault: 'expired_token', operation: 'create_post' });
+    const done = await settled((await create({ content: `Refreshed ${Date.now()}`, platforms: ['x'], publish_now: true })).id, 'publish after a token refresh');
+    assert.equal(done.status, 'published');
+    assert.deepEqual(done.targets[0]!.attempts.map((a) => a.outcome), ['published']);
+    const after = (await t.container.pool.query('SELECT credentials FROM connections WHERE id = $1', [t.connections.x])).rows[0].credentials as Buffer;
+    assert.ok(!after.equals(before), 'the new tokens were stored');
+  });
+
+  test('POST /publish sends a draft now; other states are a 409', async () => {
+    const draft = await create({ content: `Draft now ${Date.now()}`, platforms: ['bluesky'] });
+    assert.equal(draft.status, 'draft');
+    const res = await t.inject({ method: 'POST', url: `/v1/posts/${draft.id}/publish`, key });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.status, 'publishing');
+    assert.equal((await settled(draft.id, 'draft published on request')).status, 'published');
+    assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${draft.id}/publish`, key })).statusCode, 409);
+  });
+
+  test('a platform without a connection is a 422 naming platform and rule when the post would publish', async () => {
+    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'needs an account', platforms: ['linkedin'], publish_now: true } });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json().error.details.map((d: { platform: string; rule: string }) => [d.platform, d.rule]), [['linkedin', 'platform_unavailable']]);
+  });
+
+  test('/health/ready reports the live worker and no overdue post; /metrics counts publish outcomes', async () => {
+    const ready = await t.inject({ url: '/health/ready' });
+    assert.equal(ready.statusCode, 200, ready.body);
+    assert.equal(ready.json().checks.worker.alive, true);
+    assert.equal(ready.json().checks.publishing.overdue_targets, 0);
+    const metrics = (await t.inject({ url: '/metrics' })).body;
+    assert.match(metrics, /herald_publish_attempts_total\{platform="x",outcome="published"\} \d+/);
+    assert.match(metrics, /herald_publish_lateness_seconds_bucket/);
+  });
+
+  test('a refresh the platform refuses fails the target with PLATFORM_RECONNECT_REQUIRED and expires the connection', async () => {
+    sandbox.simulator('x').faults.add({ fault: 'expired_token', operation: 'create_post' });
+    sandbox.simulator('x').faults.add({ fault: 'expired_token', operation: 'token' });
+    const done = await settled((await create({ content: `Logged out ${Date.now()}`, platforms: ['x'], publish_now: true })).id, 'refused refresh settled');
+    assert.equal(done.status, 'failed');
+    assert.equal(done.targets[0]!.error!.code, 'PLATFORM_RECONNECT_REQUIRED');
+    assert.equal(done.targets[0]!.error!.category, 'auth');
+    const connection = (await t.inject({ url: `/v1/connections/${t.connections.x}`, key })).json().data;
+    assert.equal(connection.status, 'expired');
+    const next = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'again', platforms: ['x'], publish_now: true } });
+    assert.equal(next.statusCode, 422);
+    assert.equal(next.json().error.details[0].rule, 'connection_expired');
+  });
+});
