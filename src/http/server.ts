@@ -76,7 +76,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
     registerConnectionsRoutes(v1, { pool: container.pool });
     registerWorkspacesRoutes(v1, { pool: container.pool });
-    registerPlatformsRoutes(v1);
+    registerPlatformsRoutes(v1, container.platforms);
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
     v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
     v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));

@@ -49,6 +49,8 @@ export async function startWorker(container: Container): Promise<WorkerHandle> {
   const events = new EventEmitter() as WorkerEvents;
   events.on('pool:create', ({ workerPool }) => {
     pool = workerPool;
+    // graphile-worker 0.18 locks jobs in the pool's name (jobs.locked_by = the pool id), not a worker's.
+    jobWorkerIds.add(workerPool.id);
   });
   events.on('worker:create', ({ worker }) => {
     jobWorkerIds.add(worker.workerId);

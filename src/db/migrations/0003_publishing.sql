@@ -62,7 +62,7 @@ CREATE TABLE worker_heartbeats (
   id           text PRIMARY KEY,
   hostname     text NOT NULL,
   pid          integer NOT NULL,
-  job_worker_ids text[] NOT NULL DEFAULT '{}', -- graphile-worker's ids of this process's workers (jobs.locked_by)
+  job_worker_ids text[] NOT NULL DEFAULT '{}', -- graphile-worker's pool and worker ids of this process (jobs.locked_by)
   started_at   timestamptz NOT NULL DEFAULT now(),
   last_seen_at timestamptz NOT NULL DEFAULT now()
 );
