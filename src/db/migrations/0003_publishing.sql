@@ -18,7 +18,9 @@ CREATE TABLE connections (
   settings         jsonb NOT NULL DEFAULT '{}', -- facts learned from the platform (a Mastodon instance's limits)
   throttled_until  timestamptz,                 -- the platform said "not before": publishing waits until then
   last_error       jsonb,
-  created_at       timestamptz NOT NULL DEFAULT now(),
+  -- Milliseconds, like the cursor that carries it through JavaScript: a microsecond part would make a
+  -- keyset page skip rows created in the same millisecond.
+  created_at       timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
   updated_at       timestamptz NOT NULL DEFAULT now()
 );
 -- One default connection per brand × platform (API.md "Posts").
