@@ -41,7 +41,8 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-export async function startWorker(container: Container): Promise<WorkerHandle> {
+/** `waker: false` leaves graphile-worker's polling alone (the benchmark's baseline). */
+export async function startWorker(container: Container, options: { waker?: boolean } = {}): Promise<WorkerHandle> {
   const { config } = container;
   const processId = newId('wrk');
   const jobWorkerIds = new Set<string>();
@@ -69,7 +70,7 @@ export async function startWorker(container: Container): Promise<WorkerHandle> {
     pool: container.pool, logger: container.logger, processId, jobWorkerIds: () => [...jobWorkerIds],
     heartbeatIntervalMs: config.publishing.heartbeatIntervalMs, deadAfterMs: config.publishing.workerDeadAfterMs, overdueAfterMs: config.publishing.overdueAfterMs,
   });
-  const waker = await startWaker({ pool: container.pool, logger: container.logger, nudge: () => pool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
+  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool: container.pool, logger: container.logger, nudge: () => pool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
   return {
     runner,
     processId,
