@@ -8,7 +8,7 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../lib/errors.ts';
 
 export interface RouteAccess {
-  /** The scopes that grant access (any one suffices), or 'public' for routes that need no key. */
+  /** The scopes that grant access (any one suffices; empty: any valid key), or 'public' for routes that need no key. */
   scopes: readonly Scope[] | 'public';
   /** The route reads or writes one workspace's data: the workspace header (or a single-workspace key) applies. */
   workspace: boolean;
