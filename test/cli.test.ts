@@ -2,7 +2,7 @@
 // usage hint, non-zero exit), and the embedded database attached to or started for the duration of a command.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { main } from '../src/cli.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
@@ -134,30 +134,35 @@ describe('bad arguments', () => {
 });
 
 describe('the embedded database', () => {
-  test('admin commands start the cluster for their duration, or attach to the one a running server owns', async () => {
+  test('first start prints a key once; admin commands attach to a running server\'s cluster or start their own', async () => {
+    await mkdir(path.join(import.meta.dirname, '.tmp'), { recursive: true });
     const dataDir = await mkdtemp(path.join(import.meta.dirname, '.tmp', 'cli-embedded-'));
     const embeddedEnv = { HERALD_DATA_DIR: dataDir, DATABASE_URL: '', HERALD_SECRET_KEY: '', PORT: '0' };
     try {
       const started = performance.now();
-      const init = await runHerald(['init', '--json'], embeddedEnv);
-      assert.equal(init.code, 0, init.stderr);
-      const ids = JSON.parse(init.stdout);
-      console.log(`# herald init on a fresh data dir (initdb + migrate) took ${Math.round(performance.now() - started)} ms`);
+      const first = spawnHerald(['serve'], embeddedEnv);
+      let url = await first.url;
+      console.log(`# first start on a fresh data dir (initdb, migrate, bootstrap, listen) took ${Math.round(performance.now() - started)} ms`);
+      const printed = /Workspace\s+([0-9a-f-]{36}).*API key\s+(hk_test_\w+)/s.exec(first.output());
+      assert.ok(printed, `the first start prints the workspace and a key:\n${first.output()}`);
+      const [, workspaceId, firstKey] = printed;
+      assert.equal((await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status, 200);
 
-      const server = spawnHerald(['serve'], embeddedEnv);
-      try {
-        const url = await server.url;
-        const created = await runHerald(['keys', 'create', '--workspace', ids.workspace_id, '--name', 'attached', '--scopes', 'posts:read', '--json'], embeddedEnv);
-        assert.equal(created.code, 0, created.stderr);
-        const res = await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${JSON.parse(created.stdout).key}` } });
-        assert.equal(res.status, 200, 'the key made by the attached CLI works on the running server');
-        assert.doesNotMatch(server.output(), /API key {7}hk_/, 'a second start prints no key: init had set everything up');
-      } finally {
-        assert.equal(await server.stop('SIGINT'), 0, 'clean shutdown on SIGINT');
-      }
+      const created = await runHerald(['keys', 'create', '--workspace', workspaceId!, '--name', 'attached', '--scopes', 'posts:read', '--json'], embeddedEnv);
+      assert.equal(created.code, 0, created.stderr);
+      const res = await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${JSON.parse(created.stdout).key}` } });
+      assert.equal(res.status, 200, 'the key made by the attached CLI works on the running server');
+      assert.equal(await first.stop('SIGINT'), 0, 'clean shutdown on SIGINT');
+
+      const second = spawnHerald(['serve'], embeddedEnv);
+      url = await second.url;
+      assert.doesNotMatch(second.output(), /API key\s+hk_/, 'a second start prints no key');
+      assert.equal((await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status, 200, 'and reuses everything');
+      assert.equal(await second.stop('SIGTERM'), 0, 'clean shutdown on SIGTERM');
+
       const after = await runHerald(['keys', 'list', '--json'], embeddedEnv);
       assert.equal(after.code, 0, after.stderr);
-      assert.equal(JSON.parse(after.stdout).length, 1);
+      assert.equal(JSON.parse(after.stdout).length, 2, 'with no server running, the command started the cluster itself');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
