@@ -1,3 +1,4 @@
+-- Timestamps are timestamptz(3), as in 0001 (what JavaScript Dates and the API carry).
 -- Publishing: connected platform accounts, the engine's bookkeeping on targets (who holds a target, the
 -- progress of each part of it on the platform), attempt durations, and worker heartbeats for the sweeper.
 
@@ -14,14 +15,12 @@ CREATE TABLE connections (
   is_default       boolean NOT NULL DEFAULT false,
   status           text NOT NULL CHECK (status IN ('active', 'expired', 'disconnected')),
   credentials      bytea NOT NULL,              -- AES-256-GCM sealed JSON (purpose "connection-credentials")
-  token_expires_at timestamptz,
+  token_expires_at timestamptz(3),
   settings         jsonb NOT NULL DEFAULT '{}', -- facts learned from the platform (a Mastodon instance's limits)
-  throttled_until  timestamptz,                 -- the platform said "not before": publishing waits until then
+  throttled_until  timestamptz(3),                 -- the platform said "not before": publishing waits until then
   last_error       jsonb,
-  -- Milliseconds, like the cursor that carries it through JavaScript: a microsecond part would make a
-  -- keyset page skip rows created in the same millisecond.
-  created_at       timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
-  updated_at       timestamptz NOT NULL DEFAULT now()
+  created_at       timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at       timestamptz(3) NOT NULL DEFAULT now()
 );
 -- One default connection per brand × platform (API.md "Posts").
 CREATE UNIQUE INDEX connections_one_default_idx ON connections (brand_id, platform) WHERE is_default AND status <> 'disconnected';
@@ -32,8 +31,8 @@ CREATE INDEX connections_list_idx ON connections (workspace_id, created_at DESC,
 ALTER TABLE post_targets
   ADD COLUMN claimed_by      text,              -- the worker process publishing it now (NULL: nobody holds it)
   ADD COLUMN claim_token     integer NOT NULL DEFAULT 0, -- fencing: bumped at every claim, checked on every write
-  ADD COLUMN next_attempt_at timestamptz,       -- a publishing target waiting for its next attempt is due then
-  ADD COLUMN first_claimed_at timestamptz;      -- when the engine first took it (lateness)
+  ADD COLUMN next_attempt_at timestamptz(3),       -- a publishing target waiting for its next attempt is due then
+  ADD COLUMN first_claimed_at timestamptz(3);      -- when the engine first took it (lateness)
 CREATE INDEX post_targets_in_flight_idx ON post_targets (status, next_attempt_at) WHERE status IN ('scheduled', 'publishing');
 
 -- Each part of a target (the post, then each thread reply) is marked `sending` with its idempotency key
@@ -45,11 +44,11 @@ CREATE TABLE target_parts (
   position         integer NOT NULL,
   state            text NOT NULL CHECK (state IN ('sending', 'published')),
   idempotency_key  text NOT NULL,               -- Mastodon Idempotency-Key, Bluesky record key, X lookup marker
-  first_sent_at    timestamptz NOT NULL DEFAULT now(),
+  first_sent_at    timestamptz(3) NOT NULL DEFAULT now(),
   platform_post_id text,
   url              text,
   ref              jsonb,                       -- what the adapter needs to reply to it (Bluesky uri + cid)
-  published_at     timestamptz,
+  published_at     timestamptz(3),
   PRIMARY KEY (target_id, position)
 );
 
@@ -65,6 +64,6 @@ CREATE TABLE worker_heartbeats (
   hostname     text NOT NULL,
   pid          integer NOT NULL,
   job_worker_ids text[] NOT NULL DEFAULT '{}', -- graphile-worker's pool and worker ids of this process (jobs.locked_by)
-  started_at   timestamptz NOT NULL DEFAULT now(),
-  last_seen_at timestamptz NOT NULL DEFAULT now()
+  started_at   timestamptz(3) NOT NULL DEFAULT now(),
+  last_seen_at timestamptz(3) NOT NULL DEFAULT now()
 );

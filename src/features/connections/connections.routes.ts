@@ -54,7 +54,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: { pool: Po
     if (ctx.brandFromHeader && q.brand_id !== undefined && q.brand_id !== ctx.brandId) {
       throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
     }
-    const brand = q.brand_id ?? (ctx.brandFromHeader ? ctx.brandId : undefined);
+    const brand = q.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
     if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand)) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
     const filters = { platform: q.platform, brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined), status: q.status };
     const limit = q.limit ?? 20;
