@@ -95,22 +95,25 @@ export async function startHerald(config: Config, role: Role, options: { logger?
 /** Starts Herald and keeps it running until SIGINT/SIGTERM; a second signal exits at once. */
 export async function serveUntilSignalled(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const running = await startHerald(config, role, { logger });
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        process.exit(130);
-      }
-      stopping = true;
-      logger.info({ signal }, 'shutting down');
-      running.stop().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        resolve();
-      });
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+  // Handlers go in before starting: a signal that arrives while the worker is still starting (after the HTTP
+  // server already listens) must stop Herald cleanly, not kill it.
+  let stopping = false;
+  let signalled: () => void = () => {};
+  const stopRequested = new Promise<void>((resolve) => {
+    signalled = resolve;
   });
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    signalled();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const running = await startHerald(config, role, { logger });
+  await stopRequested;
+  await running.stop().catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
 }

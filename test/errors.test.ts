@@ -224,10 +224,12 @@ describe('outside /v1', () => {
   test('health, metrics and docs answer in their own formats', async () => {
     assert.deepEqual((await t.inject({ url: '/health/live' })).json(), { status: 'ok' });
     const ready = await t.inject({ url: '/health/ready' });
-    assert.equal(ready.statusCode, 200);
+    // This app runs no worker: ready says so (503) while the database and migrations are fine.
+    assert.equal(ready.statusCode, 503);
     assert.equal(ready.json().checks.migrations, 'current');
+    assert.equal(ready.json().checks.worker.alive, false);
     const metrics = await t.inject({ url: '/metrics' });
-    assert.match(metrics.body, /herald_http_requests_total\{method="GET",route="\/health\/ready",status="200"\} 1/);
+    assert.match(metrics.body, /herald_http_requests_total\{method="GET",route="\/health\/ready",status="503"\} 1/);
     assert.match((await t.inject({ url: '/docs/errors' })).body, /PUBLIC_API_IDEMPOTENCY_CONFLICT/);
     assert.match(String((await t.inject({ url: '/docs/' })).headers['content-type']), /text\/html/);
   });

@@ -38,6 +38,11 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.post_id;
   },
+  '/connections/{id}': async (key, workspaceId) => {
+    const res = await t.inject({ url: '/v1/connections', key, headers: { 'x-herald-workspace-id': workspaceId } });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().data.items[0].id;
+  },
 };
 
 function resourcePrefix(path: string): string | undefined {

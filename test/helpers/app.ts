@@ -8,8 +8,11 @@ import { createKey } from '../../src/features/keys/keys.service.ts';
 import { SCOPES, type Scope } from '../../src/features/keys/scopes.ts';
 import { createWorkspace, ensureOwnerAndSandbox } from '../../src/features/workspaces/workspaces.service.ts';
 import { seedSandboxConnections } from '../../src/features/connections/sandbox-seed.ts';
+import { addSandboxConnections } from '../../src/features/connections/connections.service.ts';
+import { inProcessTransport } from '../../src/sandbox/inprocess.ts';
 import { startWorker, type WorkerHandle } from '../../src/jobs/worker.ts';
 import { hmac } from '../../src/lib/crypto.ts';
+import type { MediaLibrary } from '../../src/features/publishing/media-library.ts';
 import { buildServer } from '../../src/http/server.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -50,7 +53,7 @@ let counter = 0;
  * `sandboxUrl`: where workers reach the simulators (a standalone sandbox started with `sandboxSecret()`).
  * `worker`: also run the worker (publish task, heartbeats, sweeper, waker) in this process.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; sandboxUrl?: string; worker?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; sandboxUrl?: string; worker?: boolean; media?: MediaLibrary } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_HEARTBEAT_INTERVAL_MS: '500', ...(options.sandboxUrl ? { HERALD_SANDBOX_URL: options.sandboxUrl } : {}), ...options.env });
   const logs: LogLine[] = [];
@@ -61,7 +64,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock });
+  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock, media: options.media });
   const app = await buildServer(container);
   await app.ready();
   const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');
@@ -84,9 +87,13 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     },
     async workspace(mode = 'test', userId = owner.userId) {
       const made = await createWorkspace(container.pool, { name: `ws ${++counter}`, mode, ownerUserId: userId });
+      // A test workspace gets a sandbox connection per platform, as the first-start Sandbox does.
+      if (mode === 'test' && container.simulators.size > 0) {
+        const { transport, close } = await inProcessTransport(container.simulators, container.platformAccess.sandboxUrl);
+        await addSandboxConnections({ db: container.pool, access: container.platformAccess, sandboxTransport: transport }, { workspaceId: made.workspace.id, platforms: container.platforms.available() }).finally(close);
+      }
       return { workspaceId: made.workspace.id, brandId: made.brand.id };
-    },
-    inject(o) {
+    },    inject(o) {
       const { key, idem, ...rest } = o;
       const headers: Record<string, string> = { ...(rest.headers as Record<string, string> | undefined) };
       if (key) headers.authorization ??= `Bearer ${key}`;
