@@ -78,8 +78,8 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     const bytes = Buffer.from(text);
     assert.equal(bytes.subarray(link.index.byteStart, link.index.byteEnd).toString(), 'https://example.com/herald?x=1');
     assert.equal(first.value.embed.$type, 'app.bsky.embed.images');
-    assert.equal(first.value.embed.images[0].alt, 'a small test image');
-    assert.deepEqual(first.value.embed.images[0].aspectRatio, { width: 64, height: 48 });
+    assert.equal(first.value.embed.images[0]!.alt, 'a small test image');
+    assert.deepEqual(first.value.embed.images[0]!.aspectRatio, { width: 64, height: 48 });
     assert.equal(second.value.text, 'and the second part');
     assert.deepEqual(second.value.reply, { root: { uri: first.uri, cid: first.cid }, parent: { uri: first.uri, cid: first.cid } });
   } finally {
