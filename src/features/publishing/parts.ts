@@ -35,7 +35,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
   let media: PreparedMedia[] | undefined;
   const done: PublishedPart[] = [];
 
-  const send = async (part: OutgoingPart): Promise<PublishedPart> => {
+  const send = async (part: OutgoingPart, resend: boolean): Promise<PublishedPart> => {
     try {
       return await ctx.adapter.publish(ctx.session, part);
     } catch (error) {
@@ -43,9 +43,11 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       if (error.kind === 'auth_expired' && !refreshed) {
         refreshed = true;
         ctx.session = await ctx.refresh();
-        return send(part);
+        return send(part, resend);
       }
-      if (error.kind === 'unknown_outcome') {
+      // A re-send refused as a duplicate means the first send landed after all (a look-up that missed it):
+      // look once more rather than fail a post that is out.
+      if (error.kind === 'unknown_outcome' || (resend && error.code === 'PLATFORM_DUPLICATE')) {
         const found = await ctx.adapter.findPublished(ctx.session, part).catch(() => null);
         if (found) return found;
       }
@@ -74,7 +76,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
     }
     const marked = row ?? (await markSending(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, ctx.adapter.newPartKey(ctx.now())));
     if (!marked) throw new LostClaim();
-    const result = await send({ ...base, key: marked.idempotency_key, firstSentAt: marked.first_sent_at, media: index === 0 ? (media ?? []) : [] });
+    const result = await send({ ...base, key: marked.idempotency_key, firstSentAt: marked.first_sent_at, media: index === 0 ? (media ?? []) : [] }, row !== undefined);
     if (!(await markPartPublished(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, result))) throw new LostClaim();
     done.push(result);
   }

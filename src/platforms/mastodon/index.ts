@@ -72,6 +72,7 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
           if (Date.parse(s.created_at) < since) return found ? { id: found.id, url: found.url ?? found.uri } : null;
           if (s.in_reply_to_id !== (part.parent?.id ?? null)) continue;
           // The rendered HTML differs from what was sent; the source endpoint gives the text back verbatim.
+          // ⚠ unverified: that /source returns the text exactly as sent (whitespace, Unicode form) on every server.
           if ((await client.statusSource(session.http, token, s.id)).text === part.text) found = s;
         }
         if (statuses.length === 0) break;

@@ -37,6 +37,8 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       return { id: data.id, url: postUrl(webBase(session), session.connection.handle, data.id) };
     },
 
+    // ⚠ unverified: that a new post shows in GET /2/users/:id/tweets within seconds. If the index lags, a re-send
+    // meets X's duplicate check (403) and the target fails PLATFORM_DUPLICATE instead of posting twice.
     async findPublished(session, part) {
       const wanted = comparable(part.text);
       const start = new Date(part.firstSentAt.getTime() - LOOKUP_SLACK_MS).toISOString();

@@ -45,6 +45,7 @@ export function bearer(kit: SimulatorKit, state: BskyState, request: FastifyRequ
     reply.code(400).send(check.reason === 'expired' ? xrpcError('ExpiredToken', 'Token has expired') : xrpcError('InvalidToken', 'Token could not be verified'));
     return undefined;
   }
+  // ⚠ unverified: a real PDS lets a refresh token be reused within a grace period; here it works once.
   if (typ === 'bsky_refresh' && state.spentRefresh.has(check.claims.jti)) {
     reply.code(400).send(xrpcError('ExpiredToken', 'Token has been revoked'));
     return undefined;

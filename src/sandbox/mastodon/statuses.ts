@@ -51,6 +51,7 @@ export function registerMastoStatuses(app: FastifyInstance, kit: SimulatorKit, s
   app.post('/api/v2/media', async (request, reply) => {
     const g = gate(request, reply, 'upload_media');
     if (!g) return reply;
+    // ⚠ unverified: platforms.md gives 30 / 30 min for media uploads without saying whether v2 shares v1's limit.
     const window = kit.windows.hit(`media:${g.account.id}`, kit.limit(30), 30 * 60_000);
     if (!window.allowed) return reply.headers(windowHeaders(window, 'mastodon')).code(429).send({ error: 'Too many requests' });
     const body = parseBody(request.headers['content-type'], request.body);

@@ -66,6 +66,7 @@ export function registerXTweets(app: FastifyInstance, kit: SimulatorKit, state: 
     }
     const mediaIds = (media as string[] | undefined) ?? [];
     if (text.trim() === '' && mediaIds.length === 0) return invalid(reply, 'Post text or media is required.');
+    // ⚠ unverified: the status and body X gives an over-long text (Herald refuses it before sending anyway).
     if (text !== '' && !twitterText.parseTweet(text, twitterText.configs.version3).valid) {
       return reply.code(403).send(problem(403, 'Forbidden', 'Your post text is too long or contains invalid characters.'));
     }
