@@ -47,6 +47,7 @@ export interface AttemptRow {
   finished_at: Date | null;
   outcome: string | null;
   error_code: string | null;
+  duration_ms: number | null;
 }
 
 const POST_COLUMNS = `id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now,
@@ -117,7 +118,7 @@ export async function findTargets(db: Queryable, workspaceId: string, postIds: s
 export async function findAttempts(db: Queryable, workspaceId: string, targetIds: string[]): Promise<AttemptRow[]> {
   if (targetIds.length === 0) return [];
   const { rows } = await db.query<AttemptRow>(
-    `SELECT target_id, started_at, finished_at, outcome, error_code FROM target_attempts
+    `SELECT target_id, started_at, finished_at, outcome, error_code, duration_ms FROM target_attempts
       WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, started_at, id`,
     [workspaceId, targetIds],
   );

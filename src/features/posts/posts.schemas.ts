@@ -100,7 +100,8 @@ export const TargetError = Type.Object({
 export const Attempt = Type.Object({
   started_at: Timestamp,
   finished_at: NullableTimestamp,
-  outcome: Type.Union([Type.String(), Type.Null()], { description: '`published`, `failed`, `retry` or `unknown`; null while running.' }),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'How long the attempt took; null while running.' }),
+  outcome: Type.Union([Type.String(), Type.Null()], { description: '`published`, `failed`, `retry` (another attempt is scheduled) or `interrupted` (the worker stopped mid-attempt; the next attempt looked the post up before sending anything); null while running.' }),
   error_code: Type.Union([Type.String(), Type.Null()]),
 });
 

@@ -15,7 +15,7 @@ function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknow
     url: t.url,
     published_at: iso(t.published_at),
     attempt_count: t.attempt_count,
-    attempts: attempts.map((a) => ({ started_at: a.started_at.toISOString(), finished_at: iso(a.finished_at), outcome: a.outcome, error_code: a.error_code })),
+    attempts: attempts.map((a) => ({ started_at: a.started_at.toISOString(), finished_at: iso(a.finished_at), duration_ms: a.duration_ms, outcome: a.outcome, error_code: a.error_code })),
     error: t.error,
   };
 }
