@@ -58,7 +58,7 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     const draft = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['bluesky'], platform_options: { bluesky: { thread: ['and the second part'], languages: ['en'] } } } });
     assert.equal(draft.statusCode, 201, draft.body);
     const id = draft.json().data.post.id;
-    await t.container.pool.query(`UPDATE posts SET media_ids = '{med_e2e}' WHERE id = $1`, [id]);
+    await t.container.pool.query(`UPDATE posts SET media_ids = '{med_e2e}', platform_options = jsonb_set(platform_options, '{bluesky,alt_texts}', '["alt text from the post"]') WHERE id = $1`, [id]);
     assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${id}/publish`, key })).statusCode, 200);
     const post = await waitFor('published on the real PDS', async () => {
       const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
@@ -78,7 +78,7 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     const bytes = Buffer.from(text);
     assert.equal(bytes.subarray(link.index.byteStart, link.index.byteEnd).toString(), 'https://example.com/herald?x=1');
     assert.equal(first.value.embed.$type, 'app.bsky.embed.images');
-    assert.equal(first.value.embed.images[0]!.alt, 'a small test image');
+    assert.equal(first.value.embed.images[0]!.alt, 'alt text from the post', 'the post\'s alt text replaces the media item\'s own');
     assert.deepEqual(first.value.embed.images[0]!.aspectRatio, { width: 64, height: 48 });
     assert.equal(second.value.text, 'and the second part');
     assert.deepEqual(second.value.reply, { root: { uri: first.uri, cid: first.cid }, parent: { uri: first.uri, cid: first.cid } });

@@ -25,6 +25,7 @@ export const SCHEDULE_GRACE_MS = 60_000;
 interface PlatformSpecific {
   content?: string;
   thread?: string[];
+  alt_texts?: string[];
 }
 
 /** `limitsOf` gives the limits to apply per platform: the stock ones, or a connection's own (a Mastodon instance). */
@@ -49,6 +50,9 @@ export function checkPlatformRules(post: PostDraft, limitsOf: (platform: Platfor
       issues.push({ platform, rule: 'media_required', message: `${limits.displayName} posts need at least one image or video.`, path: '/media_ids' });
     }
     for (const issue of limits.text.check(text)) issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
+    if ((options.alt_texts?.length ?? 0) > post.mediaCount) {
+      issues.push({ platform, rule: 'alt_text_without_media', message: `${options.alt_texts!.length} alt texts for ${post.mediaCount} media items.`, path: `/platform_options/${platform}/alt_texts` });
+    }
 
     if (extraParts.length > 0) {
       if (limits.maxThreadParts === 0) {

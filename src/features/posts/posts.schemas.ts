@@ -10,6 +10,10 @@ const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
   maxItems: 50,
   description: 'Further parts of a thread, published as replies after the first post (whose text is `content`).',
 });
+const AltTexts = (max: number) => Type.Array(Type.String({ maxLength: max }), {
+  maxItems: 4,
+  description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
+});
 const Language = Type.String({ pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.' });
 
 const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
@@ -17,15 +21,16 @@ const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fie
 
 export const PlatformOptions = Type.Object(
   {
-    x: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts) }, 'Options for X.'),
+    x: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), alt_texts: Type.Optional(AltTexts(1000)) }, 'Options for X.'),
     bluesky: options(
-      { content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), languages: Type.Optional(Type.Array(Language, { maxItems: 3 })) },
+      { content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), languages: Type.Optional(Type.Array(Language, { maxItems: 3 })), alt_texts: Type.Optional(AltTexts(2000)) },
       'Options for Bluesky.',
     ),
     mastodon: options(
       {
         content: Type.Optional(ContentOverride),
         thread: Type.Optional(ThreadParts),
+        alt_texts: Type.Optional(AltTexts(1500)),
         visibility: Type.Optional(StringEnum(['public', 'unlisted', 'private', 'direct'])),
         spoiler_text: Type.Optional(Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' })),
         sensitive: Type.Optional(Type.Boolean({ description: 'Marks the media as sensitive.' })),

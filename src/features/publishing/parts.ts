@@ -21,6 +21,8 @@ export interface PartsContext {
   refresh(): Promise<PlatformSession>;
   media: MediaLibrary;
   mediaIds: string[];
+  /** Per-platform alt texts (`platform_options.<p>.alt_texts`), by media position; they replace the items' own. */
+  altTexts: string[];
   texts: string[];
   options: Record<string, unknown>;
   now(): Date;
@@ -72,7 +74,8 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       }
     }
     if (index === 0 && ctx.mediaIds.length > 0) {
-      media ??= await ctx.adapter.prepareMedia(ctx.session, await ctx.media.sources(ctx.workspaceId, ctx.mediaIds), ctx.options);
+      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds)).map((source, i) => (ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source));
+      media ??= await ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);
     }
     const marked = row ?? (await markSending(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, ctx.adapter.newPartKey(ctx.now())));
     if (!marked) throw new LostClaim();

@@ -81,10 +81,10 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
     const expiresAt = session.credentials.expiresAt ? Date.parse(session.credentials.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt - REFRESH_AHEAD_MS < deps.clock.now().getTime()) session = await refresh();
     const options = post.platform_options[claim.platform] ?? {};
-    const { content, thread, ...rest } = options as { content?: string; thread?: string[] };
+    const { content, thread, alt_texts: altTexts, ...rest } = options as { content?: string; thread?: string[]; alt_texts?: string[] };
     const first = await publishParts({
       pool: deps.pool, workspaceId: claim.workspace_id, targetId: claim.id, claimToken: claim.claim_token, adapter, session, refresh,
-      media: deps.media, mediaIds: post.media_ids, texts: [content ?? post.content, ...(thread ?? [])], options: rest, now: () => deps.clock.now(),
+      media: deps.media, mediaIds: post.media_ids, altTexts: altTexts ?? [], texts: [content ?? post.content, ...(thread ?? [])], options: rest, now: () => deps.clock.now(),
     });
     const settled = await withTransaction(deps.pool, async (tx) => {
       if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'published', platformPostId: first.id, url: first.url, error: null }))) return false;
