@@ -17,7 +17,7 @@ before(async () => {
   sandbox = await startSandbox({ secret: sandboxSecret() });
   // Media come through the MediaLibrary seam; the media feature provides the real one.
   const media = { sources: async (_workspace: string, ids: string[]) => ids.map(() => mediaSource(png(20, 10), 'image/png', { altText: 'own alt text' })) };
-  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, media, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500' } });
+  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, media, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500', HERALD_OVERDUE_AFTER_MS: '1500' } });
   key = await t.key();
 });
 after(async () => {
@@ -183,6 +183,15 @@ describe('publishing through the public API', () => {
     const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'needs an account', platforms: ['linkedin'], publish_now: true } });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json().error.details.map((d: { platform: string; rule: string }) => [d.platform, d.rule]), [['linkedin', 'platform_unavailable']]);
+  });
+
+  test('a scheduled post whose job was lost is found overdue by the sweeper and published', async () => {
+    const text = `Lost job ${Date.now()}`;
+    const post = await create({ content: text, platforms: ['bluesky'], schedule_at: new Date(Date.now() + 500).toISOString() });
+    await t.container.pool.query(`SELECT graphile_worker.remove_job('publish:' || $1)`, [post.targets[0]!.id]);
+    const done = await settled(post.id, 'lost job recovered by the sweeper (overdue threshold 1.5 s)');
+    assert.equal(done.status, 'published');
+    assert.equal(held('bluesky', text).length, 1);
   });
 
   test('/health/ready reports the live worker and no overdue post; /metrics counts publish outcomes', async () => {

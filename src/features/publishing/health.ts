@@ -1,6 +1,6 @@
 // What /health/ready says about publishing ("scheduled posts silently never published" is the top complaint
 // about every peer): the age of the freshest worker heartbeat, and how many targets are overdue — due longer
-// ago than HERALD_OVERDUE_AFTER_MS and not taken by a worker. Not ready when no worker is alive or any is overdue.
+// ago than HERALD_OVERDUE_AFTER_MS and not taken by a worker (unless the platform asked us to wait). Not ready when no worker is alive or any is overdue.
 import type { Pool } from '../../db/pool.ts';
 
 export interface PublishingHealth {
@@ -19,9 +19,11 @@ export async function publishingHealth(pool: Pool, o: { workerDeadAfterMs: numbe
   const { rows: overdue } = await pool.query<{ n: number; oldest: Date | null }>(
     `SELECT count(*)::int AS n, min(due) AS oldest FROM (
        SELECT CASE WHEN t.status = 'scheduled' THEN p.schedule_at ELSE t.next_attempt_at END AS due
-         FROM post_targets t JOIN posts p ON p.id = t.post_id
+         FROM post_targets t JOIN posts p ON p.id = t.post_id LEFT JOIN connections c ON c.id = t.connection_id
         WHERE p.deleted_at IS NULL
           AND ((t.status = 'scheduled' AND p.schedule_at IS NOT NULL) OR (t.status = 'publishing' AND t.claimed_by IS NULL))
+          -- Waiting for a platform's rate-limit reset is not being late.
+          AND (c.throttled_until IS NULL OR c.throttled_until <= now())
      ) d WHERE due < now() - make_interval(secs => $1::double precision / 1000)`,
     [o.overdueAfterMs],
   );
