@@ -120,6 +120,22 @@ describe('publishing through the public API', () => {
     assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${done.id}/retry`, key })).statusCode, 409);
   });
 
+  test('a thread whose second part is refused fails with the first part\'s URL kept; a retry sends only the rest', async () => {
+    const text = `Half a thread ${Date.now()}`;
+    sandbox.simulator('x').faults.add({ fault: 'duplicate', operation: 'create_post', skip: 1 });
+    const done = await settled((await create({ content: text, platforms: ['x'], publish_now: true, platform_options: { x: { thread: [`${text} / 2`] } } })).id, 'half-published thread settled');
+    const target = done.targets[0]!;
+    assert.equal(done.status, 'failed');
+    assert.equal(target.error!.code, 'PLATFORM_DUPLICATE');
+    assert.match(target.error!.message as unknown as string, /^Part 2 of the thread/);
+    assert.equal(target.platform_post_id, held('x', text)[0]!.id, 'the published first part is on the target');
+    assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${done.id}/retry`, key })).statusCode, 200);
+    const again = await settled(done.id, 'thread completed by retry');
+    assert.equal(again.status, 'published');
+    assert.equal(held('x', text).length, 1, 'the first part was not sent again');
+    assert.equal(held('x', `${text} / 2`)[0]!.replyTo, held('x', text)[0]!.id);
+  });
+
   test('a 429 holds the target until the reset, then it is published once', async () => {
     sandbox.simulator('mastodon').faults.add({ fault: 'rate_limited', operation: 'create_post', retryAfterSeconds: 1 });
     const text = `Limited ${Date.now()}`;

@@ -115,6 +115,10 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
   const now = deps.clock.now();
   const decision = decide(error, claim.attempt_count, deps.maxAttempts, now);
   const body = targetError(error);
+  // A thread that failed after its first part went out: say so, and keep the first part's id and URL on the target.
+  const parts = await repo.findParts(deps.pool, claim.workspace_id, claim.id);
+  const first = parts.find((p) => p.position === 0 && p.state === 'published');
+  if (first) body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;
   const result = await withTransaction(deps.pool, async (tx: PoolClient) => {
     if (decision.action === 'retry') {
       if (!(await repo.releaseTarget(tx, claim.workspace_id, claim.id, claim.claim_token, decision.at, body))) return 'lost_claim' as const;
@@ -123,7 +127,7 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
       await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'retry', errorCode: error.code, error: body });
       return 'retry' as const;
     }
-    if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'failed', error: body }))) return 'lost_claim' as const;
+    if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'failed', error: body, platformPostId: first?.platform_post_id ?? undefined, url: first?.url ?? undefined }))) return 'lost_claim' as const;
     await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'failed', errorCode: error.code, error: body });
     if (decision.reconnect && connection && (await markExpired(tx, claim.workspace_id, connection.id, body))) {
       const expired = await findConnection(tx, claim.workspace_id, connection.id);

@@ -25,7 +25,7 @@ export function instanceSettings(doc: client.InstanceDocument): MastodonInstance
 }
 
 export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
-  return {
+  const adapter: PlatformAdapter = {
     platform: 'mastodon',
     limits,
     limitsFor: (connection) => mastodonLimitsFor((connection.settings.instance ?? {}) as MastodonInstanceConfig),
@@ -110,7 +110,8 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
       const token = (await client.call(http, { method: 'POST', path: '/oauth/token', form: { grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: redirect, code_verifier: verifier, scope: scopes } })).json<{ access_token: string }>();
       const credentials = { accessToken: token.access_token };
       const session = { connection: { id: '', accountId: '', handle: '', baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
-      return { account: await this.verifyAccount(session), credentials };
+      return { account: await adapter.verifyAccount(session), credentials };
     },
   };
+  return adapter;
 }

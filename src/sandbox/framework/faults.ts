@@ -21,6 +21,8 @@ export interface FaultRule {
   account?: string;
   /** How many times it fires; default 1, or unlimited when `probability` is set. */
   times?: number;
+  /** Let this many matching calls through before firing (fail the second part of a thread: `skip: 1`). */
+  skip?: number;
   /** Fire on this fraction of matching calls (0–1). */
   probability?: number;
   /** rate_limited: seconds until the reset (default 2). slow_media: extra processing time (default 3000 ms). */
@@ -43,15 +45,16 @@ export function isFaultRule(value: unknown): value is FaultRule {
   const r = value as Record<string, unknown>;
   return typeof r.fault === 'string' && (FAULT_NAMES as readonly string[]).includes(r.fault)
     && (r.probability === undefined || (typeof r.probability === 'number' && r.probability >= 0 && r.probability <= 1))
-    && (r.times === undefined || (Number.isInteger(r.times) && (r.times as number) >= 0));
+    && (r.times === undefined || (Number.isInteger(r.times) && (r.times as number) >= 0))
+    && (r.skip === undefined || (Number.isInteger(r.skip) && (r.skip as number) >= 0));
 }
 
 export function createFaultBoard(random: () => number = Math.random): FaultBoard {
-  let list: Array<FaultRule & { left: number }> = [];
+  let list: Array<FaultRule & { left: number; toSkip: number }> = [];
   const counts: Record<string, number> = {};
   return {
     add(rule) {
-      list.push({ ...rule, left: rule.times ?? (rule.probability !== undefined ? Infinity : 1) });
+      list.push({ ...rule, left: rule.times ?? (rule.probability !== undefined ? Infinity : 1), toSkip: rule.skip ?? 0 });
     },
     clear() {
       list = [];
@@ -61,15 +64,19 @@ export function createFaultBoard(random: () => number = Math.random): FaultBoard
         if (rule.left <= 0) continue;
         if (rule.operation !== undefined && rule.operation !== '*' && rule.operation !== operation) continue;
         if (rule.account !== undefined && rule.account !== account) continue;
+        if (rule.toSkip > 0) {
+          rule.toSkip--;
+          continue;
+        }
         if (rule.probability !== undefined && random() >= rule.probability) continue;
         rule.left--;
         counts[rule.fault] = (counts[rule.fault] ?? 0) + 1;
-        const { left: _left, ...plain } = rule;
+        const { left: _left, toSkip: _toSkip, ...plain } = rule;
         return plain;
       }
       return undefined;
     },
-    rules: () => list.filter((r) => r.left > 0).map(({ left: _left, ...r }) => r),
+    rules: () => list.filter((r) => r.left > 0).map(({ left: _left, toSkip: _toSkip, ...r }) => r),
     fired: () => ({ ...counts }),
   };
 }
