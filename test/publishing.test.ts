@@ -25,7 +25,7 @@ after(async () => {
   await sandbox.close();
 });
 
-type Post = { id: string; status: string; published_at: string | null; targets: Array<{ id: string; platform: string; status: string; url: string | null; platform_post_id: string | null; attempts: Array<{ outcome: string | null; error_code: string | null }>; error: null | { code: string; category: string; retryable: boolean; platform_status: number | null; platform_response: string | null } }> };
+type Post = { id: string; status: string; published_at: string | null; targets: Array<{ id: string; platform: string; status: string; url: string | null; platform_post_id: string | null; attempts: Array<{ outcome: string | null; error_code: string | null }>; error: null | { code: string; message: string; category: string; retryable: boolean; platform_status: number | null; platform_response: string | null } }> };
 
 async function create(body: Record<string, unknown>): Promise<Post> {
   const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: body });
@@ -127,7 +127,7 @@ describe('publishing through the public API', () => {
     const target = done.targets[0]!;
     assert.equal(done.status, 'failed');
     assert.equal(target.error!.code, 'PLATFORM_DUPLICATE');
-    assert.match(target.error!.message as unknown as string, /^Part 2 of the thread/);
+    assert.match(target.error!.message, /^Part 2 of the thread/);
     assert.equal(target.platform_post_id, held('x', text)[0]!.id, 'the published first part is on the target');
     assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${done.id}/retry`, key })).statusCode, 200);
     const again = await settled(done.id, 'thread completed by retry');
