@@ -26,6 +26,11 @@ export interface Config {
   workerConcurrency: number;
   /** Hosts, IPs and CIDRs exempt from the SSRF guard (user-chosen destinations only). */
   outboundAllowlist: string[];
+  /** Browser origins besides the public URL's that may call /mcp (normalised origins). */
+  mcpAllowedOrigins: string[];
+  oauth: { accessTokenTtlSeconds: number; grantTtlDays: number };
+  /** How long a dashboard / consent sign-in lasts. */
+  sessionTtlHours: number;
 }
 
 export interface SettingSpec {
@@ -67,6 +72,21 @@ function url(env: Env, name: string, problems: Problems, protocols: string[]): s
   }
 }
 
+/** A comma-separated list of http(s) origins, each normalised to `scheme://host[:port]`. */
+function origins(env: Env, name: string, problems: Problems): string[] {
+  const list: string[] = [];
+  for (const raw of (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    try {
+      const parsed = new URL(raw);
+      if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash) throw new Error();
+      list.push(parsed.origin);
+    } catch {
+      problems.add(`${name}: "${raw}" is not an origin like https://app.example.com`);
+    }
+  }
+  return list;
+}
+
 /** Every environment variable Herald reads, with its default, in the order the README lists them. */
 export const SETTINGS: SettingSpec[] = [
   { name: 'PORT', default: '8080', description: 'TCP port of the HTTP server.' },
@@ -87,6 +107,10 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
   { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
   { name: 'HERALD_OUTBOUND_ALLOWLIST', default: '(empty)', description: 'Comma-separated hostnames, IPs or CIDRs that user-chosen destinations (webhooks, Mastodon/Bluesky instances, media URLs) may reach although they are private or loopback; plain `http://` is accepted only for these.' },
+  { name: 'HERALD_MCP_ALLOWED_ORIGINS', default: '(empty)', description: 'Comma-separated browser origins (e.g. `https://app.example.com`) allowed to call `/mcp` besides the public URL\'s own; a request with any other `Origin` header gets 403.' },
+  { name: 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Life of the API key an OAuth client receives as its access token; a refresh replaces it.' },
+  { name: 'HERALD_OAUTH_GRANT_TTL_DAYS', default: '30', description: 'Life of an OAuth grant (what a person consented to): after it, the client must ask the person again.' },
+  { name: 'HERALD_SESSION_TTL_HOURS', default: '168', description: 'How long a browser sign-in (consent screen, dashboard) lasts.' },
 ];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,6 +136,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const previousSecretKeys = (env.HERALD_SECRET_KEYS_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const logLevel = (env.HERALD_LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.add(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const mcpAllowedOrigins = origins(env, 'HERALD_MCP_ALLOWED_ORIGINS', problems);
   const ownerEmail = env.HERALD_OWNER_EMAIL || 'owner@herald.local';
   if (!/^[^\s@]+@[^\s@]+$/.test(ownerEmail)) problems.add('HERALD_OWNER_EMAIL must be an email address');
 
@@ -136,6 +161,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerPollIntervalMs: int(env, 'HERALD_WORKER_POLL_INTERVAL_MS', 1000, problems, 50, 60_000),
     workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 10, problems, 1, 1000),
     outboundAllowlist: (env.HERALD_OUTBOUND_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    mcpAllowedOrigins,
+    oauth: {
+      accessTokenTtlSeconds: int(env, 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, problems, 60, 7 * 86_400),
+      grantTtlDays: int(env, 'HERALD_OAUTH_GRANT_TTL_DAYS', 30, problems, 1, 3650),
+    },
+    sessionTtlHours: int(env, 'HERALD_SESSION_TTL_HOURS', 168, problems, 1, 24 * 365),
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

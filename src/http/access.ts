@@ -9,10 +9,9 @@ import { findBrand } from '../features/workspaces/workspaces.repo.ts';
 import { AppError } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { emptyContext, type RouteAccess } from './context.ts';
-import { rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
+import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
 
 const UNKNOWN_ROUTE: RouteAccess = { scopes: 'public', workspace: false, mutates: false };
-const MINUTE = 60_000;
 
 export interface AccessDeps {
   config: Config;
@@ -43,11 +42,7 @@ function clientIp(request: FastifyRequest): string {
 }
 
 export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
-  const budgets: Record<'read' | 'write' | 'anonymous', Budget> = {
-    read: { name: 'read', limit: deps.config.rateLimits.readPerMinute, windowMs: MINUTE },
-    write: { name: 'write', limit: deps.config.rateLimits.writePerMinute, windowMs: MINUTE },
-    anonymous: { name: 'anonymous', limit: deps.config.rateLimits.anonymousPerMinute, windowMs: MINUTE },
-  };
+  const budgets = budgetsFor(deps.config.rateLimits);
   const brandCache = new Map<string, number>();
 
   async function spend(request: FastifyRequest, key: string, budget: Budget): Promise<void> {
