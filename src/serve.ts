@@ -9,6 +9,7 @@ import { migrate, pendingMigrations } from './db/migrate.ts';
 import { createKey } from './features/keys/keys.service.ts';
 import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
+import { ensurePassword } from './features/users/users.service.ts';
 import { buildServer } from './http/server.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
@@ -22,12 +23,20 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created. */
+/**
+ * Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created, and
+ * the owner's generated password whenever the owner has none yet (first start, or an upgrade).
+ */
 async function prepare(container: Container, print: (text: string) => void): Promise<void> {
   const applied = await migrate(container.pool);
   if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
   const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
-  if (!boot.created) return;
+  const password = await ensurePassword(container.pool, boot.userId);
+  const passwordLine = password ? [`  Password      ${password}   (sign-in for connecting assistants; change it with \`herald users set-password ${boot.email}\`)`] : [];
+  if (!boot.created) {
+    if (password) print(['', `The owner account ${boot.email} had no password. This is shown once:`, ...passwordLine, ''].join('\n'));
+    return;
+  }
   const { key } = await createKey(container.pool, {
     userId: boot.userId, name: 'First-start key', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null,
   });
@@ -36,11 +45,13 @@ async function prepare(container: Container, print: (text: string) => void): Pro
     'Herald is set up. This is shown once:',
     `  URL           ${container.config.publicUrl}`,
     `  Owner         ${boot.email}`,
+    ...passwordLine,
     `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
     `  Brand         ${boot.brandId}`,
     `  API key       ${key}`,
     '',
     `Try: curl -H "Authorization: Bearer ${key}" ${container.config.publicUrl}/v1/posts`,
+    `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
     '',
   ].join('\n'));
 }
