@@ -9,6 +9,8 @@ import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
+import { registerLoginRoutes } from '../features/users/login.routes.ts';
+import { registerMcp } from '../mcp/register.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';
@@ -74,6 +76,10 @@ export async function buildServer(container: Container, options: ServerOptions =
     v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
     v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
   }, { prefix: '/v1' });
+
+  // Outside /v1, each with its own format: sign-in pages (HTML), OAuth, discovery documents and /mcp (JSON-RPC).
+  await registerLoginRoutes(app, { pool: container.pool, keyring: container.keyring, config, rateLimiter: container.rateLimiter });
+  await registerMcp(app, container);
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {
