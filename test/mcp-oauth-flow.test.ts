@@ -98,6 +98,7 @@ describe('an assistant connects through OAuth and acts for one person in the wor
 
   test('a refresh replaces the key: the new one works, the old one stops', async () => {
     const old = provider.saved!;
+    assert.equal((await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${old.access_token}` } })).status, 200, 'the key works on /v1 too');
     const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: provider.client!.client_id, resource: `${t.baseUrl}/mcp` });
     const res = await fetch(`${t.baseUrl}/oauth/token`, { method: 'POST', body });
     assert.equal(res.status, 200);
@@ -121,6 +122,7 @@ describe('an assistant connects through OAuth and acts for one person in the wor
 
   test('revoking the OAuth key is refused by /mcp and by /v1 within one second', async () => {
     const token = provider.saved!.access_token;
+    assert.equal((await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
     const { rows } = await t.container.pool.query<{ id: string }>(`SELECT id FROM api_keys WHERE grant_id IS NOT NULL AND revoked_at IS NULL`);
     assert.equal(rows.length, 1);
     const { revokeKey } = await import('../src/features/keys/keys.service.ts');

@@ -126,7 +126,8 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     const principal = result.principal;
     request.ctx.principal = principal;
     await spend(request, principal.keyId, access.mutates ? budgets.write : budgets.read);
-    if (!access.scopes.some((s) => principal.scopes.has(s))) {
+    // An empty list means any valid key (GET /v1/workspaces).
+    if (access.scopes.length > 0 && !access.scopes.some((s) => principal.scopes.has(s))) {
       throw new AppError('PUBLIC_API_SCOPE_FORBIDDEN', `This endpoint needs the ${access.scopes.map((s) => `\`${s}\``).join(' or ')} scope, which this key lacks.`);
     }
     if (access.workspace) await resolveWorkspace(request, principal);

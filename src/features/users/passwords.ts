@@ -32,13 +32,15 @@ function parse(stored: string): { cost: typeof COST; salt: Buffer; key: Buffer }
   return { cost, salt: Buffer.from(match[4]!, 'base64url'), key: Buffer.from(match[5]!, 'base64url') };
 }
 
-// Verified against when the account does not exist or has no password, so that answer takes as long as any other.
-let dummy: Promise<string> | undefined;
+// Verified against when the account does not exist or has no password, so that answer takes as long as any
+// other. A fixed hash of a discarded random password: computing one at first use would make that first answer
+// slower, and the result of such a check is ignored anyway.
+const STAND_IN = parse('scrypt$ln=15,r=8,p=3$xEEAJw_z712hxUdT3FbAFw$gPkFo0RidSOcAh_n2_4CMqkOaZc-tYxsgk357yXxXz8')!;
 
 /** True when `password` matches `stored`. Takes the same time whether or not `stored` exists. */
 export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
   const parsed = stored ? parse(stored) : undefined;
-  const target = parsed ?? parse(await (dummy ??= hashPassword(randomBytes(16).toString('hex'))))!;
+  const target = parsed ?? STAND_IN;
   const key = await derive(password, target.salt, target.cost);
   return parsed !== undefined && key.length === target.key.length && timingSafeEqual(key, target.key);
 }
