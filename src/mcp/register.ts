@@ -9,6 +9,7 @@ import { budgetsFor } from '../http/rate-limit.ts';
 import { createDispatcher } from './dispatch.ts';
 import { registerMcpEndpoint } from './endpoint.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.routes.ts';
+import { guardedDocumentFetcher, isClientIdUrl, resolveClientDocument } from './oauth/client-documents.ts';
 import { findClient } from './oauth/clients.service.ts';
 import { registerOAuthErrorHandler } from './oauth/errors.ts';
 import { createGrantsService } from './oauth/grants.service.ts';
@@ -30,8 +31,10 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
   const toolScopes = [...new Set(tools.map((t) => t.scope).filter((s): s is Scope => s !== null))];
   const grants = createGrantsService({ pool, keyring, clock, accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds, grantTtlDays: config.oauth.grantTtlDays });
   const lookupClient = (id: string) => findClient(pool, id);
+  const fetchDocument = guardedDocumentFetcher(container.outboundGuard);
+  const resolveClient = (id: string) => (isClientIdUrl(id) ? resolveClientDocument(pool, id, fetchDocument, clock.now()) : findClient(pool, id));
 
-  registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: false });
+  registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: true });
 
   await app.register(async (oauth) => {
     acceptForms(oauth);
@@ -41,7 +44,7 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
     await oauth.register(async (pages) => {
       pages.setErrorHandler((error, request, reply) => renderPageError(error, request, reply));
       registerAuthorizeRoutes(pages, {
-        pool, clock, urls, grants, grantTtlDays: config.oauth.grantTtlDays, findClient: lookupClient, defaultScopes: toolScopes,
+        pool, clock, urls, grants, grantTtlDays: config.oauth.grantTtlDays, findClient: lookupClient, resolveClient, defaultScopes: toolScopes,
         web: { db: pool, keyring, config },
       });
     });

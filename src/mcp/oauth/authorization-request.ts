@@ -5,6 +5,7 @@
 import type { Scope } from '../../features/keys/scopes.ts';
 import { hmac, verifyHmac, type SecretKeyring } from '../../lib/crypto.ts';
 import type { ClientRow } from './clients.service.ts';
+import { ClientDocumentError } from './client-documents.ts';
 import { acceptedResource, type AuthServerUrls } from './metadata.ts';
 import { parseScopeParam } from './scope-param.ts';
 
@@ -28,6 +29,7 @@ const PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 
 
 export async function parseAuthorizationRequest(
   query: Record<string, string | string[] | undefined>,
+  /** `findClient` resolves Client ID Metadata Documents too (and may throw ClientDocumentError). */
   deps: { urls: AuthServerUrls; findClient(id: string): Promise<ClientRow | undefined>; defaultScopes: readonly Scope[] },
 ): Promise<ParsedAuthorization> {
   const value = (name: (typeof PARAMS)[number]) => {
@@ -36,7 +38,13 @@ export async function parseAuthorizationRequest(
   };
   const clientId = value('client_id');
   if (!clientId) return { kind: 'fatal', message: 'The application did not say who it is (client_id is missing or repeated).' };
-  const client = clientId.length <= 2000 ? await deps.findClient(clientId) : undefined;
+  let client: ClientRow | undefined;
+  try {
+    client = clientId.length <= 2000 ? await deps.findClient(clientId) : undefined;
+  } catch (error) {
+    if (error instanceof ClientDocumentError) return { kind: 'fatal', message: error.message };
+    throw error;
+  }
   if (!client) return { kind: 'fatal', message: 'The application is not registered with this Herald (unknown client_id).' };
   const redirectUri = value('redirect_uri');
   if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {

@@ -23,6 +23,8 @@ export interface AuthorizeDeps {
   grants: GrantsService;
   grantTtlDays: number;
   findClient(id: string): Promise<ClientRow | undefined>;
+  /** Like findClient, but fetches the metadata document of a URL client_id (the consent screen needs it fresh). */
+  resolveClient(id: string): Promise<ClientRow | undefined>;
   /** What a client that names no scope asks for: what the MCP tools use. */
   defaultScopes: readonly Scope[];
 }
@@ -45,7 +47,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
   }
 
   app.get('/oauth/authorize', hide, async (request, reply) => {
-    const parsed = await parseAuthorizationRequest(request.query as Record<string, string | string[] | undefined>, deps);
+    const parsed = await parseAuthorizationRequest(request.query as Record<string, string | string[] | undefined>, { ...deps, findClient: deps.resolveClient });
     if (parsed.kind === 'fatal') return problem(reply, 400, parsed.message);
     if (parsed.kind === 'redirect_error') {
       return reply.redirect(clientRedirect(parsed.redirectUri, { error: parsed.error, error_description: parsed.description, state: parsed.state, iss: deps.urls.issuer }), 302);
