@@ -8,7 +8,7 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../lib/errors.ts';
 
 export interface RouteAccess {
-  /** The scopes that grant access (any one suffices), or 'public' for routes that need no key. */
+  /** The scopes that grant access (any one suffices; empty: any valid key), or 'public' for routes that need no key. */
   scopes: readonly Scope[] | 'public';
   /** The route reads or writes one workspace's data: the workspace header (or a single-workspace key) applies. */
   workspace: boolean;
@@ -49,8 +49,9 @@ export interface ServiceContext {
   db: Queryable;
   workspaceId: string;
   workspaceMode: WorkspaceMode;
-  /** The brand the request applies to: the header's, else the workspace's default. */
-  brandId: string;
+  /** The brand the request applies to: the header's, else the workspace's default; null when the key may not
+   *  use the default brand and sent no header (lists then cover the key's brands; creating needs a brand). */
+  brandId: string | null;
   /** True when the caller named the brand in the header (a body `brand_id` must then match it). */
   brandFromHeader: boolean;
   /** Brands the key is limited to (null: all). */
@@ -65,13 +66,11 @@ export function serviceContext(request: FastifyRequest, db: Queryable): ServiceC
     // A route declared `workspace: true` never reaches its handler without these; this guards wiring mistakes.
     throw new AppError('PUBLIC_API_INTERNAL_ERROR', 'Request context missing.');
   }
-  const brandId = ctx.brandId ?? ctx.defaultBrandId;
-  if (!brandId) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'This workspace has no default brand; send x-herald-brand-id.');
   return {
     db,
     workspaceId: ctx.workspaceId,
     workspaceMode: ctx.workspaceMode,
-    brandId,
+    brandId: ctx.brandId ?? ctx.defaultBrandId,
     brandFromHeader: ctx.brandId !== null,
     allowedBrandIds: ctx.principal.brandIds,
     userId: ctx.principal.userId,

@@ -1,7 +1,12 @@
 // The response envelope of API.md: `{ success, data, request_id }` or `{ success, error, request_id }`, and the
 // TypeBox schemas that describe it in the OpenAPI document.
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+
+/** A string enum as plain JSON Schema (`type: string, enum: [...]`), which reads better in OpenAPI than anyOf of consts. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
 
 export function successBody(requestId: string, data: unknown): { success: true; data: unknown; request_id: string } {
   return { success: true, data, request_id: requestId };
@@ -33,7 +38,7 @@ export const ErrorEnvelopeSchema = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.Union(Object.keys(ERROR_CATALOGUE).map((c) => Type.Literal(c)), { description: 'A code of the error catalogue (see /docs/errors).' }),
+      code: StringEnum(Object.keys(ERROR_CATALOGUE), { description: 'A code of the error catalogue (see /docs/errors).' }),
       message: Type.String(),
       details: Type.Optional(Type.Array(ErrorDetailSchema)),
       retryable: Type.Boolean(),

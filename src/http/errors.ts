@@ -74,13 +74,23 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.type('application/json; charset=utf-8').send({ error: error.code, message: error.message });
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route as registered (method, URL pattern): the route index, also read by tests. */
+    routeTable: Array<{ method: string; url: string }>;
+  }
+}
+
 export function registerErrorHandling(app: FastifyInstance, docsBaseUrl: string): void {
   // Our own index of routes by path, to tell "no such route" (404) from "not with this method" (405).
   const index = FindMyWay();
+  const table: Array<{ method: string; url: string }> = [];
+  app.decorate('routeTable', table);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (!(METHODS as readonly string[]).includes(method)) continue;
+      table.push({ method, url: route.url });
       try {
         index.on(method as (typeof METHODS)[number], route.url, () => {});
       } catch {

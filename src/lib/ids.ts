@@ -3,16 +3,27 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
+let lastTime = 0;
+let lastRandom = 0n;
+
 /**
  * A new id `<prefix>_<26 chars>`: 48 bits of milliseconds then 80 random bits, Crockford base32 (the ULID
- * layout, lower-case). Ids sort by creation time, which keeps B-tree inserts local.
+ * layout, lower-case). Ids sort by creation time, which keeps B-tree inserts local; within one millisecond a
+ * process increments the random part, so ids it makes in a row also sort in the order they were made.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
+  let random: bigint;
+  if (now <= lastTime) {
+    random = (lastRandom + 1n) & ((1n << 80n) - 1n);
+    now = lastTime;
+  } else {
+    random = BigInt('0x' + randomBytes(10).toString('hex'));
+  }
+  lastTime = now;
+  lastRandom = random;
+  let value = (BigInt(now) << 80n) | random;
   let out = '';
   // 128 bits → 26 base32 digits (the first digit carries 3 bits).
-  let value = BigInt('0x' + bytes.toString('hex'));
   for (let i = 0; i < 26; i++) {
     out = CROCKFORD[Number(value & 31n)] + out;
     value >>= 5n;

@@ -1,11 +1,13 @@
 -- Core: people, workspaces, brands, API keys, posts and their targets, the events outbox, idempotency records.
+-- Timestamps are timestamptz(3): millisecond precision, exactly what the API and JavaScript Dates carry, so a
+-- keyset cursor built from a returned timestamp matches the stored value.
 -- Every tenant table carries workspace_id so that a distribution by workspace stays possible.
 
 CREATE TABLE users (
   id            text PRIMARY KEY,
   email         text NOT NULL,
   password_hash text,
-  created_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE UNIQUE INDEX users_email_key ON users (lower(email));
 
@@ -13,14 +15,14 @@ CREATE TABLE workspaces (
   id         uuid PRIMARY KEY,
   name       text NOT NULL,
   mode       text NOT NULL CHECK (mode IN ('live', 'test')),
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz(3) NOT NULL DEFAULT now()
 );
 
 CREATE TABLE memberships (
   workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
   user_id      text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   role         text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
-  created_at   timestamptz NOT NULL DEFAULT now(),
+  created_at   timestamptz(3) NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, user_id)
 );
 CREATE INDEX memberships_user_idx ON memberships (user_id);
@@ -30,7 +32,7 @@ CREATE TABLE brands (
   workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
   name         text NOT NULL,
   is_default   boolean NOT NULL DEFAULT false,
-  created_at   timestamptz NOT NULL DEFAULT now()
+  created_at   timestamptz(3) NOT NULL DEFAULT now()
 );
 -- One default brand per workspace.
 CREATE UNIQUE INDEX brands_one_default_idx ON brands (workspace_id) WHERE is_default;
@@ -46,10 +48,10 @@ CREATE TABLE api_keys (
   scopes        text[] NOT NULL,
   workspace_ids uuid[],                         -- NULL: every workspace of the user
   brand_ids     text[],                         -- NULL: every brand of those workspaces
-  expires_at    timestamptz,
-  created_at    timestamptz NOT NULL DEFAULT now(),
-  last_used_at  timestamptz,
-  revoked_at    timestamptz
+  expires_at    timestamptz(3),
+  created_at    timestamptz(3) NOT NULL DEFAULT now(),
+  last_used_at  timestamptz(3),
+  revoked_at    timestamptz(3)
 );
 CREATE INDEX api_keys_user_idx ON api_keys (user_id, created_at);
 
@@ -64,14 +66,14 @@ CREATE TABLE posts (
   status           text NOT NULL CHECK (status IN ('draft', 'pending_approval', 'scheduled', 'publishing', 'published',
                                                    'partially_published', 'failed', 'cancelled')),
   publish_now      boolean NOT NULL DEFAULT false,
-  schedule_at      timestamptz,
-  published_at     timestamptz,
+  schedule_at      timestamptz(3),
+  published_at     timestamptz(3),
   created_via      text NOT NULL CHECK (created_via IN ('api', 'mcp', 'dashboard', 'automation')),
   created_by       text,                        -- the user whose key created it
   approval         jsonb,
-  created_at       timestamptz NOT NULL DEFAULT now(),
-  updated_at       timestamptz NOT NULL DEFAULT now(),
-  deleted_at       timestamptz
+  created_at       timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at       timestamptz(3) NOT NULL DEFAULT now(),
+  deleted_at       timestamptz(3)
 );
 -- Keyset pagination for each sort GET /v1/posts offers; deleted posts never appear in lists.
 CREATE INDEX posts_created_idx ON posts (workspace_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
@@ -91,11 +93,11 @@ CREATE TABLE post_targets (
   status           text NOT NULL CHECK (status IN ('pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled')),
   platform_post_id text,
   url              text,
-  published_at     timestamptz,
+  published_at     timestamptz(3),
   attempt_count    integer NOT NULL DEFAULT 0,
   error            jsonb,
-  created_at       timestamptz NOT NULL DEFAULT now(),
-  updated_at       timestamptz NOT NULL DEFAULT now()
+  created_at       timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at       timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX post_targets_post_idx ON post_targets (post_id, position);
 
@@ -103,8 +105,8 @@ CREATE TABLE target_attempts (
   id           text PRIMARY KEY,
   workspace_id uuid NOT NULL,
   target_id    text NOT NULL REFERENCES post_targets (id) ON DELETE CASCADE,
-  started_at   timestamptz NOT NULL DEFAULT now(),
-  finished_at  timestamptz,
+  started_at   timestamptz(3) NOT NULL DEFAULT now(),
+  finished_at  timestamptz(3),
   outcome      text,                            -- NULL while running
   error_code   text
 );
@@ -116,7 +118,7 @@ CREATE TABLE events (
   workspace_id uuid NOT NULL,
   type         text NOT NULL,
   data         jsonb NOT NULL,
-  created_at   timestamptz NOT NULL DEFAULT now()
+  created_at   timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX events_workspace_idx ON events (workspace_id, created_at, id);
 
@@ -129,8 +131,8 @@ CREATE TABLE idempotency_keys (
   response_status integer NOT NULL,
   response_body   bytea NOT NULL,
   encrypted       boolean NOT NULL DEFAULT false,
-  created_at      timestamptz NOT NULL DEFAULT now(),
-  expires_at      timestamptz NOT NULL,
+  created_at      timestamptz(3) NOT NULL DEFAULT now(),
+  expires_at      timestamptz(3) NOT NULL,
   PRIMARY KEY (workspace_id, user_id, key)
 );
 CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);

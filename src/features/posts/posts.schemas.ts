@@ -1,9 +1,9 @@
 // TypeBox schemas of the posts API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
-import { NullableTimestamp, Timestamp } from '../../http/envelope.ts';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
 
-const PlatformName = Type.Union(PLATFORM_NAMES.map((p) => Type.Literal(p)), { description: 'A platform Herald publishes to.' });
+const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
 const ContentOverride = Type.String({ maxLength: 100_000, description: "Replaces the post's `content` on this platform." });
 const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
@@ -26,7 +26,7 @@ export const PlatformOptions = Type.Object(
       {
         content: Type.Optional(ContentOverride),
         thread: Type.Optional(ThreadParts),
-        visibility: Type.Optional(Type.Union(['public', 'unlisted', 'private', 'direct'].map((v) => Type.Literal(v)))),
+        visibility: Type.Optional(StringEnum(['public', 'unlisted', 'private', 'direct'])),
         spoiler_text: Type.Optional(Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' })),
         sensitive: Type.Optional(Type.Boolean({ description: 'Marks the media as sensitive.' })),
         language: Type.Optional(Language),
@@ -35,13 +35,13 @@ export const PlatformOptions = Type.Object(
     ),
     threads: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts) }, 'Options for Threads.'),
     linkedin: options(
-      { content: Type.Optional(ContentOverride), visibility: Type.Optional(Type.Union([Type.Literal('PUBLIC'), Type.Literal('CONNECTIONS')])) },
+      { content: Type.Optional(ContentOverride), visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'])) },
       'Options for LinkedIn.',
     ),
     instagram: options(
       {
         content: Type.Optional(ContentOverride),
-        type: Type.Optional(Type.Union([Type.Literal('feed'), Type.Literal('reel'), Type.Literal('story')], { description: 'What to publish; default `feed`.' })),
+        type: Type.Optional(StringEnum(['feed', 'reel', 'story'], { description: 'What to publish; default `feed`.' })),
         first_comment: Type.Optional(Type.String({ maxLength: 2200, description: 'A comment posted on the new post right after it is published.' })),
       },
       'Options for Instagram.',
@@ -85,14 +85,12 @@ export const UpdatePostBody = Type.Object(
 );
 export type UpdatePostBody = Static<typeof UpdatePostBody>;
 
-export const PostStatus = Type.Union(
-  ['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled'].map((s) => Type.Literal(s)),
-);
-export const TargetStatus = Type.Union(['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
+export const PostStatus = StringEnum(['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled']);
+export const TargetStatus = StringEnum(['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled']);
 
 export const TargetError = Type.Object({
   code: Type.String({ description: 'A `PLATFORM_*` code.' }),
-  category: Type.Union(['auth', 'content', 'media', 'rate_limit', 'platform', 'network', 'unknown'].map((c) => Type.Literal(c))),
+  category: StringEnum(['auth', 'content', 'media', 'rate_limit', 'platform', 'network', 'unknown']),
   message: Type.String(),
   retryable: Type.Boolean(),
   platform_status: Type.Union([Type.Integer(), Type.Null()]),
@@ -136,7 +134,7 @@ export const Post = Type.Object(
     published_at: NullableTimestamp,
     created_at: Timestamp,
     updated_at: Timestamp,
-    created_via: Type.Union(['api', 'mcp', 'dashboard', 'automation'].map((v) => Type.Literal(v))),
+    created_via: StringEnum(['api', 'mcp', 'dashboard', 'automation']),
     approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
     targets: Type.Array(Target),
   },
@@ -157,7 +155,7 @@ export const ListPostsQuery = Type.Object(
     scheduled_to: Type.Optional(Type.String({ format: 'date-time' })),
     created_from: Type.Optional(Type.String({ format: 'date-time' })),
     created_to: Type.Optional(Type.String({ format: 'date-time' })),
-    sort: Type.Optional(Type.Union([Type.Literal('-created_at'), Type.Literal('schedule_at'), Type.Literal('-schedule_at')], { description: 'Default `-created_at`; posts without a schedule come last.' })),
+    sort: Type.Optional(StringEnum(['-created_at', 'schedule_at', '-schedule_at'], { description: 'Default `-created_at`; posts without a schedule come last.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page; only valid with the same filters and sort.' })),
   },

@@ -51,7 +51,10 @@ export function createPostsService(deps: PostsDeps) {
   }
 
   async function resolveBrand(ctx: ServiceContext, bodyBrandId: string | undefined): Promise<string> {
-    if (bodyBrandId === undefined || bodyBrandId === ctx.brandId) return ctx.brandId;
+    if (bodyBrandId === undefined || bodyBrandId === ctx.brandId) {
+      if (ctx.brandId === null) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'This key may not use the default brand: send x-herald-brand-id or brand_id.');
+      return ctx.brandId;
+    }
     if (ctx.brandFromHeader) {
       throw new AppError('PUBLIC_API_BODY_INVALID', `brand_id ${bodyBrandId} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
     }
@@ -139,7 +142,7 @@ export function createPostsService(deps: PostsDeps) {
       if (ctx.brandFromHeader && query.brand_id !== undefined && query.brand_id !== ctx.brandId) {
         throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${query.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
       }
-      const brandFilter = query.brand_id ?? (ctx.brandFromHeader ? ctx.brandId : undefined);
+      const brandFilter = query.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
       if (brandFilter !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brandFilter)) {
         throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
       }

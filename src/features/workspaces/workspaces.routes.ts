@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
-import { Envelope, ListOf, Timestamp } from '../../http/envelope.ts';
+import { Envelope, ListOf, StringEnum, Timestamp } from '../../http/envelope.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { listWorkspacesByIds } from './workspaces.repo.ts';
 import { workspaceJson } from './workspaces.service.ts';
@@ -11,7 +11,7 @@ const Workspace = Type.Object({
   id: Type.String({ format: 'uuid' }),
   object: Type.Literal('workspace'),
   name: Type.String(),
-  mode: Type.Union([Type.Literal('live'), Type.Literal('test')], { description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.' }),
+  mode: StringEnum(['live', 'test'], { description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.' }),
   default_brand_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
 });
