@@ -5,8 +5,8 @@
 CREATE TABLE user_sessions (
   token_hash bytea PRIMARY KEY,
   user_id    text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  expires_at timestamptz NOT NULL
+  created_at timestamptz(3) NOT NULL DEFAULT now(),
+  expires_at timestamptz(3) NOT NULL
 );
 CREATE INDEX user_sessions_user_idx ON user_sessions (user_id);
 CREATE INDEX user_sessions_expiry_idx ON user_sessions (expires_at);
@@ -16,8 +16,8 @@ CREATE INDEX user_sessions_expiry_idx ON user_sessions (expires_at);
 CREATE TABLE login_failures (
   email_hash       bytea PRIMARY KEY,
   failures         integer NOT NULL,
-  first_failure_at timestamptz NOT NULL,
-  locked_until     timestamptz
+  first_failure_at timestamptz(3) NOT NULL,
+  locked_until     timestamptz(3)
 );
 
 -- OAuth clients: registered dynamically (RFC 7591, `kind = 'dcr'`) or described by a Client ID Metadata
@@ -31,8 +31,8 @@ CREATE TABLE oauth_clients (
   token_endpoint_auth_method text NOT NULL CHECK (token_endpoint_auth_method IN ('none', 'client_secret_post', 'client_secret_basic')),
   secret_hash                bytea,              -- sha256 of the client secret (confidential clients only)
   metadata                   jsonb NOT NULL,     -- the client metadata as accepted, returned by registration
-  created_at                 timestamptz NOT NULL DEFAULT now(),
-  fetched_at                 timestamptz         -- CIMD: when the document was last fetched
+  created_at                 timestamptz(3) NOT NULL DEFAULT now(),
+  fetched_at                 timestamptz(3)         -- CIMD: when the document was last fetched
 );
 
 -- What a person consented to for one client: the workspace (and brands) and scopes its keys are limited to.
@@ -44,9 +44,9 @@ CREATE TABLE oauth_grants (
   brand_ids      text[],                         -- NULL: every brand of the workspace
   scopes         text[] NOT NULL,
   resource       text NOT NULL,                  -- RFC 8707 resource the grant was issued for
-  created_at     timestamptz NOT NULL DEFAULT now(),
-  expires_at     timestamptz NOT NULL,
-  revoked_at     timestamptz,
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
+  expires_at     timestamptz(3) NOT NULL,
+  revoked_at     timestamptz(3),
   revoked_reason text
 );
 CREATE INDEX oauth_grants_user_idx ON oauth_grants (user_id, created_at);
@@ -63,9 +63,9 @@ CREATE TABLE oauth_codes (
   redirect_uri   text NOT NULL,
   code_challenge text NOT NULL,                  -- PKCE S256
   resource       text NOT NULL,
-  created_at     timestamptz NOT NULL DEFAULT now(),
-  expires_at     timestamptz NOT NULL,
-  used_at        timestamptz,
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
+  expires_at     timestamptz(3) NOT NULL,
+  used_at        timestamptz(3),
   grant_id       text REFERENCES oauth_grants (id) ON DELETE CASCADE
 );
 CREATE INDEX oauth_codes_expiry_idx ON oauth_codes (expires_at);
@@ -81,8 +81,8 @@ CREATE TABLE oauth_refresh_tokens (
   token_hash  bytea PRIMARY KEY,
   grant_id    text NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
   key_id      text NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
-  created_at  timestamptz NOT NULL DEFAULT now(),
-  rotated_at  timestamptz,
+  created_at  timestamptz(3) NOT NULL DEFAULT now(),
+  rotated_at  timestamptz(3),
   replaced_by bytea,                             -- hash of the token that replaced this one
   replacement bytea
 );
