@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { main } from '../src/cli.ts';
+import { TEST_SECRET } from './helpers/app.ts';
 import { Browser, consent, createPerson, listenTestApp, TestOAuthProvider, type ListeningApp } from './helpers/oauth.ts';
 
 let t: ListeningApp;
@@ -89,11 +91,14 @@ describe('an assistant connects through OAuth and acts for one person in the wor
   });
 
   test('the key appears in `herald keys list` with the client name', async () => {
-    const { listKeys } = await import('../src/features/keys/keys.service.ts');
-    const rows = await listKeys(t.container.pool);
-    const row = rows.find((k) => k.client_name === 'Claude (test)');
-    assert.ok(row, 'listed');
-    assert.deepEqual(row.workspace_ids, [teamB.workspaceId]);
+    let out = '';
+    const env = { DATABASE_URL: t.db.connectionString, HERALD_SECRET_KEY: TEST_SECRET };
+    assert.equal(await main(['keys', 'list'], { out: (s) => (out += s), err: () => {}, env }), 0);
+    assert.match(out, /hk_test_\w+…\w{4}\s+active\s+OAuth: Claude \(test\) \(grant grant_\w+, renewed hourly\)/);
+    let json = '';
+    await main(['keys', 'list', '--json'], { out: (s) => (json += s), err: () => {}, env });
+    const row = (JSON.parse(json) as Array<{ workspace_ids: string[]; oauth: { client_name: string } | null }>).find((k) => k.oauth?.client_name === 'Claude (test)');
+    assert.deepEqual(row?.workspace_ids, [teamB.workspaceId]);
   });
 
   test('a refresh replaces the key: the new one works, the old one stops', async () => {

@@ -39,6 +39,11 @@ function challenge(params: Record<string, string | undefined>): string {
   return `Bearer ${parts.join(', ')}`;
 }
 
+/** A repeated context header is ambiguous: it becomes an empty value, which no workspace or brand matches. */
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? '' : value;
+}
+
 type RpcMessage = { id?: unknown; method?: unknown; params?: { name?: unknown } };
 
 export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
@@ -138,8 +143,8 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
       server.setRequestHandler(CallToolRequestSchema, async (call) => deps.dispatcher.call({
         principal,
-        workspaceHeader: typeof request.headers['x-herald-workspace-id'] === 'string' ? request.headers['x-herald-workspace-id'] : undefined,
-        brandHeader: typeof request.headers['x-herald-brand-id'] === 'string' ? request.headers['x-herald-brand-id'] : undefined,
+        workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
+        brandHeader: singleHeader(request.headers['x-herald-brand-id']),
         requestId: request.id,
         log: request.log,
       }, call.params.name, call.params.arguments));
