@@ -143,6 +143,27 @@ describe('workspaces', () => {
   });
 });
 
+describe('brands', () => {
+  test('a key limited to one brand acts for it; limited to several, creating needs brand_id while lists cover them all', async () => {
+    const { createBrand } = await import('../src/features/workspaces/workspaces.service.ts');
+    const one = await createBrand(t.container.pool, t.owner.workspaceId, 'Side project');
+    const two = await createBrand(t.container.pool, t.owner.workspaceId, 'Other project');
+    const single = await client(await t.key({ brandIds: [one.id] }));
+    const made = await single.callTool({ name: 'create_post', arguments: { content: 'for the side project', platforms: ['x'] } });
+    assert.equal((made.structuredContent as { post: { brand_id: string } }).post.brand_id, one.id);
+    const several = await client(await t.key({ brandIds: [one.id, two.id] }));
+    const ambiguous = await several.callTool({ name: 'create_post', arguments: { content: 'which brand?', platforms: ['x'] } });
+    assert.equal(errorOf(ambiguous).code, 'PUBLIC_API_BRAND_FORBIDDEN');
+    const named = await several.callTool({ name: 'create_post', arguments: { content: 'this brand', platforms: ['x'], brand_id: two.id } });
+    assert.equal((named.structuredContent as { post: { brand_id: string } }).post.brand_id, two.id);
+    const listed = await several.callTool({ name: 'list_posts', arguments: {} });
+    const brands = new Set((listed.structuredContent as { items: Array<{ brand_id: string }> }).items.map((p) => p.brand_id));
+    assert.deepEqual([...brands].sort(), [one.id, two.id].sort());
+    await single.close();
+    await several.close();
+  });
+});
+
 describe('tool calls', () => {
   test('a repeated write returns the first result, marked as a repeat, and acts once', async () => {
     const c = await client(await t.key());

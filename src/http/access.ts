@@ -99,6 +99,8 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => path.startsWith(p)));
     reply.header('x-request-id', request.id);
     if (deps.isClosing()) throw new AppError('PUBLIC_API_UNAVAILABLE', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '2', connection: 'close' } });
+    // A NUL in the path or query can only be a mistake or an attack, and no database text can hold it.
+    if (/%00/.test(request.url)) throw new AppError('PUBLIC_API_QUERY_INVALID', 'The URL contains an encoded NUL character (%00).');
     if (!isV1) return;
     reply.headers(request.ctx.rateLimitHeaders); // replaced below once a budget is spent
     const access = request.routeOptions.config?.access ?? UNKNOWN_ROUTE;

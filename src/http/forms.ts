@@ -1,6 +1,7 @@
 // What server-rendered pages and the OAuth endpoints need besides JSON: cookies and
 // application/x-www-form-urlencoded bodies (parsed in the encapsulated contexts that accept them).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.ts';
 
 export type FormBody = Record<string, string | string[]>;
 
@@ -8,6 +9,7 @@ export type FormBody = Record<string, string | string[]>;
 export function parseForm(text: string): FormBody {
   const out: FormBody = Object.create(null) as FormBody;
   for (const [key, value] of new URLSearchParams(text)) {
+    if (key.includes('\u0000') || value.includes('\u0000')) throw new AppError('PUBLIC_API_BODY_INVALID', 'The form contains a NUL character.');
     const seen = out[key];
     if (seen === undefined) out[key] = value;
     else out[key] = Array.isArray(seen) ? [...seen, value] : [seen, value];
@@ -31,7 +33,11 @@ export function formFields(body: unknown, name: string): string[] {
 /** Adds the urlencoded parser to an encapsulated context (bodies up to `limit` bytes). */
 export function acceptForms(app: FastifyInstance, limit = 64 * 1024): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: limit }, (_request, body, done) => {
-    done(null, parseForm(body as string));
+    try {
+      done(null, parseForm(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 }
 

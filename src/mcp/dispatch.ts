@@ -59,8 +59,11 @@ function resolveWorkspace(principal: Principal, header: string | undefined, argu
   throw new AppError('PUBLIC_API_WORKSPACE_REQUIRED', 'This key reaches several workspaces: pass workspace_id (list_workspaces lists them).');
 }
 
-/** The brand a call applies to: the header's, else the workspace's default, else the key's only brand there. */
-async function resolveBrand(pool: Pool, principal: Principal, workspace: Reachable, header: string | undefined): Promise<{ brandId: string; fromHeader: boolean }> {
+/**
+ * The brand a call applies to: the header's, else the workspace's default, else the key's only brand there (an
+ * OAuth grant limited to one brand), else none — lists then cover the key's brands, and creating needs brand_id.
+ */
+async function resolveBrand(pool: Pool, principal: Principal, workspace: Reachable, header: string | undefined): Promise<{ brandId: string | null; fromHeader: boolean }> {
   const allowed = principal.brandIds;
   const forbidden = new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not in this workspace or not reachable by this key.');
   if (header !== undefined) {
@@ -71,8 +74,7 @@ async function resolveBrand(pool: Pool, principal: Principal, workspace: Reachab
   if (workspace.default_brand_id && (!allowed || allowed.includes(workspace.default_brand_id))) return { brandId: workspace.default_brand_id, fromHeader: false };
   const inWorkspace = [];
   for (const id of allowed ?? []) if (await findBrand(pool, workspace.id, id)) inWorkspace.push(id);
-  if (inWorkspace.length === 1) return { brandId: inWorkspace[0]!, fromHeader: false };
-  throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'This key is limited to brands other than the default one: pass brand_id.');
+  return { brandId: inWorkspace.length === 1 ? inWorkspace[0]! : null, fromHeader: false };
 }
 
 /** A schema failure in the REST codes, worded for tool arguments rather than HTTP parts. */
