@@ -78,7 +78,7 @@ export function fromOwnOrigin(deps: WebSessionDeps, request: FastifyRequest): bo
 
 /** A path on this server to go back to after signing in; anything else (another host, `//evil`) is dropped. */
 export function safeReturnPath(value: string | undefined): string | undefined {
-  if (!value || value.length > 4000 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
+  if (!value || value.length > 8000 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
   // No control characters (header splitting) in what becomes a Location header.
   return [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ? undefined : value;
 }

@@ -79,7 +79,7 @@ export async function registerTokenRoutes(app: FastifyInstance, deps: TokenRoute
   await app.register(async (registration) => {
     registerOAuthErrorHandler(registration, 'invalid_client_metadata');
     registration.post('/oauth/register', hide, async (request, reply) => {
-      const decision = await deps.rateLimiter.take(`ip:${request.ip}`, deps.registrationBudget);
+      const decision = await deps.rateLimiter.take(request.ip, deps.registrationBudget);
       if (!decision.allowed) {
         throw new OAuthError('too_many_requests', 'Too many registrations from this address; retry later.', { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) });
       }
