@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
+import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './http/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
@@ -25,6 +26,7 @@ export interface Container {
   /** The SSRF guard for user-chosen destinations (webhooks, instances, media URLs). */
   outboundGuard: OutboundGuard;
   posts: PostsService;
+  webhooks: WebhooksService;
   close(): Promise<void>;
 }
 
@@ -48,8 +50,9 @@ export function buildContainer(options: ContainerOptions): Container {
   const rateLimiter = createRateLimiter(store);
   const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
   const posts = createPostsService({ clock });
+  const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   return {
-    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts,
+    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts, webhooks,
     async close() {
       await authenticator.close();
       await rateLimiter.close();

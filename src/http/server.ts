@@ -8,6 +8,8 @@ import { pendingMigrations } from '../db/migrate.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
+import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
+import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
 import { registerMcp } from '../mcp/register.ts';
@@ -43,6 +45,8 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorEnvelopeSchema);
   app.addSchema(Post);
+  app.addSchema(WebhookEndpoint);
+  app.addSchema(WebhookDelivery);
 
   registerErrorHandling(app, config.publicUrl);
   registerBodyParsers(app);
@@ -70,6 +74,7 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await app.register(async (v1) => {
     registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
+    registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
     registerWorkspacesRoutes(v1, { pool: container.pool });
     registerPlatformsRoutes(v1);
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };

@@ -10,6 +10,7 @@ import { createWorkspace, ensureOwnerAndSandbox } from '../../src/features/works
 import { buildServer } from '../../src/http/server.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import type { LookupFn } from '../../src/lib/ssrf.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const TEST_SECRET = 'test-secret-key-0123456789abcdefghijklmnop';
@@ -35,7 +36,7 @@ export interface TestApp {
 
 let counter = 0;
 
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; lookup?: LookupFn } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', ...options.env });
   const logs: LogLine[] = [];
@@ -46,7 +47,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock });
+  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock, lookup: options.lookup });
   const app = await buildServer(container);
   await app.ready();
   const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');
