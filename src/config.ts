@@ -31,6 +31,14 @@ export interface Config {
   oauth: { accessTokenTtlSeconds: number; grantTtlDays: number };
   /** How long a dashboard / consent sign-in lasts. */
   sessionTtlHours: number;
+  webhooks: {
+    /** Deliveries one worker process sends at the same time (its own runner, apart from publishing). */
+    concurrency: number;
+    /** Deadline of one delivery attempt, connect to last byte. */
+    timeoutMs: number;
+    /** An endpoint whose every attempt has failed for this long is disabled. */
+    disableAfterMs: number;
+  };
 }
 
 export interface SettingSpec {
@@ -106,6 +114,9 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OWNER_EMAIL', default: 'owner@herald.local', description: 'Email of the owner account created at first start.' },
   { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
   { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
+  { name: 'HERALD_WEBHOOK_CONCURRENCY', default: '20', description: 'Webhook deliveries one worker process sends at the same time. Deliveries have their own job runner, so a burst never delays publishing.' },
+  { name: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000', description: 'Deadline of one webhook delivery attempt (connect to last byte); slower answers count as failures and are retried.' },
+  { name: 'HERALD_WEBHOOK_DISABLE_AFTER_HOURS', default: '120', description: 'A webhook endpoint whose every attempt has failed for this long (5 days by default) is disabled, and `webhook_endpoint.disabled` is emitted.' },
   { name: 'HERALD_OUTBOUND_ALLOWLIST', default: '(empty)', description: 'Comma-separated hostnames, IPs or CIDRs that user-chosen destinations (webhooks, Mastodon/Bluesky instances, media URLs) may reach although they are private or loopback; plain `http://` is accepted only for these.' },
   { name: 'HERALD_MCP_ALLOWED_ORIGINS', default: '(empty)', description: 'Comma-separated browser origins (e.g. `https://app.example.com`) allowed to call `/mcp` besides the public URL\'s own; a request with any other `Origin` header gets 403.' },
   { name: 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Life of the API key an OAuth client receives as its access token; a refresh replaces it.' },
@@ -167,6 +178,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       grantTtlDays: int(env, 'HERALD_OAUTH_GRANT_TTL_DAYS', 30, problems, 1, 3650),
     },
     sessionTtlHours: int(env, 'HERALD_SESSION_TTL_HOURS', 168, problems, 1, 24 * 365),
+    webhooks: {
+      concurrency: int(env, 'HERALD_WEBHOOK_CONCURRENCY', 20, problems, 1, 1000),
+      timeoutMs: int(env, 'HERALD_WEBHOOK_TIMEOUT_MS', 10_000, problems, 100, 60_000),
+      disableAfterMs: int(env, 'HERALD_WEBHOOK_DISABLE_AFTER_HOURS', 120, problems, 1, 24 * 365) * 3_600_000,
+    },
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

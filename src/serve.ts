@@ -11,6 +11,7 @@ import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
 import { ensurePassword } from './features/users/users.service.ts';
 import { buildServer } from './http/server.ts';
+import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { resolveKeyring } from './lib/secrets.ts';
@@ -19,6 +20,7 @@ export interface Running {
   container: Container;
   app?: FastifyInstance;
   worker?: Runner;
+  deliveries?: DeliveryRunner;
   url?: string;
   stop(): Promise<void>;
 }
@@ -63,9 +65,11 @@ export async function startHerald(config: Config, role: Role, options: { logger?
   let container: Container | undefined;
   let app: FastifyInstance | undefined;
   let worker: Runner | undefined;
+  let deliveries: DeliveryRunner | undefined;
   const stop = async () => {
     await app?.close().catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
     await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));
+    await deliveries?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping webhook delivery runner'));
     await container?.close().catch((e: unknown) => logger.error({ err: e }, 'closing database pool'));
     await database?.close().catch((e: unknown) => logger.error({ err: e }, 'stopping embedded PostgreSQL'));
   };
@@ -90,9 +94,10 @@ export async function startHerald(config: Config, role: Role, options: { logger?
     }
     if (role !== 'api') {
       worker = await startWorker(container);
+      deliveries = await startDeliveryRunner(container);
       logger.info({ role }, 'worker started');
     }
-    return { container, app, worker, url, stop };
+    return { container, app, worker, deliveries, url, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -15,7 +15,8 @@ export function taskList(container: Container): TaskList {
 // Housekeeping, as graphile-worker crontab lines (minute hour day month weekday task).
 const CRONTAB = '*/10 * * * * cleanup';
 
-function workerLogger(logger: Logger): WorkerLogger {
+/** graphile-worker logs through the process logger (its debug chatter at debug level). */
+export function workerLogger(logger: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const line = { ...scope, ...(meta ?? {}) };
     if (level === 'error') logger.error(line, message);
