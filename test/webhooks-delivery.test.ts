@@ -135,7 +135,7 @@ describe('signed delivery', () => {
 describe('retries', () => {
   test('500, a timeout and a dropped connection are retried on the schedule with the same webhook-id, then delivered', async () => {
     const { id, secret } = await endpoint(`${receiver.origin}/flaky`, ['post.created']);
-    receiver.answer((_request, i) => (i === 0 ? { status: 500, body: 'boom' } : i === 1 ? 'hang' : i === 2 ? 'destroy' : { status: 204 }));
+    receiver.answer((_request, i) => (i === 0 ? { status: 500, body: 'boom\u0000' } : i === 1 ? 'hang' : i === 2 ? 'destroy' : { status: 204 }));
     await createPost();
     const [first] = await deliveries(id);
     const codes: Array<string | null> = [];
@@ -152,7 +152,7 @@ describe('retries', () => {
     }
     assert.deepEqual(codes, ['http_status', 'timeout', 'connection_reset']);
     assert.equal(d.attempts[0].status_code, 500);
-    assert.equal(d.attempts[0].response_body, 'boom');
+    assert.equal(d.attempts[0].response_body, 'boom\uFFFD', 'a NUL in the answer is stored as U+FFFD');
     assert.equal(d.attempts[1].status_code, null);
     assert.equal(d.status, 'delivered');
     assert.equal(d.attempts[3].status_code, 204);

@@ -27,6 +27,13 @@ export interface DeliveryRunnerOptions {
   liveness?: LivenessOptions;
 }
 
+/** Adds `-c <setting>` to the connection's startup options (kept alongside any the URL already has). */
+function withSessionOption(connectionString: string, setting: string): string {
+  const url = new URL(connectionString);
+  url.searchParams.set('options', [url.searchParams.get('options'), `-c ${setting}`].filter(Boolean).join(' '));
+  return url.toString();
+}
+
 function attemptMetrics(container: Container) {
   const { registry } = container.metrics;
   const attempts = (registry.getSingleMetric('herald_webhook_attempts_total') as Counter<'result'> | undefined)
@@ -43,8 +50,12 @@ export async function startDeliveryRunner(container: Container, options: Deliver
   const { config, logger } = container;
   const concurrency = config.webhooks.concurrency;
   const clock = options.clock ?? container.clock;
-  // Enough connections for every running attempt's two short statements, graphile-worker's LISTEN and fetches.
-  const pool = createPool(container.connectionString, Math.min(concurrency, 16) + 2, 'herald-deliveries');
+  // A connection per running attempt, plus graphile-worker's LISTEN and its fetches.
+  // This pool only records attempts and moves delivery jobs on; a commit lost in a database crash means an
+  // attempt is made again, with the same webhook-id, which at-least-once delivery allows. Not waiting for each
+  // commit's flush is what lets deliveries keep up with a burst (docs/decisions.md). Deliveries themselves are
+  // created by the caller's transaction, with its own durability.
+  const pool = createPool(withSessionOption(container.connectionString, 'synchronous_commit=off'), concurrency + 2, 'herald-deliveries');
   const deliver = createDeliverer({
     pool, keyring: container.keyring, guard: container.outboundGuard, clock, logger,
     timeoutMs: config.webhooks.timeoutMs, disableAfterMs: config.webhooks.disableAfterMs, onAttempt: attemptMetrics(container),
@@ -66,6 +77,9 @@ export async function startDeliveryRunner(container: Container, options: Deliver
       noHandleSignals: true,
       logger: workerLogger(logger),
       events,
+      // Jobs fetched and completed in batches: a burst costs a fraction of the queue round trips. Jobs held in
+      // the local queue are locked under the pool's id, which the liveness sweeper also watches.
+      preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: 10 } },
     });
   } catch (error) {
     await pool.end();

@@ -167,17 +167,24 @@ export interface DeliveryOutcome {
 }
 
 /**
- * Logs an attempt and moves the delivery on, in one statement. Only a pending delivery moves: a duplicate job
- * for one already finished changes nothing and returns false.
+ * Logs an attempt and moves the delivery on, in one statement; a successful attempt also ends the endpoint's
+ * failing streak. Only a pending delivery moves: a duplicate job for one already finished changes nothing and
+ * returns false.
  */
 export async function recordAttempt(db: Queryable, workspaceId: string, deliveryId: string, a: AttemptRecord, outcome: DeliveryOutcome): Promise<boolean> {
+  // No write at all to a healthy endpoint's row: thousands of concurrent deliveries to it never contend there.
+  const healthy = outcome.status === 'delivered'
+    ? `, healthy AS (
+       UPDATE webhook_endpoints SET failing_since = NULL
+        WHERE workspace_id = $1 AND id = (SELECT endpoint_id FROM moved) AND failing_since IS NOT NULL)`
+    : '';
   const { rows } = await db.query<{ id: string }>(
     `WITH moved AS (
        UPDATE webhook_deliveries
           SET status = $12, failure_reason = $13, next_attempt_at = $14, attempt_count = attempt_count + 1,
               last_attempt_at = $5, delivered_at = CASE WHEN $12 = 'delivered' THEN $5::timestamptz ELSE delivered_at END, updated_at = now()
         WHERE workspace_id = $1 AND id = $2 AND status = 'pending'
-        RETURNING id)
+        RETURNING id, endpoint_id)${healthy}
      INSERT INTO webhook_attempts (id, workspace_id, delivery_id, trigger, started_at, duration_ms, status_code, response_body, response_truncated, error_code, error_message)
      SELECT $3, $1, moved.id, $4, $5, $6, $7, $8, $9, $10, $11 FROM moved
      RETURNING delivery_id AS id`,

@@ -51,7 +51,8 @@ function fromResponse(res: OutboundResponse, now: Date): AttemptResult {
   return {
     ok,
     statusCode: res.status,
-    body: res.body.length > 0 ? res.body.toString('utf8') : null,
+    // PostgreSQL text holds no NUL, and a receiver may answer anything.
+    body: res.body.length > 0 ? res.body.toString('utf8').replaceAll('\u0000', '\uFFFD') : null,
     truncated: res.truncated,
     durationMs: res.durationMs,
     errorCode: ok ? null : 'http_status',
@@ -111,11 +112,7 @@ export function createDeliverer(deps: DeliveryDeps) {
       responseBody: result.body, responseTruncated: result.truncated, errorCode: result.errorCode, errorMessage: result.errorMessage,
     };
     if (result.ok) {
-      await withTransaction(pool, async (tx) => {
-        if (await deliveries.recordAttempt(tx, workspaceId, deliveryId, attempt, { status: 'delivered', failureReason: null, nextAttemptAt: null })) {
-          await endpoints.markHealthy(tx, workspaceId, endpointId);
-        }
-      });
+      await deliveries.recordAttempt(pool, workspaceId, deliveryId, attempt, { status: 'delivered', failureReason: null, nextAttemptAt: null });
       return;
     }
     await withTransaction(pool, async (tx) => {

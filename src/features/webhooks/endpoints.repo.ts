@@ -119,11 +119,6 @@ export async function markFailing(db: Queryable, workspaceId: string, id: string
   return rows[0]?.failing_since ?? null;
 }
 
-/** A successful attempt ends a failing streak (no write when there is none, so healthy endpoints stay cold rows). */
-export async function markHealthy(db: Queryable, workspaceId: string, id: string): Promise<void> {
-  await db.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE workspace_id = $1 AND id = $2 AND failing_since IS NOT NULL', [workspaceId, id]);
-}
-
 /** Disables an enabled endpoint; undefined when it was already disabled (or is gone), so only one caller reports it. */
 export async function disableEndpoint(db: Queryable, workspaceId: string, id: string, reason: DisabledReason, at: Date): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
