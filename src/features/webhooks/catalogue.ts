@@ -80,6 +80,8 @@ export function openApiWebhooks(): Record<string, unknown> {
         summary: type,
         description: `${def.description}\n\nDelivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to \`${type}\` or \`*\`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.`,
         tags: ['Webhooks'],
+        // Herald calls the receiver: no Herald credentials; the signature headers authenticate the message.
+        security: [],
         parameters: HEADER_DOCS.map(([name, description]) => ({ in: 'header', name, required: true, description, schema: { type: 'string' } })),
         requestBody: { required: true, content: { 'application/json': { schema } } },
         responses: {
