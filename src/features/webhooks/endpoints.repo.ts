@@ -33,9 +33,12 @@ export async function insertEndpoint(db: Queryable, e: { id: string; workspaceId
   return rows[0]!;
 }
 
-/** `lock` takes a row lock for a read-modify-write. */
+/**
+ * `lock` takes a row lock for a read-modify-write — FOR NO KEY UPDATE, which does not hold up the fan-out of
+ * events (it takes FOR KEY SHARE) while an endpoint is being edited.
+ */
 export async function findEndpoint(db: Queryable, workspaceId: string, id: string, lock = false): Promise<EndpointRow | undefined> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [workspaceId, id]);
+  const { rows } = await db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`, [workspaceId, id]);
   return rows[0];
 }
 

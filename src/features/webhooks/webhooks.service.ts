@@ -120,7 +120,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     /** Deletes the endpoint with its delivery log; jobs still queued for it find nothing and stop. */
     async remove(ctx: WebhookContext, id: string) {
-      await load(ctx, id, true);
+      await load(ctx, id);
       await endpoints.deleteEndpoint(ctx.db, ctx.workspaceId, id);
       return { id, object: 'webhook_endpoint', deleted: true };
     },
