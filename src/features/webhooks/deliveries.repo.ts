@@ -34,8 +34,9 @@ export interface AttemptRow {
   error_message: string | null;
 }
 
-const COLUMNS = `id, workspace_id, endpoint_id, event_id, event_type, status, failure_reason, attempt_count, next_attempt_at,
-  last_attempt_at, delivered_at, created_at`;
+const COLUMN_NAMES = ['id', 'workspace_id', 'endpoint_id', 'event_id', 'event_type', 'status', 'failure_reason', 'attempt_count', 'next_attempt_at',
+  'last_attempt_at', 'delivered_at', 'created_at'];
+const COLUMNS = COLUMN_NAMES.join(', ');
 
 export async function insertDeliveries(db: Queryable, workspaceId: string, event: { id: string; type: string }, rows: Array<{ id: string; endpointId: string }>): Promise<void> {
   if (rows.length === 0) return;
@@ -125,7 +126,7 @@ export interface DeliveryWork {
 
 export async function loadDeliveryWork(db: Queryable, workspaceId: string, id: string): Promise<DeliveryWork | undefined> {
   const { rows } = await db.query<Record<string, unknown>>(
-    `SELECT ${COLUMNS.split(',').map((c) => `d.${c.trim()}`).join(', ')},
+    `SELECT ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')},
             e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at,
             ev.created_at AS event_created_at, ev.data AS event_data
        FROM webhook_deliveries d
