@@ -85,17 +85,18 @@ export async function startHerald(config: Config, role: Role, options: { logger?
         throw new Error(`Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`);
       }
     }
+    // Runners first, the listener last: "herald is listening" means every part of this role is up.
+    if (role !== 'api') {
+      worker = await startWorker(container);
+      deliveries = await startDeliveryRunner(container);
+      logger.info({ role }, 'worker started');
+    }
     let url: string | undefined;
     if (role !== 'worker') {
       app = await buildServer(container);
       await container.authenticator.listen(database.connectionString);
       url = await app.listen({ port: config.port, host: config.host });
       logger.info({ url, role }, 'herald is listening');
-    }
-    if (role !== 'api') {
-      worker = await startWorker(container);
-      deliveries = await startDeliveryRunner(container);
-      logger.info({ role }, 'worker started');
     }
     return { container, app, worker, deliveries, url, stop };
   } catch (error) {

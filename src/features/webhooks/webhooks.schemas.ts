@@ -1,11 +1,10 @@
 // TypeBox schemas of the webhooks API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, Timestamp } from '../../http/envelope.ts';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from './catalogue.ts';
 
-// An enum rather than a union of literals: a wrong value then gets one error listing the allowed values.
-const EventFilter = Type.Enum(['*', ...SUBSCRIBABLE_EVENT_TYPES], { description: 'An event type, or `*`.' });
+const EventFilter = StringEnum(['*', ...SUBSCRIBABLE_EVENT_TYPES], { description: 'An event type, or `*`.' });
 const Events = Type.Array(EventFilter, {
   minItems: 1,
   maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
@@ -57,7 +56,7 @@ export const WebhookEndpoint = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(Type.String()),
     enabled: Type.Boolean(),
-    disabled_reason: Type.Union([Type.Literal('manual'), Type.Literal('endpoint_gone'), Type.Literal('failing'), Type.Null()], {
+    disabled_reason: Type.Union([StringEnum(['manual', 'endpoint_gone', 'failing']), Type.Null()], {
       description: '`manual` (PATCH `enabled: false`), `endpoint_gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
     }),
     disabled_at: NullableTimestamp,
@@ -76,7 +75,7 @@ export const WebhookEndpointWithSecret = Type.Intersect(
 
 export const Attempt = Type.Object({
   id: Type.String(),
-  trigger: Type.Union([Type.Literal('automatic'), Type.Literal('manual')]),
+  trigger: StringEnum(['automatic', 'manual'], { description: '`manual`: a test event or a retry someone asked for.' }),
   started_at: Timestamp,
   duration_ms: Type.Integer(),
   status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the answer; null when none came (timeout, refused, blocked).' }),
@@ -84,7 +83,7 @@ export const Attempt = Type.Object({
   response_truncated: Type.Boolean(),
   error: Type.Union([
     Type.Object({
-      code: Type.Union(['http_status', 'timeout', 'connection_failed', 'connection_reset', 'address_blocked'].map((c) => Type.Literal(c))),
+      code: StringEnum(['http_status', 'timeout', 'connection_failed', 'connection_reset', 'address_blocked']),
       message: Type.String(),
     }),
     Type.Null(),
@@ -98,8 +97,8 @@ export const WebhookDelivery = Type.Object(
     endpoint_id: Type.String(),
     event_id: Type.String({ description: 'The event delivered; also the `webhook-id` header, the same on every attempt.' }),
     event_type: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
-    failure_reason: Type.Union([Type.Literal('retries_exhausted'), Type.Literal('endpoint_disabled'), Type.Literal('endpoint_gone'), Type.Null()]),
+    status: StringEnum(['pending', 'delivered', 'failed']),
+    failure_reason: Type.Union([StringEnum(['retries_exhausted', 'endpoint_disabled', 'endpoint_gone']), Type.Null()]),
     attempt_count: Type.Integer(),
     next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When the next automatic attempt is due (pending only).' }),
     last_attempt_at: NullableTimestamp,
@@ -125,8 +124,8 @@ export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>;
 
 export const ListDeliveriesQuery = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
-    event_type: Type.Optional(Type.Enum([...EVENT_TYPES])),
+    status: Type.Optional(StringEnum(['pending', 'delivered', 'failed'])),
+    event_type: Type.Optional(StringEnum(EVENT_TYPES)),
     event_id: Type.Optional(Type.String({ maxLength: 200 })),
     limit: Limit,
     cursor: Cursor,
