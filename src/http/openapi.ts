@@ -49,6 +49,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       },
       tags: [
         { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
+        { name: 'Media', description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.' },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
         { name: 'Platforms', description: 'Platforms and their limits.' },
       ],
