@@ -9,8 +9,10 @@ import type { S3Config } from '../../../config.ts';
 import type { ByteReader } from '../sniff/byte-reader.ts';
 import type { S3Storage } from './storage.ts';
 
-function secondsUntil(when: Date): number {
-  return Math.max(1, Math.floor((when.getTime() - Date.now()) / 1000));
+/** Presign options that make the URL expire exactly at `when` (X-Amz-Date + X-Amz-Expires). */
+function expiringAt(when: Date): { signingDate: Date; expiresIn: number } {
+  const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
+  return { signingDate, expiresIn: Math.max(1, Math.round((when.getTime() - signingDate.getTime()) / 1000)) };
 }
 
 function isNotFound(error: unknown): boolean {
@@ -47,13 +49,13 @@ export function createS3Storage(config: S3Config): S3Storage {
 
     async signUpload(ticket) {
       const command = new PutObjectCommand({ Bucket, Key: ticket.uploadKey, ContentType: ticket.contentType, ContentLength: ticket.declaredSize });
-      const url = await getSignedUrl(client, command, { expiresIn: secondsUntil(ticket.expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
+      const url = await getSignedUrl(client, command, { ...expiringAt(ticket.expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
       return { url, headers: { 'Content-Type': ticket.contentType } };
     },
 
     async signRead(ticket) {
       const command = new GetObjectCommand({ Bucket, Key: ticket.storageKey, ResponseContentType: ticket.contentType, ResponseContentDisposition: inlineDisposition(ticket.filename) });
-      return getSignedUrl(client, command, { expiresIn: secondsUntil(ticket.expiresAt) });
+      return getSignedUrl(client, command, expiringAt(ticket.expiresAt));
     },
 
     open: (key, range) => get(key, range ? `bytes=${range.start}-${range.end}` : undefined),
