@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+import { Value } from 'typebox/value';
+import { Media, UploadUrlResult } from '../src/features/media/media.schemas.ts';
 import { buildMediaTestApp, requestUpload, send, uploadBytes, type MediaTestApp } from './helpers/media.ts';
 import { jpeg, mp4, png } from './helpers/media-fixtures.ts';
 
@@ -42,6 +44,17 @@ describe('GET /v1/media', () => {
     assert.equal(reused.json().error.code, 'PUBLIC_API_QUERY_INVALID');
     const badLimit = await t.inject({ url: '/v1/media?limit=101', key });
     assert.equal(badLimit.statusCode, 400);
+  });
+});
+
+describe('the documented shapes', () => {
+  test('upload-url answers and media records (pending, ready, failed) match their OpenAPI schemas', async () => {
+    const created = await requestUpload(t, key, { filename: 'a.png', content_type: 'image/png' });
+    assert.ok(Value.Check(UploadUrlResult, created.json().data), JSON.stringify([...Value.Errors(UploadUrlResult, created.json().data)]));
+    const pending = (await t.inject({ url: `/v1/media/${created.json().data.media_id}`, key })).json().data;
+    const ready = (await uploadBytes(t, key, mp4(), 'video/mp4')).put.json().data;
+    const failed = (await uploadBytes(t, key, png(), 'image/jpeg')).put.json().data;
+    for (const media of [pending, ready, failed]) assert.ok(Value.Check(Media, media), JSON.stringify([...Value.Errors(Media, media)]));
   });
 });
 

@@ -1,6 +1,6 @@
 // Media test helpers: an app with its own data directory listening on a real port (uploads are real HTTP
 // streams), a local S3-compatible server (s3rver, in this process), and the upload flow as a client does it.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -86,6 +86,18 @@ export async function uploadBytes(t: MediaTestApp, key: string, bytes: Buffer, c
   const { media_id: mediaId, upload } = res.json().data;
   const put = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: bytes });
   return { mediaId, upload, put };
+}
+
+/** `GET /v1/media/{id}`'s data. */
+export async function mediaRecord(t: TestApp, key: string, id: string) {
+  return (await t.inject({ url: `/v1/media/${id}`, key })).json().data;
+}
+
+/** Files under the local media directory (temporary ones included), relative to it. */
+export async function storedFiles(t: MediaTestApp): Promise<string[]> {
+  const dir = path.join(t.dataDir, 'media');
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
 }
 
 // ---- a local S3-compatible server ----------------------------------------------------------------------
