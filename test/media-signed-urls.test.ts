@@ -136,6 +136,7 @@ describe('signed upload URL abuse', () => {
     console.log(`# temporary file gone ${Date.now() - started} ms after the client vanished`);
     assert.deepEqual((await storedFiles(t)).filter((f) => f.startsWith('.incoming') || f.includes(id)), []);
     assert.equal((await getMedia(id)).status, 'pending_upload');
+    assert.deepEqual(t.logs.filter((line) => line.level >= 50), [], 'a client going away is not logged as a server error');
     const retry = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: mp4() });
     assert.equal(retry.status, 200);
     assert.equal(retry.json().data.status, 'ready');

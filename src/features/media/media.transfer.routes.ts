@@ -8,6 +8,8 @@ import type { MediaService } from './media.service.ts';
 import { inlineDisposition } from './storage/s3.ts';
 import { FILES_PATH, UPLOAD_PATH } from './storage/local.ts';
 
+const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
+
 /** Paths whose errors and bodies use the API envelope (API.md "Headers"). */
 export const TRANSFER_ENVELOPE_PREFIXES = [`${UPLOAD_PATH}/`, `${FILES_PATH}/`];
 
@@ -26,6 +28,8 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
 
     scope.put(`${UPLOAD_PATH}/:workspaceId/:mediaId`, { schema: { hide: true } }, async (request) => {
       const { workspaceId, mediaId } = request.params as SignedParams;
+      // No overall request timeout (a 4 GiB upload may take an hour), but a client that stops sending is cut off.
+      request.raw.setTimeout(UPLOAD_IDLE_TIMEOUT_MS, () => request.raw.destroy());
       const query = request.query as Record<string, unknown>;
       return media.acceptLocalUpload({
         workspaceId, mediaId, expires: query.expires, signature: query.signature,
@@ -35,7 +39,8 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
       });
     });
 
-    scope.get(`${FILES_PATH}/:workspaceId/:mediaId`, { schema: { hide: true } }, async (request, reply) => {
+    // HEAD declared here, not derived from GET: Fastify's derived HEAD would read the whole file and discard it.
+    scope.route({ method: ['GET', 'HEAD'], url: `${FILES_PATH}/:workspaceId/:mediaId`, schema: { hide: true }, handler: async (request, reply) => {
       const { workspaceId, mediaId } = request.params as SignedParams;
       const query = request.query as Record<string, unknown>;
       const file = await media.openLocalFile({ workspaceId, mediaId, expires: query.expires, signature: query.signature, range: request.headers.range });
@@ -52,7 +57,7 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
       } else {
         reply.header('content-length', String(file.size));
       }
-      return reply.send(file.stream);
-    });
+      return request.method === 'HEAD' ? reply.send() : reply.send(await file.open());
+    } });
   });
 }

@@ -76,7 +76,8 @@ export async function acceptLocalUpload(deps: LocalDeps, request: LocalUploadReq
 
 export interface LocalFile {
   status: 200 | 206;
-  stream: Readable;
+  /** The bytes (the range, for a 206); not opened until asked for, so a HEAD reads nothing. */
+  open(): Promise<Readable>;
   size: number;
   /** Set for a 206 answer. */
   range: ByteRange | null;
@@ -106,6 +107,5 @@ export async function openLocalFile(deps: LocalDeps, request: SignedRequest & { 
   checkExpiry(expiresAt, deps.clock.now());
   const size = row.size_bytes ?? 0;
   const range = parseRange(request.range, size);
-  const stream = await deps.storage.open(row.storage_key!, range ?? undefined);
-  return { status: range ? 206 : 200, stream, size, range, media: row };
+  return { status: range ? 206 : 200, open: () => deps.storage.open(row.storage_key!, range ?? undefined), size, range, media: row };
 }
