@@ -114,7 +114,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
   { name: 'HERALD_MEDIA_STORAGE', default: 'local', description: 'Where uploaded media go: `local` (`$HERALD_DATA_DIR/media`, signed URLs served by Herald; one API host only) or `s3` (any S3-compatible store; needed with more than one API host).' },
   { name: 'HERALD_MEDIA_MAX_IMAGE_BYTES', default: '20971520', description: 'Largest image upload (20 MiB).' },
-  { name: 'HERALD_MEDIA_MAX_VIDEO_BYTES', default: '4294967296', description: 'Largest video upload (4 GiB).' },
+  { name: 'HERALD_MEDIA_MAX_VIDEO_BYTES', default: '4294967296', description: 'Largest video upload (4 GiB). Each cap is at most 5 GiB, the most one S3 PUT takes.' },
   { name: 'HERALD_MEDIA_MAX_DOCUMENT_BYTES', default: '104857600', description: 'Largest document (PDF) upload (100 MiB).' },
   { name: 'HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS', default: '3600', description: 'How long a signed upload URL stays valid (60 s to 7 days); the upload must start before it expires.' },
   { name: 'HERALD_MEDIA_READ_URL_TTL_SECONDS', default: '900', description: 'How long the signed download URL in a media record (`url`) stays valid (10 s to 7 days).' },
@@ -164,10 +164,11 @@ function mediaConfig(env: Env, dataDir: string, problems: Problems): MediaConfig
   return {
     storage: storage === 's3' ? 's3' : 'local',
     localDir: path.join(dataDir, 'media'),
+    // 5 GiB is the most one S3 PUT (and one CopyObject) takes; the local driver keeps the same ceiling.
     maxBytes: {
-      image: int(env, 'HERALD_MEDIA_MAX_IMAGE_BYTES', 20 * MIB, problems, 1),
-      video: int(env, 'HERALD_MEDIA_MAX_VIDEO_BYTES', 4096 * MIB, problems, 1),
-      document: int(env, 'HERALD_MEDIA_MAX_DOCUMENT_BYTES', 100 * MIB, problems, 1),
+      image: int(env, 'HERALD_MEDIA_MAX_IMAGE_BYTES', 20 * MIB, problems, 1, 5 * 1024 * MIB),
+      video: int(env, 'HERALD_MEDIA_MAX_VIDEO_BYTES', 4096 * MIB, problems, 1, 5 * 1024 * MIB),
+      document: int(env, 'HERALD_MEDIA_MAX_DOCUMENT_BYTES', 100 * MIB, problems, 1, 5 * 1024 * MIB),
     },
     uploadUrlTtlSeconds: int(env, 'HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS', 3600, problems, 60, WEEK_SECONDS),
     readUrlTtlSeconds: int(env, 'HERALD_MEDIA_READ_URL_TTL_SECONDS', 900, problems, 10, WEEK_SECONDS),

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { MediaService } from './media.service.ts';
-import { inlineDisposition } from './storage/s3.ts';
+import { inlineDisposition } from './content-disposition.ts';
 import { FILES_PATH, UPLOAD_PATH } from './storage/local.ts';
 
 const UPLOAD_IDLE_TIMEOUT_MS = 120_000;

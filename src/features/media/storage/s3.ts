@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../../../config.ts';
+import { inlineDisposition } from '../content-disposition.ts';
 import type { ByteReader } from '../sniff/byte-reader.ts';
 import type { S3Storage } from './storage.ts';
 
@@ -18,12 +19,6 @@ function expiringAt(when: Date): { signingDate: Date; expiresIn: number } {
 function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
-}
-
-/** `attachment`-free disposition with the original name, safe for any characters (RFC 6266 / 8187). */
-export function inlineDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 export function createS3Storage(config: S3Config): S3Storage {
