@@ -6,7 +6,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { Value } from 'typebox/value';
 import { Media, UploadUrlResult } from '../src/features/media/media.schemas.ts';
-import { buildMediaTestApp, requestUpload, send, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import { buildMediaTestApp, readAll, requestUpload, send, uploadBytes, type MediaTestApp } from './helpers/media.ts';
 import { jpeg, mp4, png } from './helpers/media-fixtures.ts';
 
 let t: MediaTestApp;
@@ -20,8 +20,41 @@ after(() => t.close());
 
 const exists = (file: string) => access(file).then(() => true, () => false);
 
+describe('POST /v1/media/upload-url and idempotency', () => {
+  test('a retry with the same Idempotency-Key answers the same media and upload URL; nothing new is created', async () => {
+    const body = { filename: 'same.png', content_type: 'image/png', size_bytes: png().length };
+    const first = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, idem: 'upload-once', payload: body });
+    const again = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, idem: 'upload-once', payload: body });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json().data, first.json().data);
+    const { rows } = await t.container.pool.query(`SELECT count(*)::int AS n FROM media WHERE filename = 'same.png'`);
+    assert.equal(rows[0].n, 1);
+  });
+});
+
+describe('what the publishing engine reads media through', () => {
+  test('mediaForPost in order, openMediaStream (whole or a range) and signedReadUrl with its own lifetime', async () => {
+    const bytes = mp4({ mdatBytes: 2000 });
+    const { mediaId } = await uploadBytes(t, key, bytes, 'video/mp4');
+    const { media } = t.container;
+    const [row, missing] = await media.mediaForPost(t.container.pool, t.owner.workspaceId, [mediaId, 'med_gone']);
+    assert.equal(missing, undefined);
+    assert.equal(row!.status, 'ready');
+    assert.ok((await readAll(await media.openMediaStream(row!.storage_key!))).equals(bytes));
+    assert.ok((await readAll(await media.openMediaStream(row!.storage_key!, { start: 100, end: 199 }))).equals(bytes.subarray(100, 200)));
+    const signed = await media.signedReadUrl(row!, 3600);
+    const lifetime = signed.expiresAt.getTime() - Date.now();
+    assert.ok(lifetime > 3590_000 && lifetime <= 3600_000, `valid for ${lifetime} ms`);
+    assert.ok((await send(signed.url, { method: 'GET', origin: t.origin })).body.equals(bytes));
+  });
+});
+
 describe('GET /v1/media', () => {
   test('lists newest first, pages with a cursor bound to the filters, and filters by status and kind', async () => {
+    // A workspace of its own, so other tests' media do not appear.
+    const own = await t.workspace('test');
+    const key = await t.key({ workspaceIds: [own.workspaceId] });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await uploadBytes(t, key, png(i + 1, 1), 'image/png')).mediaId);
     ids.push((await uploadBytes(t, key, mp4(), 'video/mp4')).mediaId);

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sha256 } from '../src/lib/crypto.ts';
-import { buildMediaTestApp, requestUpload, send, startLocalS3, type LocalS3, type MediaTestApp } from './helpers/media.ts';
+import { buildMediaTestApp, readAll, requestUpload, send, startLocalS3, type LocalS3, type MediaTestApp } from './helpers/media.ts';
 import { jpeg, mp4, png } from './helpers/media-fixtures.ts';
 
 let s3: LocalS3;
@@ -149,6 +149,22 @@ describe('s3: completing an upload', () => {
     assert.equal((await objectKeys(id)).length, 1);
     const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1`, [id]);
     assert.equal(rows.length, 1);
+  });
+});
+
+describe('s3: what the publishing engine reads media through', () => {
+  test('mediaForPost completes an arrived upload; openMediaStream and signedReadUrl read the checked copy', async () => {
+    const bytes = jpeg(30, 20);
+    const { media_id: id, upload } = await presign(bytes, 'image/jpeg');
+    await putToStore(upload.signed_url, upload.headers, bytes);
+    const [row] = await t.container.media.mediaForPost(t.container.pool, t.owner.workspaceId, [id]);
+    assert.equal(row!.status, 'ready');
+    assert.match(row!.storage_key!, /^media\//);
+    const stream = await t.container.media.openMediaStream(row!.storage_key!, { start: 0, end: 1 });
+    assert.ok((await readAll(stream)).equals(bytes.subarray(0, 2)));
+    const { url } = await t.container.media.signedReadUrl(row!, 600);
+    assert.equal(new URL(url).searchParams.get('X-Amz-Expires'), '600');
+    assert.ok((await send(url, { method: 'GET' })).body.equals(bytes));
   });
 });
 

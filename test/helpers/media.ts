@@ -88,6 +88,13 @@ export async function uploadBytes(t: MediaTestApp, key: string, bytes: Buffer, c
   return { mediaId, upload, put };
 }
 
+/** Everything a stream yields, as one buffer. */
+export async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 /** `GET /v1/media/{id}`'s data. */
 export async function mediaRecord(t: TestApp, key: string, id: string) {
   return (await t.inject({ url: `/v1/media/${id}`, key })).json().data;
