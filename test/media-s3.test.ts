@@ -38,7 +38,10 @@ async function presign(bytes: Buffer, contentType: string) {
 }
 
 const putToStore = (url: string, headers: Record<string, string>, body: Buffer) => send(url, { method: 'PUT', headers, body });
-const getMedia = async (id: string) => (await t.inject({ url: `/v1/media/${id}`, key })).json().data;
+const getMedia = async (id: string) => {
+  const body = (await t.inject({ url: `/v1/media/${id}`, key })).json();
+  return body.data ?? body; // an error envelope shows up whole in an assertion message
+};
 
 describe('s3: POST /v1/media/upload-url', () => {
   test('size_bytes is required, because the presigned URL signs the exact size', async () => {
@@ -144,9 +147,12 @@ describe('s3: completing an upload', () => {
     const bytes = jpeg();
     const { media_id: id, upload } = await presign(bytes, 'image/jpeg');
     await putToStore(upload.signed_url, upload.headers, bytes);
-    const answers = await Promise.all([getMedia(id), getMedia(id), t.inject({ method: 'POST', url: `/v1/media/${id}/complete`, key }).then((r) => r.json().data)]);
-    assert.deepEqual(new Set(answers.map((a) => a.status)), new Set(['ready']));
-    assert.equal((await objectKeys(id)).length, 1);
+    const complete = () => t.inject({ method: 'POST', url: `/v1/media/${id}/complete`, key }).then((r) => r.json().data ?? r.json());
+    const answers = await Promise.all([getMedia(id), complete(), getMedia(id), complete(), getMedia(id), complete()]);
+    assert.deepEqual(new Set(answers.map((a) => a?.status)), new Set(['ready']), JSON.stringify(answers));
+    const keys = await objectKeys(id);
+    const { rows: stored } = await t.container.pool.query('SELECT storage_key FROM media WHERE id = $1', [id]);
+    assert.deepEqual(keys, [stored[0].storage_key]);
     const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1`, [id]);
     assert.equal(rows.length, 1);
   });

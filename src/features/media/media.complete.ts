@@ -36,6 +36,12 @@ export async function inspect(reader: ByteReader, declared: string): Promise<Ins
   return { status: 'ready', failureReason: null, width: found.width, height: found.height, durationMs: found.durationMs, unreadable: found.unreadable };
 }
 
+/** The media as another completion left it, or undefined when it is still pending. */
+async function stillPending(deps: CompleteDeps, row: MediaRow): Promise<MediaRow | undefined> {
+  const current = await findMedia(deps.pool, row.workspace_id, row.id);
+  return current && current.status !== 'pending_upload' ? current : undefined;
+}
+
 /** Records the completion and its event; undefined when the media was no longer pending. */
 async function record(deps: CompleteDeps, row: MediaRow, completion: Completion, beforeCommit?: () => Promise<void>): Promise<MediaRow | undefined> {
   return withTransaction(deps.pool, async (tx) => {
@@ -79,42 +85,63 @@ export async function completeLocal(deps: CompleteDeps & { storage: LocalStorage
 }
 
 /** s3 driver: what became of the upload, or 'not_uploaded' while nothing is at the upload key. */
-export async function completeRemote(deps: CompleteDeps & { storage: S3Storage }, row: MediaRow): Promise<MediaRow | 'not_uploaded'> {
+export async function completeRemote(deps: CompleteDeps & { storage: S3Storage }, row: MediaRow, attempt = 1): Promise<MediaRow | 'not_uploaded'> {
   const { storage } = deps;
   const object = await storage.stat(row.upload_key);
-  if (!object) return 'not_uploaded';
-  const sizeProblem = (size: number) =>
-    size > row.max_bytes ? `The object is ${size} bytes, more than the ${row.max_bytes} allowed (max_bytes).`
-      : row.declared_size !== null && size !== row.declared_size ? `The object is ${size} bytes, not the ${row.declared_size} announced (size_bytes).`
-        : null;
+  if (!object) return (await stillPending(deps, row)) ?? 'not_uploaded';
 
   let completion: Completion;
   let finalKey: string | null = null;
-  const problem = sizeProblem(object.size);
+  const problem = sizeProblem(row, object.size);
   if (problem) {
     completion = { ...failed(problem), sizeBytes: object.size, sha256: null, storageKey: null };
   } else {
     // Check a private copy, not the upload key: the presigned PUT stays usable until it expires, and a replay
-    // must not change bytes after they were checked. Each completion copies to its own key.
+    // must not change bytes after they were checked. Each completion copies to its own key, and removes it
+    // unless it is the one recorded (a store may leave a partial object behind a failed copy, too).
     finalKey = `media/${row.workspace_id}/${row.id}/${randomUUID()}`;
-    await storage.copy(row.upload_key, finalKey, object.etag);
-    const copied = await storage.stat(finalKey);
-    const size = copied?.size ?? 0;
-    const copyProblem = sizeProblem(size);
-    if (copyProblem) {
-      completion = { ...failed(copyProblem), sizeBytes: size, sha256: null, storageKey: null };
-    } else {
-      const reader = await storage.reader(finalKey, size);
-      const inspection = await inspect(reader, row.content_type);
-      const sha256 = await storage.hash(finalKey);
-      completion = { ...inspection, sizeBytes: size, sha256, storageKey: inspection.status === 'ready' ? finalKey : null };
+    let checked: Completion | 'source_gone' | 'source_changed';
+    try {
+      checked = await checkCopy(storage, row, object.etag, finalKey);
+    } catch (error) {
+      await storage.remove(finalKey).catch(() => {});
+      // A completion that finished meanwhile deletes the upload key under our copy: its result stands.
+      const finished = await stillPending(deps, row);
+      if (finished) return finished;
+      throw error;
     }
+    if (checked === 'source_gone' || checked === 'source_changed') {
+      await storage.remove(finalKey);
+      // Gone: another completion finished first. Changed: a replayed PUT replaced it; measure again, a few times at most.
+      if (checked === 'source_gone') return (await stillPending(deps, row)) ?? 'not_uploaded';
+      if (attempt >= 3) throw new Error(`The upload of ${row.id} keeps changing while it is being completed`);
+      return completeRemote(deps, row, attempt + 1);
+    }
+    completion = checked;
   }
 
   const done = await record(deps, row, completion);
-  if (finalKey && (!done || done.status !== 'ready')) await storage.remove(finalKey);
+  if (finalKey && done?.storage_key !== finalKey) await storage.remove(finalKey);
   if (!done) return (await findMedia(deps.pool, row.workspace_id, row.id)) ?? row;
   // The upload key has served its purpose; a purge or the cleanup job retries this if it fails now.
   await storage.remove(row.upload_key).catch((error: unknown) => deps.logger.warn({ err: error, media_id: row.id }, 'could not delete an upload key'));
   return done;
+}
+
+function sizeProblem(row: MediaRow, size: number): string | null {
+  if (size > row.max_bytes) return `The object is ${size} bytes, more than the ${row.max_bytes} allowed (max_bytes).`;
+  if (row.declared_size !== null && size !== row.declared_size) return `The object is ${size} bytes, not the ${row.declared_size} announced (size_bytes).`;
+  return null;
+}
+
+/** Copies the measured upload object to `finalKey` and checks the copy: its size, type and hash. */
+async function checkCopy(storage: S3Storage, row: MediaRow, etag: string | null, finalKey: string): Promise<Completion | 'source_gone' | 'source_changed'> {
+  const copy = await storage.copy(row.upload_key, finalKey, etag);
+  if (copy !== 'copied') return copy;
+  const size = (await storage.stat(finalKey))?.size ?? 0;
+  const problem = sizeProblem(row, size);
+  if (problem) return { ...failed(problem), sizeBytes: size, sha256: null, storageKey: null };
+  const inspection = await inspect(await storage.reader(finalKey, size), row.content_type);
+  const sha256 = await storage.hash(finalKey);
+  return { ...inspection, sizeBytes: size, sha256, storageKey: inspection.status === 'ready' ? finalKey : null };
 }

@@ -16,9 +16,13 @@ function expiringAt(when: Date): { signingDate: Date; expiresIn: number } {
   return { signingDate, expiresIn: Math.max(1, Math.round((when.getTime() - signingDate.getTime()) / 1000)) };
 }
 
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
 function isNotFound(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+  const name = (error as { name?: string })?.name;
+  return name === 'NotFound' || name === 'NoSuchKey' || statusOf(error) === 404;
 }
 
 export function createS3Storage(config: S3Config): S3Storage {
@@ -90,14 +94,21 @@ export function createS3Storage(config: S3Config): S3Storage {
     },
 
     async copy(fromKey, toKey, etag) {
-      await client.send(new CopyObjectCommand({
-        Bucket,
-        Key: toKey,
-        CopySource: `${Bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
-        // Only the object that was measured: a PUT replayed in between makes the copy fail, not succeed silently.
-        CopySourceIfMatch: etag ?? undefined,
-        MetadataDirective: 'COPY',
-      }));
+      try {
+          await client.send(new CopyObjectCommand({
+          Bucket,
+          Key: toKey,
+          CopySource: `${Bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+          // Only the object that was measured: a PUT replayed in between makes the copy fail, not succeed silently.
+          CopySourceIfMatch: etag ?? undefined,
+          MetadataDirective: 'COPY',
+        }));
+        return 'copied';
+      } catch (error) {
+        if (isNotFound(error)) return 'source_gone';
+        if (statusOf(error) === 412 || (error as { name?: string })?.name === 'PreconditionFailed') return 'source_changed';
+        throw error;
+      }
     },
 
     async hash(key) {

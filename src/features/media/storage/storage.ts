@@ -82,8 +82,11 @@ export interface LocalStorage extends StorageReads {
 export interface S3Storage extends StorageReads {
   readonly driver: 's3';
   signUpload(ticket: UploadTicket & { declaredSize: number }): Promise<SignedUpload>;
-  /** Server-side copy of exactly the object with `etag`. */
-  copy(fromKey: string, toKey: string, etag: string | null): Promise<void>;
+  /**
+   * Server-side copy of exactly the object with `etag`: 'source_gone' when it no longer exists (a concurrent
+   * completion finished and deleted it), 'source_changed' when another PUT replaced it since it was measured.
+   */
+  copy(fromKey: string, toKey: string, etag: string | null): Promise<'copied' | 'source_gone' | 'source_changed'>;
   /** SHA-256 (hex) of the stored object, streamed. */
   hash(key: string): Promise<string>;
 }
