@@ -3,6 +3,8 @@
 import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
+import { createMediaService, type MediaService } from './features/media/media.service.ts';
+import { createMediaStorage } from './features/media/storage/create.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './http/rate-limit.ts';
@@ -27,6 +29,8 @@ export interface Container {
   outboundGuard: OutboundGuard;
   posts: PostsService;
   webhooks: WebhooksService;
+  /** Uploads, media records, and the streams and signed URLs the publishing engine reads media through. */
+  media: MediaService;
   close(): Promise<void>;
 }
 
@@ -49,10 +53,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const store = config.redisUrl ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc()) : createMemoryStore();
   const rateLimiter = createRateLimiter(store);
   const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
-  const posts = createPostsService({ clock });
+  const media = createMediaService({ pool, storage: createMediaStorage(config, keyring), config: config.media, clock, logger });
+  const posts = createPostsService({ clock, media });
   const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   return {
-    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts, webhooks,
+    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts, webhooks, media,
     async close() {
       await authenticator.close();
       await rateLimiter.close();

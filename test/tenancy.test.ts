@@ -38,6 +38,11 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.post_id;
   },
+  '/media/{id}': async (key, workspaceId) => {
+    const res = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { filename: 'tenant.png', content_type: 'image/png' } });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().data.media_id;
+  },
   '/webhooks/{id}': async (key, workspaceId) => {
     // An IP literal: a public address needs no DNS, so the SSRF guard lets it through offline.
     const res = await t.inject({ method: 'POST', url: '/v1/webhooks', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { url: 'https://93.184.216.34/hook', events: ['*'] } });

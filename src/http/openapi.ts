@@ -53,6 +53,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       tags: [
         { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
         { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), their delivery log and retries. The events themselves are listed under `webhooks`.' },
+        { name: 'Media', description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.' },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
         { name: 'Platforms', description: 'Platforms and their limits.' },
       ],

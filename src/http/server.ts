@@ -5,6 +5,9 @@ import { stringify as toYaml } from 'yaml';
 import scalar from '@scalar/fastify-api-reference';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
+import { registerMediaRoutes } from '../features/media/media.routes.ts';
+import { Media } from '../features/media/media.schemas.ts';
+import { registerLocalTransferRoutes, TRANSFER_ENVELOPE_PREFIXES } from '../features/media/media.transfer.routes.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
@@ -47,6 +50,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.addSchema(Post);
   app.addSchema(WebhookEndpoint);
   app.addSchema(WebhookDelivery);
+  app.addSchema(Media);
 
   registerErrorHandling(app, config.publicUrl);
   registerBodyParsers(app);
@@ -56,7 +60,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     authenticator: container.authenticator,
     rateLimiter: container.rateLimiter,
     isClosing: () => closing,
-    envelopePrefixes: options.envelopePrefixes ?? [],
+    envelopePrefixes: [...TRANSFER_ENVELOPE_PREFIXES, ...(options.envelopePrefixes ?? [])],
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -77,6 +81,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
     registerWorkspacesRoutes(v1, { pool: container.pool });
     registerPlatformsRoutes(v1);
+    registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
     v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
     v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
@@ -85,6 +90,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   // Outside /v1, each with its own format: sign-in pages (HTML), OAuth, discovery documents and /mcp (JSON-RPC).
   await registerLoginRoutes(app, { pool: container.pool, keyring: container.keyring, config, rateLimiter: container.rateLimiter });
   await registerMcp(app, container);
+  if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {

@@ -9,11 +9,12 @@ import { cleanupTask } from './tasks/cleanup.ts';
 export function taskList(container: Container): TaskList {
   return {
     cleanup: cleanupTask({ pool: container.pool, logger: container.logger }),
+    ...container.media.tasks(),
   };
 }
 
 // Housekeeping, as graphile-worker crontab lines (minute hour day month weekday task).
-const CRONTAB = '*/10 * * * * cleanup';
+const CRONTAB = ['*/10 * * * * cleanup', '*/15 * * * * media_cleanup'].join('\n');
 
 /** graphile-worker logs through the process logger (its debug chatter at debug level). */
 export function workerLogger(logger: Logger): WorkerLogger {

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import { queuePublishJobs, removePublishJobs } from '../../jobs/queue.ts';
 import { appendEvent } from '../events/outbox.ts';
+import type { MediaService } from '../media/media.service.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
@@ -18,6 +19,8 @@ import { renderPost, renderPosts } from './posts.view.ts';
 
 export interface PostsDeps {
   clock: Clock;
+  /** Checks `media_ids` (exist, ready, fit each platform) and renders a post's `media`: src/features/media. */
+  media: Pick<MediaService, 'postIssues' | 'renderLists'>;
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */
@@ -39,10 +42,9 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 export function createPostsService(deps: PostsDeps) {
-  /** Issues that exist because a feature is not there yet (media, connections) or because of the request as a whole. */
-  function requestIssues(input: { mediaIds: string[]; connectionIds: string[]; publishNow: boolean }): RuleIssue[] {
+  /** Issues that exist because a feature is not there yet (connections) or because of the request as a whole. */
+  function requestIssues(input: { connectionIds: string[]; publishNow: boolean }): RuleIssue[] {
     const issues: RuleIssue[] = [];
-    input.mediaIds.forEach((id, i) => issues.push({ platform: null, rule: 'media_not_found', message: `No media ${id} in this workspace.`, path: `/media_ids/${i}` }));
     input.connectionIds.forEach((id, i) => issues.push({ platform: null, rule: 'connection_not_found', message: `No connection ${id} in this workspace.`, path: `/connection_ids/${i}` }));
     if (input.publishNow) {
       issues.push({ platform: null, rule: 'publishing_unavailable', message: 'Publishing is not available on this server yet; schedule the post or keep it as a draft.', path: '/publish_now' });
@@ -65,7 +67,7 @@ export function createPostsService(deps: PostsDeps) {
     return bodyBrandId;
   }
 
-  function checkCreate(body: CreatePostBody): { scheduleAt: Date | null; issues: RuleIssue[] } {
+  async function checkCreate(ctx: ServiceContext, body: CreatePostBody): Promise<{ scheduleAt: Date | null; issues: RuleIssue[] }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
       throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', { details: [{ path: '/schedule_at', message: 'cannot be combined with publish_now' }] });
     }
@@ -74,7 +76,8 @@ export function createPostsService(deps: PostsDeps) {
     const issues = [
       ...checkPlatformRules({ content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {}, mediaCount: mediaIds.length }),
       ...checkSchedule(scheduleAt, deps.clock.now()),
-      ...requestIssues({ mediaIds, connectionIds: body.connection_ids ?? [], publishNow: body.publish_now === true }),
+      ...(await deps.media.postIssues(ctx, mediaIds, body.platforms)),
+      ...requestIssues({ connectionIds: body.connection_ids ?? [], publishNow: body.publish_now === true }),
     ];
     return { scheduleAt, issues };
   }
@@ -86,7 +89,7 @@ export function createPostsService(deps: PostsDeps) {
   }
 
   async function emit(ctx: ServiceContext, post: PostRow, types: Parameters<typeof appendEvent>[2][]): Promise<Record<string, unknown>> {
-    const view = await renderPost(ctx.db, ctx.workspaceId, post);
+    const view = await renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     for (const type of types) await appendEvent(ctx.db, ctx.workspaceId, type, view);
     return view;
   }
@@ -101,7 +104,7 @@ export function createPostsService(deps: PostsDeps) {
   return {
     async create(ctx: ServiceContext, body: CreatePostBody) {
       const brandId = await resolveBrand(ctx, body.brand_id);
-      const { scheduleAt, issues } = checkCreate(body);
+      const { scheduleAt, issues } = await checkCreate(ctx, body);
       if (issues.length > 0) throw validationFailed(issues);
       const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const post = await repo.insertPost(ctx.db, {
@@ -126,14 +129,14 @@ export function createPostsService(deps: PostsDeps) {
 
     async validate(ctx: ServiceContext, body: CreatePostBody) {
       await resolveBrand(ctx, body.brand_id);
-      const { issues } = checkCreate(body);
+      const { issues } = await checkCreate(ctx, body);
       return { valid: issues.length === 0, issues };
     },
 
     async get(ctx: ServiceContext, id: string) {
       const post = await repo.findPost(ctx.db, ctx.workspaceId, id);
       if (!post || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(post.brand_id))) throw notFound('post');
-      return renderPost(ctx.db, ctx.workspaceId, post);
+      return renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     },
 
     async list(ctx: ServiceContext, query: ListPostsQuery) {
@@ -164,7 +167,7 @@ export function createPostsService(deps: PostsDeps) {
       const hasMore = rows.length > limit && last !== undefined;
       const value = last ? (sort === '-created_at' ? last.created_at : last.schedule_at) : null;
       return {
-        items: await renderPosts(ctx.db, ctx.workspaceId, page),
+        items: await renderPosts(ctx.db, ctx.workspaceId, page, deps.media),
         next_cursor: hasMore ? encodeCursor({ value: value ? value.toISOString() : null, id: last.id }, binding) : null,
         has_more: hasMore,
       };
@@ -189,7 +192,9 @@ export function createPostsService(deps: PostsDeps) {
       const issues = [
         ...checkPlatformRules({ content, platforms, platformOptions, mediaCount: mediaIds.length }),
         ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
-        ...requestIssues({ mediaIds: patch.media_ids === undefined ? [] : mediaIds, connectionIds, publishNow: false }),
+        // The whole resulting post: its media must still exist, be ready and fit the (possibly new) platforms.
+        ...(await deps.media.postIssues(ctx, mediaIds, platforms)),
+        ...requestIssues({ connectionIds, publishNow: false }),
       ];
       if (issues.length > 0) throw validationFailed(issues);
 
