@@ -9,10 +9,50 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(1);
 }
+
+/** At a terminal: asks twice without echo. Otherwise: the first line of stdin (for scripts). */
+async function readSecret(prompt) {
+  const { stdin, stderr } = process;
+  if (!stdin.isTTY) {
+    let data = '';
+    for await (const chunk of stdin) {
+      data += chunk;
+      if (data.includes('\n')) break;
+    }
+    return data.split(/\r?\n/)[0];
+  }
+  const ask = (question) => new Promise((resolve) => {
+    stderr.write(question);
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    stdin.resume();
+    let value = '';
+    const finish = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      resolve(value);
+    };
+    const onData = (text) => {
+      for (const c of text) {
+        if (c === '\r' || c === '\n') return finish();
+        if (c === '\u0003') process.exit(130);
+        value = c === '\u007f' || c === '\b' ? value.slice(0, -1) : value + c;
+      }
+    };
+    stdin.on('data', onData);
+  });
+  const first = await ask(prompt);
+  if ((await ask('Type it again: ')) !== first) throw new Error('the two entries differ; nothing was changed');
+  return first;
+}
+
 const { main } = await import('../src/cli.ts');
 const code = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
+  readSecret,
 });
 if (code !== 0) process.exitCode = code;

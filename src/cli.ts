@@ -11,6 +11,9 @@ import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './featur
 import { parseScopes, SCOPES } from './features/keys/scopes.ts';
 import { listAllWorkspaces, listBrands, findWorkspace } from './features/workspaces/workspaces.repo.ts';
 import { brandJson, createBrand, createWorkspace, ensureOwnerAndSandbox, ownerUserId, workspaceJson } from './features/workspaces/workspaces.service.ts';
+import { generatePassword } from './features/users/passwords.ts';
+import { createUser, ensurePassword, setPassword, UserInputError } from './features/users/users.service.ts';
+import type { MemberRole } from './features/workspaces/workspaces.repo.ts';
 import { isUuid } from './lib/ids.ts';
 import { serveUntilSignalled } from './serve.ts';
 
@@ -32,6 +35,8 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   env: Record<string, string | undefined>;
+  /** Reads a secret: typed without echo at a terminal (asked twice), else the first line of stdin. */
+  readSecret?(prompt: string): Promise<string>;
 }
 
 export const json = { json: { type: 'boolean' } } as const satisfies Options;
@@ -200,13 +205,65 @@ const COMMANDS: Record<string, Command> = {
       await withDatabase(io, async (pool) => {
         const rows = await listKeys(pool);
         const state = (k: (typeof rows)[number]) => (k.revoked_at ? 'revoked' : k.expires_at && k.expires_at < new Date() ? 'expired' : 'active');
-        print(io, values, rows.map(keyJson), rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${k.name}`).join('\n') || '(no keys)');
+        // An OAuth grant shows its newest key; revoking that key revokes the grant.
+        const label = (k: (typeof rows)[number]) => (k.grant_id ? `OAuth: ${k.client_name ?? 'unknown client'} (grant ${k.grant_id}, renewed hourly)` : k.name);
+        print(io, values, rows.map(keyJson), rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}`).join('\n') || '(no keys)');
+      });
+    },
+  },
+  'users create': {
+    usage: 'herald users create --email <email> --workspace <uuid> --role owner|admin|member [--json]',
+    summary: 'Add a person to a workspace (creating the account if needed); a new account gets a generated password, shown once.',
+    options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' }, ...json },
+    async run(values, _p, io) {
+      const email = required(values, 'email');
+      const workspaceId = workspaceArg(values);
+      const role = required(values, 'role') as MemberRole;
+      if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
+      await withDatabase(io, async (pool) => {
+        try {
+          const made = await createUser(pool, { email, workspaceId, role });
+          const password = made.created ? await ensurePassword(pool, made.userId) : undefined;
+          print(io, values, { user_id: made.userId, email: made.email, workspace_id: workspaceId, role, created: made.created, password: password ?? null },
+            `${made.created ? 'Created' : 'Updated'} ${made.email} (${made.userId}): ${role} of workspace ${workspaceId}.` +
+            (password ? `\nPassword (shown once, share it safely): ${password}` : ''));
+        } catch (error) {
+          if (error instanceof UserInputError) throw new UsageError(error.message);
+          throw error;
+        }
+      });
+    },
+  },
+  'users set-password': {
+    usage: 'herald users set-password <email> [--generate] [--json]',
+    summary: 'Set a person\'s password (typed without echo, or the first line of stdin; --generate makes one and shows it once). Signs them out everywhere.',
+    options: { generate: { type: 'boolean' }, ...json },
+    positionals: ['email'],
+    async run(values, positionals, io) {
+      const email = positionals[0];
+      if (!email) throw new UsageError('the email is required');
+      let password: string;
+      if (values.generate) {
+        password = generatePassword();
+      } else {
+        if (!io.readSecret) throw new UsageError('no way to read a password here; use --generate');
+        password = await io.readSecret(`New password for ${email}: `);
+      }
+      await withDatabase(io, async (pool) => {
+        try {
+          const result = await setPassword(pool, email, password);
+          print(io, values, { user_id: result.userId, sessions_ended: result.sessionsEnded, ...(values.generate ? { password } : {}) },
+            `Password of ${email} set${result.sessionsEnded > 0 ? `; ${result.sessionsEnded} session(s) signed out` : ''}.` + (values.generate ? `\nPassword (shown once): ${password}` : ''));
+        } catch (error) {
+          if (error instanceof UserInputError) throw new UsageError(error.message);
+          throw error;
+        }
       });
     },
   },
   'keys revoke': {
     usage: 'herald keys revoke <key-id>',
-    summary: 'Revoke a key; every server stops accepting it within a second.',
+    summary: 'Revoke a key; every server stops accepting it within a second. Revoking an OAuth key revokes its grant.',
     options: { ...json },
     positionals: ['key-id'],
     async run(values, positionals, io) {

@@ -34,6 +34,45 @@ export interface Config {
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
   publishing: { heartbeatIntervalMs: number; workerDeadAfterMs: number; overdueAfterMs: number; maxAttempts: number };
+  /** Browser origins besides the public URL's that may call /mcp (normalised origins). */
+  mcpAllowedOrigins: string[];
+  oauth: { accessTokenTtlSeconds: number; grantTtlDays: number };
+  /** How long a dashboard / consent sign-in lasts. */
+  sessionTtlHours: number;
+  webhooks: {
+    /** Deliveries one worker process sends at the same time (its own runner, apart from publishing). */
+    concurrency: number;
+    /** Deadline of one delivery attempt, connect to last byte. */
+    timeoutMs: number;
+    /** An endpoint whose every attempt has failed for this long is disabled. */
+    disableAfterMs: number;
+  };
+  media: MediaConfig;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** Unset: AWS S3 itself. Set for R2, MinIO and other S3-compatible stores. */
+  endpoint: string | undefined;
+  region: string;
+  /** Both unset: the AWS SDK's default credential chain (instance roles, AWS_* variables). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+}
+
+export interface MediaConfig {
+  storage: 'local' | 's3';
+  /** Where the local driver keeps bytes: `$HERALD_DATA_DIR/media`. */
+  localDir: string;
+  /** Largest upload per kind, in bytes. */
+  maxBytes: { image: number; video: number; document: number };
+  uploadUrlTtlSeconds: number;
+  readUrlTtlSeconds: number;
+  /** Media no post refers to are deleted this many days after upload. */
+  retentionDays: number;
+  /** Set when `storage` is `s3`. */
+  s3: S3Config | undefined;
 }
 
 export interface SettingSpec {
@@ -84,6 +123,21 @@ function flag(env: Env, name: string, fallback: boolean, problems: Problems): bo
   return fallback;
 }
 
+/** A comma-separated list of http(s) origins, each normalised to `scheme://host[:port]`. */
+function origins(env: Env, name: string, problems: Problems): string[] {
+  const list: string[] = [];
+  for (const raw of (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    try {
+      const parsed = new URL(raw);
+      if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash) throw new Error();
+      list.push(parsed.origin);
+    } catch {
+      problems.add(`${name}: "${raw}" is not an origin like https://app.example.com`);
+    }
+  }
+  return list;
+}
+
 /** Every environment variable Herald reads, with its default, in the order the README lists them. */
 export const SETTINGS: SettingSpec[] = [
   { name: 'PORT', default: '8080', description: 'TCP port of the HTTP server.' },
@@ -116,10 +170,77 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_WORKER_DEAD_AFTER_MS', default: '30000', description: 'A worker silent this long is dead: its jobs are unlocked and its posts taken over.' },
   { name: 'HERALD_OVERDUE_AFTER_MS', default: '120000', description: 'A post target due this long ago and not yet started is overdue: requeued, and /health/ready reports not ready.' },
   { name: 'HERALD_PUBLISH_MAX_ATTEMPTS', default: '8', description: 'Attempts per target for transient failures and rate limits before it fails.' },
+  { name: 'HERALD_WEBHOOK_CONCURRENCY', default: '20', description: 'Webhook deliveries one worker process sends at the same time. Deliveries have their own job runner, so a burst never delays publishing.' },
+  { name: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000', description: 'Deadline of one webhook delivery attempt (connect to last byte); slower answers count as failures and are retried.' },
+  { name: 'HERALD_WEBHOOK_DISABLE_AFTER_HOURS', default: '120', description: 'A webhook endpoint whose every attempt has failed for this long (5 days by default) is disabled, and `webhook_endpoint.disabled` is emitted.' },
+  { name: 'HERALD_MEDIA_STORAGE', default: 'local', description: 'Where uploaded media go: `local` (`$HERALD_DATA_DIR/media`, signed URLs served by Herald; one API host only) or `s3` (any S3-compatible store; needed with more than one API host).' },
+  { name: 'HERALD_MEDIA_MAX_IMAGE_BYTES', default: '20971520', description: 'Largest image upload (20 MiB).' },
+  { name: 'HERALD_MEDIA_MAX_VIDEO_BYTES', default: '4294967296', description: 'Largest video upload (4 GiB). Each cap is at most 5 GiB, the most one S3 PUT takes.' },
+  { name: 'HERALD_MEDIA_MAX_DOCUMENT_BYTES', default: '104857600', description: 'Largest document (PDF) upload (100 MiB).' },
+  { name: 'HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS', default: '3600', description: 'How long a signed upload URL stays valid (60 s to 7 days); the upload must start before it expires.' },
+  { name: 'HERALD_MEDIA_READ_URL_TTL_SECONDS', default: '900', description: 'How long the signed download URL in a media record (`url`) stays valid (10 s to 7 days).' },
+  { name: 'HERALD_MEDIA_RETENTION_DAYS', default: '30', description: 'Media that no post refers to are deleted this many days after upload; uploads never completed go once their URL has expired.' },
+  { name: 'HERALD_S3_BUCKET', default: '(unset)', description: 'Bucket for media with `HERALD_MEDIA_STORAGE=s3` (required then).' },
+  { name: 'HERALD_S3_ENDPOINT', default: '(unset)', description: 'Endpoint of an S3-compatible store (R2, MinIO, …); unset: AWS S3.' },
+  { name: 'HERALD_S3_REGION', default: 'us-east-1', description: 'Region of the bucket (`auto` for R2).' },
+  { name: 'HERALD_S3_ACCESS_KEY_ID', default: '(unset)', description: 'Access key for the bucket; with the secret below. Both unset: the AWS SDK default credential chain (instance role, `AWS_*` variables).' },
+  { name: 'HERALD_S3_SECRET_ACCESS_KEY', default: '(unset)', description: 'Secret for `HERALD_S3_ACCESS_KEY_ID`.' },
+  { name: 'HERALD_S3_FORCE_PATH_STYLE', default: 'false', description: '`true` for stores that need `endpoint/bucket/key` addressing (MinIO, most self-hosted stores).' },
   { name: 'HERALD_OUTBOUND_ALLOWLIST', default: '(empty)', description: 'Comma-separated hostnames, IPs or CIDRs that user-chosen destinations (webhooks, Mastodon/Bluesky instances, media URLs) may reach although they are private or loopback; plain `http://` is accepted only for these.' },
+  { name: 'HERALD_MCP_ALLOWED_ORIGINS', default: '(empty)', description: 'Comma-separated browser origins (e.g. `https://app.example.com`) allowed to call `/mcp` besides the public URL\'s own; a request with any other `Origin` header gets 403.' },
+  { name: 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Life of the API key an OAuth client receives as its access token; a refresh replaces it.' },
+  { name: 'HERALD_OAUTH_GRANT_TTL_DAYS', default: '30', description: 'Life of an OAuth grant (what a person consented to): after it, the client must ask the person again.' },
+  { name: 'HERALD_SESSION_TTL_HOURS', default: '168', description: 'How long a browser sign-in (consent screen, dashboard) lasts.' },
 ];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function bool(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  problems.add(`${name} must be true or false (got "${raw}")`);
+  return fallback;
+}
+
+const MIB = 1024 * 1024;
+const WEEK_SECONDS = 7 * 24 * 3600;
+
+function mediaConfig(env: Env, dataDir: string, problems: Problems): MediaConfig {
+  const storage = env.HERALD_MEDIA_STORAGE || 'local';
+  if (storage !== 'local' && storage !== 's3') problems.add(`HERALD_MEDIA_STORAGE must be local or s3 (got "${storage}")`);
+  let s3: S3Config | undefined;
+  if (storage === 's3') {
+    const bucket = env.HERALD_S3_BUCKET || '';
+    if (!bucket) problems.add('HERALD_S3_BUCKET is required when HERALD_MEDIA_STORAGE is s3');
+    const accessKeyId = env.HERALD_S3_ACCESS_KEY_ID || undefined;
+    const secretAccessKey = env.HERALD_S3_SECRET_ACCESS_KEY || undefined;
+    if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) problems.add('HERALD_S3_ACCESS_KEY_ID and HERALD_S3_SECRET_ACCESS_KEY go together: set both or neither');
+    s3 = {
+      bucket,
+      endpoint: url(env, 'HERALD_S3_ENDPOINT', problems, ['http:', 'https:']),
+      region: env.HERALD_S3_REGION || 'us-east-1',
+      accessKeyId,
+      secretAccessKey,
+      forcePathStyle: bool(env, 'HERALD_S3_FORCE_PATH_STYLE', false, problems),
+    };
+  }
+  return {
+    storage: storage === 's3' ? 's3' : 'local',
+    localDir: path.join(dataDir, 'media'),
+    // 5 GiB is the most one S3 PUT (and one CopyObject) takes; the local driver keeps the same ceiling.
+    maxBytes: {
+      image: int(env, 'HERALD_MEDIA_MAX_IMAGE_BYTES', 20 * MIB, problems, 1, 5 * 1024 * MIB),
+      video: int(env, 'HERALD_MEDIA_MAX_VIDEO_BYTES', 4096 * MIB, problems, 1, 5 * 1024 * MIB),
+      document: int(env, 'HERALD_MEDIA_MAX_DOCUMENT_BYTES', 100 * MIB, problems, 1, 5 * 1024 * MIB),
+    },
+    uploadUrlTtlSeconds: int(env, 'HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS', 3600, problems, 60, WEEK_SECONDS),
+    readUrlTtlSeconds: int(env, 'HERALD_MEDIA_READ_URL_TTL_SECONDS', 900, problems, 10, WEEK_SECONDS),
+    retentionDays: int(env, 'HERALD_MEDIA_RETENTION_DAYS', 30, problems, 1, 36_500),
+    s3,
+  };
+}
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -142,13 +263,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const previousSecretKeys = (env.HERALD_SECRET_KEYS_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const logLevel = (env.HERALD_LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.add(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const mcpAllowedOrigins = origins(env, 'HERALD_MCP_ALLOWED_ORIGINS', problems);
   const ownerEmail = env.HERALD_OWNER_EMAIL || 'owner@herald.local';
   if (!/^[^\s@]+@[^\s@]+$/.test(ownerEmail)) problems.add('HERALD_OWNER_EMAIL must be an email address');
 
+  const dataDir = path.resolve(env.HERALD_DATA_DIR || './.herald');
   const config: Config = {
     port,
     host,
-    dataDir: path.resolve(env.HERALD_DATA_DIR || './.herald'),
+    dataDir,
     databaseUrl,
     databasePoolSize: int(env, 'HERALD_DB_POOL_SIZE', 20, problems, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', problems, ['redis:', 'rediss:']),
@@ -183,6 +306,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       overdueAfterMs: int(env, 'HERALD_OVERDUE_AFTER_MS', 120_000, problems, 1000, 86_400_000),
       maxAttempts: int(env, 'HERALD_PUBLISH_MAX_ATTEMPTS', 8, problems, 1, 100),
     },
+    mcpAllowedOrigins,
+    oauth: {
+      accessTokenTtlSeconds: int(env, 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, problems, 60, 7 * 86_400),
+      grantTtlDays: int(env, 'HERALD_OAUTH_GRANT_TTL_DAYS', 30, problems, 1, 3650),
+    },
+    sessionTtlHours: int(env, 'HERALD_SESSION_TTL_HOURS', 168, problems, 1, 24 * 365),
+    webhooks: {
+      concurrency: int(env, 'HERALD_WEBHOOK_CONCURRENCY', 20, problems, 1, 1000),
+      timeoutMs: int(env, 'HERALD_WEBHOOK_TIMEOUT_MS', 10_000, problems, 100, 60_000),
+      disableAfterMs: int(env, 'HERALD_WEBHOOK_DISABLE_AFTER_HOURS', 120, problems, 1, 24 * 365) * 3_600_000,
+    },
+    media: mediaConfig(env, dataDir, problems),
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

@@ -3,7 +3,10 @@
 import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
+import { createMediaService, type MediaService } from './features/media/media.service.ts';
+import { createMediaStorage } from './features/media/storage/create.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
+import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './http/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
@@ -12,7 +15,7 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
 import { hmac } from './lib/crypto.ts';
 import type { PlatformAccess } from './features/connections/platform-access.ts';
-import { noMediaLibrary, type MediaLibrary } from './features/publishing/media-library.ts';
+import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
 import type { Simulator } from './sandbox/framework/simulator.ts';
@@ -38,8 +41,11 @@ export interface Container {
   platformAccess: PlatformAccess;
   /** The simulated platforms this process serves under /sandbox (empty when HERALD_SANDBOX=off). */
   simulators: Map<PlatformName, Simulator>;
-  /** Where publishing reads a post's media from. */
-  media: MediaLibrary;
+  webhooks: WebhooksService;
+  /** Uploads, media records, and the streams and signed URLs the publishing engine reads media through. */
+  media: MediaService;
+  /** Where publishing reads a post's media from (the media feature's storage). */
+  mediaLibrary: MediaLibrary;
   close(): Promise<void>;
 }
 
@@ -51,8 +57,8 @@ export interface ContainerOptions {
   clock?: Clock;
   /** DNS resolution for the SSRF guard; tests inject one to map names without a network. */
   lookup?: LookupFn;
-  /** Media storage for publishing (the media feature's); none by default. */
-  media?: MediaLibrary;
+  /** Replaces the media feature as the engine's source of media bytes (tests). */
+  mediaLibrary?: MediaLibrary;
 }
 
 /** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
@@ -85,10 +91,12 @@ export function buildContainer(options: ContainerOptions): Container {
   const platformAccess = createPlatformAccess(config, keyring, outboundGuard, clock);
   const platforms = platformAccess.registry;
   const simulators = createConfiguredSimulators(config, keyring);
-  const posts = createPostsService({ clock, platforms });
+  const media = createMediaService({ pool, storage: createMediaStorage(config, keyring), config: config.media, clock, logger });
+  const posts = createPostsService({ clock, media, platforms });
+  const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   return {
-    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts,
-    platforms, platformAccess, simulators, media: options.media ?? noMediaLibrary,
+    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts, webhooks, media,
+    platforms, platformAccess, simulators, mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool),
     async close() {
       await authenticator.close();
       await rateLimiter.close();

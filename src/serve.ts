@@ -9,7 +9,9 @@ import { seedSandboxConnections } from './features/connections/sandbox-seed.ts';
 import { createKey } from './features/keys/keys.service.ts';
 import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
+import { ensurePassword } from './features/users/users.service.ts';
 import { buildServer } from './http/server.ts';
+import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { resolveKeyring } from './lib/secrets.ts';
@@ -18,18 +20,27 @@ export interface Running {
   container: Container;
   app?: FastifyInstance;
   worker?: WorkerHandle;
+  deliveries?: DeliveryRunner;
   url?: string;
   stop(): Promise<void>;
 }
 
-/** Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created. */
+/**
+ * Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created, and
+ * the owner's generated password whenever the owner has none yet (first start, or an upgrade).
+ */
 async function prepare(container: Container, print: (text: string) => void): Promise<void> {
   const applied = await migrate(container.pool);
   if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
   const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
   const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
   if (seeded.length > 0) container.logger.info({ connections: seeded.map((c) => `${c.platform}:${c.handle}`) }, 'sandbox connections created');
-  if (!boot.created) return;
+  const password = await ensurePassword(container.pool, boot.userId);
+  const passwordLine = password ? [`  Password      ${password}   (sign-in for connecting assistants; change it with \`herald users set-password ${boot.email}\`)`] : [];
+  if (!boot.created) {
+    if (password) print(['', `The owner account ${boot.email} had no password. This is shown once:`, ...passwordLine, ''].join('\n'));
+    return;
+  }
   const { key } = await createKey(container.pool, {
     userId: boot.userId, name: 'First-start key', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null,
   });
@@ -38,6 +49,7 @@ async function prepare(container: Container, print: (text: string) => void): Pro
     'Herald is set up. This is shown once:',
     `  URL           ${container.config.publicUrl}`,
     `  Owner         ${boot.email}`,
+    ...passwordLine,
     `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
     `  Brand         ${boot.brandId}`,
     `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
@@ -45,6 +57,7 @@ async function prepare(container: Container, print: (text: string) => void): Pro
     '',
     `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
     `       -d '{"content":"Hello from Herald","platforms":[${seeded.map((c) => `"${c.platform}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
+    `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
     '',
   ].join('\n'));
 }
@@ -56,9 +69,11 @@ export async function startHerald(config: Config, role: Role, options: { logger?
   let container: Container | undefined;
   let app: FastifyInstance | undefined;
   let worker: WorkerHandle | undefined;
+  let deliveries: DeliveryRunner | undefined;
   const stop = async () => {
     await app?.close().catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
     await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));
+    await deliveries?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping webhook delivery runner'));
     await container?.close().catch((e: unknown) => logger.error({ err: e }, 'closing database pool'));
     await database?.close().catch((e: unknown) => logger.error({ err: e }, 'stopping embedded PostgreSQL'));
   };
@@ -74,6 +89,12 @@ export async function startHerald(config: Config, role: Role, options: { logger?
         throw new Error(`Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`);
       }
     }
+    // Runners first, the listener last: "herald is listening" means every part of this role is up.
+    if (role !== 'api') {
+      worker = await startWorker(container);
+      deliveries = await startDeliveryRunner(container);
+      logger.info({ role }, 'worker started');
+    }
     let url: string | undefined;
     if (role !== 'worker') {
       app = await buildServer(container);
@@ -81,11 +102,7 @@ export async function startHerald(config: Config, role: Role, options: { logger?
       url = await app.listen({ port: config.port, host: config.host });
       logger.info({ url, role }, 'herald is listening');
     }
-    if (role !== 'api') {
-      worker = await startWorker(container);
-      logger.info({ role }, 'worker started');
-    }
-    return { container, app, worker, url, stop };
+    return { container, app, worker, deliveries, url, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { connectBluesky } from '../src/features/connections/connections.service.ts';
 import type { MediaLibrary } from '../src/features/publishing/media-library.ts';
 import { buildTestApp } from './helpers/app.ts';
-import { mediaSource, png } from './helpers/media.ts';
-import { waitFor } from './helpers/wait.ts';
+import { mediaSource, png } from './helpers/media-sources.ts';
+import { pollFor } from './helpers/poll.ts';
 
 const PACKAGE = fileURLToPath(new URL('./bluesky-pds/package.json', import.meta.url));
 const installed = existsSync(fileURLToPath(new URL('./bluesky-pds/node_modules/@atproto/dev-env/package.json', import.meta.url)));
@@ -38,7 +38,7 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
   // same seam (MediaLibrary) the media feature implements.
   const image = mediaSource(png(64, 48), 'image/png', { altText: 'a small test image' });
   const media: MediaLibrary = { sources: async (_w, ids) => ids.map(() => image) };
-  const t = await buildTestApp({ worker: true, media, env: { HERALD_OUTBOUND_ALLOWLIST: 'localhost,127.0.0.1,::1' } });
+  const t = await buildTestApp({ worker: true, mediaLibrary: media, env: { HERALD_OUTBOUND_ALLOWLIST: 'localhost,127.0.0.1,::1' } });
   try {
     const pds = network.pds.url;
     const xrpc = async (nsid: string, body: unknown, token?: string) => {
@@ -60,7 +60,7 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     const id = draft.json().data.post.id;
     await t.container.pool.query(`UPDATE posts SET media_ids = '{med_e2e}', platform_options = jsonb_set(platform_options, '{bluesky,alt_texts}', '["alt text from the post"]') WHERE id = $1`, [id]);
     assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${id}/publish`, key })).statusCode, 200);
-    const post = await waitFor('published on the real PDS', async () => {
+    const post = await pollFor('published on the real PDS', async () => {
       const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
       return ['published', 'failed', 'partially_published'].includes(p.status) ? p : undefined;
     }, 60_000);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
-import { waitFor } from './helpers/wait.ts';
+import { pollFor } from './helpers/poll.ts';
 
 const POSTS = 300;
 const KILLS = 12;
@@ -93,7 +93,7 @@ test(`${POSTS} posts, ${KILLS} worker kills, injected faults: nothing duplicated
   }
 
   const pool = t.container.pool;
-  await waitFor('every target settled after the last kill', async () => {
+  await pollFor('every target settled after the last kill', async () => {
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM post_targets WHERE status NOT IN ('published', 'failed')`);
     return rows[0]!.n === 0 ? true : undefined;
   }, 240_000, 500);

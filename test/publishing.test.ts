@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, type TestApp } from './helpers/app.ts';
-import { mediaSource, png } from './helpers/media.ts';
-import { waitFor } from './helpers/wait.ts';
+import { mediaSource, png } from './helpers/media-sources.ts';
+import { pollFor } from './helpers/poll.ts';
 
 let sandbox: RunningSandbox;
 let t: TestApp;
@@ -17,7 +17,7 @@ before(async () => {
   sandbox = await startSandbox({ secret: sandboxSecret() });
   // Media come through the MediaLibrary seam; the media feature provides the real one.
   const media = { sources: async (_workspace: string, ids: string[]) => ids.map(() => mediaSource(png(20, 10), 'image/png', { altText: 'own alt text' })) };
-  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, media, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500', HERALD_OVERDUE_AFTER_MS: '1500' } });
+  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, mediaLibrary: media, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500', HERALD_OVERDUE_AFTER_MS: '1500' } });
   key = await t.key();
 });
 after(async () => {
@@ -39,7 +39,7 @@ async function get(id: string): Promise<Post> {
 
 const FINAL = ['published', 'partially_published', 'failed'];
 function settled(id: string, label: string, ceilingMs = 30_000): Promise<Post> {
-  return waitFor(label, async () => {
+  return pollFor(label, async () => {
     const post = await get(id);
     return FINAL.includes(post.status) ? post : undefined;
   }, ceilingMs);

@@ -9,7 +9,7 @@ import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { ApiResponseError, TwitterApi, type ITwitterApiClientPlugin } from 'twitter-api-v2';
 import { detectFacets } from '../src/platforms/bluesky/facets.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
-import { mp4, png } from './helpers/media.ts';
+import { mp4, png } from './helpers/media-sources.ts';
 
 // Each platform at the root of its own server: these clients, like the platforms, assume no base path.
 let sandbox: RunningSandbox;

@@ -43,7 +43,21 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     assert.equal(res.statusCode, 200, res.body);
     return res.json().data.items[0].id;
   },
+  '/media/{id}': async (key, workspaceId) => {
+    const res = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { filename: 'tenant.png', content_type: 'image/png' } });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().data.media_id;
+  },
+  '/webhooks/{id}': async (key, workspaceId) => {
+    // An IP literal: a public address needs no DNS, so the SSRF guard lets it through offline.
+    const res = await t.inject({ method: 'POST', url: '/v1/webhooks', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { url: 'https://93.184.216.34/hook', events: ['*'] } });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().data.id;
+  },
 };
+
+/** A valid PATCH body per resource (the id check must be what answers, not the body's schema). */
+const patchBodies: Record<string, object> = { '/webhooks/{id}': { enabled: false } };
 
 function resourcePrefix(path: string): string | undefined {
   const match = /^(\/[^{}]+\/\{id\})/.exec(path);
@@ -104,7 +118,7 @@ describe('tenant isolation', () => {
       assert.ok(factory, `add a factory for ${prefix} in test/tenancy.test.ts so its isolation is tested`);
       if (!byPrefix.has(prefix)) byPrefix.set(prefix, await factory(theirKey, other.workspaceId));
       const id = byPrefix.get(prefix)!;
-      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, id), key: myKey, payload: op.method === 'GET' ? undefined : op.method === 'PATCH' ? { content: 'hijack' } : {} });
+      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, id), key: myKey, payload: op.method === 'GET' ? undefined : op.method === 'PATCH' ? (patchBodies[prefix] ?? { content: 'hijack' }) : {} });
       assert.equal(res.statusCode, 404, `${op.method} ${op.path}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');
       assert.doesNotMatch(res.body, new RegExp(other.workspaceId), 'no trace of the other workspace');

@@ -10,6 +10,12 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 // Arbitrary constant shared by every Herald process: "the migration lock".
 const MIGRATION_LOCK = 7_245_812_001;
 
+/**
+ * graphile-worker schemas, one per job runner: the main runner's, and the webhook deliveries' own (a separate
+ * jobs table, so a burst of deliveries never slows the main runner's job lookups; docs/decisions.md).
+ */
+export const JOB_SCHEMAS = { main: 'graphile_worker', deliveries: 'graphile_worker_deliveries' } as const;
+
 export interface Migration {
   id: number;
   name: string;
@@ -36,13 +42,15 @@ export async function pendingMigrations(pool: Pool): Promise<string[]> {
     for (const row of (await pool.query<{ id: number }>('SELECT id FROM herald_migrations')).rows) applied.add(row.id);
   }
   for (const m of await listMigrations()) if (!applied.has(m.id)) pending.push(`${String(m.id).padStart(4, '0')}_${m.name}`);
-  const worker = await pool.query<{ exists: boolean }>(`SELECT to_regclass('graphile_worker.migrations') IS NOT NULL AS exists`);
   const latest = await latestWorkerMigration();
-  let current = 0;
-  if (worker.rows[0]?.exists) {
-    current = (await pool.query<{ max: number | null }>('SELECT max(id) AS max FROM graphile_worker.migrations')).rows[0]?.max ?? 0;
+  for (const schema of Object.values(JOB_SCHEMAS)) {
+    const worker = await pool.query<{ exists: boolean }>(`SELECT to_regclass('${schema}.migrations') IS NOT NULL AS exists`);
+    let current = 0;
+    if (worker.rows[0]?.exists) {
+      current = (await pool.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${schema}.migrations`)).rows[0]?.max ?? 0;
+    }
+    if (current < latest) pending.push(`graphile-worker (${schema}) ${current} → ${latest}`);
   }
-  if (current < latest) pending.push(`graphile-worker ${current} → ${latest}`);
   return pending;
 }
 
@@ -70,7 +78,7 @@ export async function migrate(pool: Pool): Promise<string[]> {
       applied.push(`${String(m.id).padStart(4, '0')}_${m.name}`);
     }
     // graphile-worker takes its own lock too; running it under ours keeps "migrated" a single step.
-    await runWorkerMigrations({ pgPool: pool, logger: silentWorkerLogger() });
+    for (const schema of Object.values(JOB_SCHEMAS)) await runWorkerMigrations({ pgPool: pool, schema, logger: silentWorkerLogger() });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();

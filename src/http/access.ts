@@ -9,10 +9,9 @@ import { findBrand } from '../features/workspaces/workspaces.repo.ts';
 import { AppError } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { emptyContext, type RouteAccess } from './context.ts';
-import { rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
+import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
 
 const UNKNOWN_ROUTE: RouteAccess = { scopes: 'public', workspace: false, mutates: false };
-const MINUTE = 60_000;
 
 export interface AccessDeps {
   config: Config;
@@ -43,11 +42,7 @@ function clientIp(request: FastifyRequest): string {
 }
 
 export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
-  const budgets: Record<'read' | 'write' | 'anonymous', Budget> = {
-    read: { name: 'read', limit: deps.config.rateLimits.readPerMinute, windowMs: MINUTE },
-    write: { name: 'write', limit: deps.config.rateLimits.writePerMinute, windowMs: MINUTE },
-    anonymous: { name: 'anonymous', limit: deps.config.rateLimits.anonymousPerMinute, windowMs: MINUTE },
-  };
+  const budgets = budgetsFor(deps.config.rateLimits);
   const brandCache = new Map<string, number>();
 
   async function spend(request: FastifyRequest, key: string, budget: Budget): Promise<void> {
@@ -104,6 +99,8 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => path.startsWith(p)));
     reply.header('x-request-id', request.id);
     if (deps.isClosing()) throw new AppError('PUBLIC_API_UNAVAILABLE', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '2', connection: 'close' } });
+    // A NUL in the path or query can only be a mistake or an attack, and no database text can hold it.
+    if (/%00/.test(request.url)) throw new AppError('PUBLIC_API_QUERY_INVALID', 'The URL contains an encoded NUL character (%00).');
     if (!isV1) return;
     reply.headers(request.ctx.rateLimitHeaders); // replaced below once a budget is spent
     const access = request.routeOptions.config?.access ?? UNKNOWN_ROUTE;

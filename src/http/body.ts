@@ -34,6 +34,8 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, json);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
     if (body.length === 0) return undefined;
+    // No route matched: the not-found handler answers 404 or 405, whatever the body is.
+    if (request.is404) return undefined;
     if (request.routeOptions.config.access?.actionBody) return parseJsonBody(body);
     throw new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', `Send JSON with Content-Type: application/json (got ${request.headers['content-type'] ?? 'no Content-Type'}).`);
   });

@@ -54,6 +54,10 @@ export function toAppError(error: unknown): AppError | undefined {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('PUBLIC_API_BODY_INVALID', 'The body is not valid JSON.');
   }
+  // PostgreSQL text cannot hold U+0000 (22021) or a character the encoding lacks (22P05): bad input, not a fault.
+  if ((error as { code?: string })?.code === '22021' || (error as { code?: string })?.code === '22P05') {
+    return new AppError('PUBLIC_API_BODY_INVALID', 'The request contains a character Herald cannot store (such as U+0000).');
+  }
   if (isDatabaseUnavailable(error)) {
     return new AppError('PUBLIC_API_UNAVAILABLE', 'The database is unavailable; nothing was written. Retry shortly.', { headers: { 'retry-after': '2' } });
   }

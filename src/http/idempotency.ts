@@ -52,6 +52,86 @@ function lockKey(workspaceId: string, userId: string, key: string): bigint {
   return sha256(`${workspaceId}\n${userId}\n${key}`).readBigInt64BE(0);
 }
 
+/** Who may replay an answer, under which key, for which request, and for how long. */
+export interface IdempotencyClaim {
+  /** The workspace of the call; the nil UUID for calls outside a workspace. */
+  workspaceId: string | null;
+  userId: string;
+  key: string;
+  fingerprint: Buffer;
+  ttlSeconds: number;
+}
+
+export interface IdempotentAnswer {
+  status: number;
+  /** The enveloped answer as stored (a replay carries the first request's request_id). */
+  text: string;
+  replayed: boolean;
+}
+
+/**
+ * The core of every idempotent write, REST or MCP: claims the key, runs `handler` in a transaction, stores its
+ * enveloped answer in that same transaction, or returns the stored answer of an earlier identical request.
+ */
+export async function runIdempotent(
+  deps: IdempotencyDeps,
+  claim: IdempotencyClaim,
+  requestId: string,
+  handler: (tx: PoolClient) => Promise<MutationResult>,
+  options: MutationOptions = {},
+): Promise<IdempotentAnswer> {
+  const workspaceId = claim.workspaceId ?? NIL_WORKSPACE;
+  const client = await deps.pool.connect();
+  let broken = false;
+  let open = false;
+  try {
+    await client.query('BEGIN');
+    open = true;
+    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey(workspaceId, claim.userId, claim.key).toString()]);
+    if (!lock[0]?.ok) {
+      throw new AppError('PUBLIC_API_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry in a second.', { headers: { 'retry-after': '1' } });
+    }
+    const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: Buffer; encrypted: boolean }>(
+      `SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys
+        WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
+      [workspaceId, claim.userId, claim.key],
+    );
+    const stored = rows[0];
+    if (stored) {
+      await client.query('ROLLBACK');
+      open = false;
+      if (!stored.fingerprint.equals(claim.fingerprint)) {
+        throw new AppError('PUBLIC_API_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for a different request; use a new key for a new request.');
+      }
+      const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
+      return { status: stored.response_status, text: body.toString('utf8'), replayed: true };
+    }
+    const result = await handler(client);
+    const text = JSON.stringify(successBody(requestId, result.data));
+    const bytes = Buffer.from(text, 'utf8');
+    await client.query(
+      `INSERT INTO idempotency_keys (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
+       ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+         encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at`,
+      [workspaceId, claim.userId, claim.key, claim.fingerprint, result.status, options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes, Boolean(options.secret), claim.ttlSeconds],
+    );
+    await client.query('COMMIT');
+    open = false;
+    return { status: result.status, text, replayed: false };
+  } catch (error) {
+    if (open) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true; // the connection itself failed: do not return it to the pool
+      });
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /**
  * Wraps a mutating handler: claims the idempotency key, runs `handler` in a transaction, stores and sends the
  * enveloped answer, or replays the stored answer for a retry.
@@ -65,57 +145,10 @@ export function mutation(
     const key = request.ctx.idempotencyKey;
     const principal = request.ctx.principal;
     if (!key || !principal) throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', 'Send an Idempotency-Key header.');
-    const workspaceId = request.ctx.workspaceId ?? NIL_WORKSPACE;
-    const print = fingerprint(request);
-    const client = await deps.pool.connect();
-    let broken = false;
-    let open = false;
-    try {
-      await client.query('BEGIN');
-      open = true;
-      const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey(workspaceId, principal.userId, key).toString()]);
-      if (!lock[0]?.ok) {
-        throw new AppError('PUBLIC_API_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry in a second.', { headers: { 'retry-after': '1' } });
-      }
-      const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: Buffer; encrypted: boolean }>(
-        `SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys
-          WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
-        [workspaceId, principal.userId, key],
-      );
-      const stored = rows[0];
-      if (stored) {
-        await client.query('ROLLBACK');
-        open = false;
-        if (!stored.fingerprint.equals(print)) {
-          throw new AppError('PUBLIC_API_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for a different request; use a new key for a new request.');
-        }
-        const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
-        return reply.code(stored.response_status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(body.toString('utf8'));
-      }
-      const result = await handler(request, client);
-      const text = JSON.stringify(successBody(request.id, result.data));
-      const bytes = Buffer.from(text, 'utf8');
-      await client.query(
-        `INSERT INTO idempotency_keys (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(hours => $8))
-         ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
-           response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-           encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at`,
-        [workspaceId, principal.userId, key, print, result.status, options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes, Boolean(options.secret), TTL_HOURS],
-      );
-      await client.query('COMMIT');
-      open = false;
-      return reply.code(result.status).type('application/json; charset=utf-8').send(text);
-    } catch (error) {
-      if (open) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true; // the connection itself failed: do not return it to the pool
-        });
-      }
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    const claim = { workspaceId: request.ctx.workspaceId, userId: principal.userId, key, fingerprint: fingerprint(request), ttlSeconds: TTL_HOURS * 3600 };
+    const answer = await runIdempotent(deps, claim, request.id, (tx) => handler(request, tx), options);
+    if (answer.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.text);
   };
 }
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from 'typebox';
 import type { RouteAccess } from './context.ts';
+import { openApiWebhooks } from '../features/webhooks/catalogue.ts';
 import { ERROR_CATALOGUE } from '../lib/errors.ts';
 
 const ERROR_RESPONSES: Record<string, string> = {
@@ -47,8 +48,12 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'hk_live_… or hk_test_…', description: 'A Herald API key.' } },
       },
+      // OpenAPI 3.1 top-level `webhooks`: every event Herald sends, with its payload.
+      webhooks: openApiWebhooks() as never,
       tags: [
         { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
+        { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), their delivery log and retries. The events themselves are listed under `webhooks`.' },
+        { name: 'Media', description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.' },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
         { name: 'Connections', description: 'Platform accounts Herald publishes as.' },
         { name: 'Platforms', description: 'Platforms and their limits.' },

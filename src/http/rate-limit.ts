@@ -13,6 +13,17 @@ export interface Budget {
   windowMs: number;
 }
 
+const MINUTE = 60_000;
+
+/** The budgets of API.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the same ones. */
+export function budgetsFor(limits: { readPerMinute: number; writePerMinute: number; anonymousPerMinute: number }): Record<'read' | 'write' | 'anonymous', Budget> {
+  return {
+    read: { name: 'read', limit: limits.readPerMinute, windowMs: MINUTE },
+    write: { name: 'write', limit: limits.writePerMinute, windowMs: MINUTE },
+    anonymous: { name: 'anonymous', limit: limits.anonymousPerMinute, windowMs: MINUTE },
+  };
+}
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;

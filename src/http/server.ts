@@ -6,13 +6,20 @@ import scalar from '@scalar/fastify-api-reference';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { Connection, registerConnectionsRoutes } from '../features/connections/connections.routes.ts';
+import { registerMediaRoutes } from '../features/media/media.routes.ts';
+import { Media } from '../features/media/media.schemas.ts';
+import { registerLocalTransferRoutes, TRANSFER_ENVELOPE_PREFIXES } from '../features/media/media.transfer.routes.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { publishingHealth } from '../features/publishing/health.ts';
 import { platformErrorRows } from '../platforms/errors.ts';
 import { mountSimulators } from '../sandbox/server.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
+import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
+import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
+import { registerLoginRoutes } from '../features/users/login.routes.ts';
+import { registerMcp } from '../mcp/register.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';
@@ -45,6 +52,9 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorEnvelopeSchema);
   app.addSchema(Post);
+  app.addSchema(WebhookEndpoint);
+  app.addSchema(WebhookDelivery);
+  app.addSchema(Media);
   // Shared schemas go on the root: one added in a child context would not inherit the validator compiler.
   app.addSchema(Connection);
 
@@ -56,7 +66,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     authenticator: container.authenticator,
     rateLimiter: container.rateLimiter,
     isClosing: () => closing,
-    envelopePrefixes: options.envelopePrefixes ?? [],
+    envelopePrefixes: [...TRANSFER_ENVELOPE_PREFIXES, ...(options.envelopePrefixes ?? [])],
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -75,12 +85,19 @@ export async function buildServer(container: Container, options: ServerOptions =
   await app.register(async (v1) => {
     registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
     registerConnectionsRoutes(v1, { pool: container.pool });
+    registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
     registerWorkspacesRoutes(v1, { pool: container.pool });
     registerPlatformsRoutes(v1, container.platforms);
+    registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
     v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
     v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
   }, { prefix: '/v1' });
+
+  // Outside /v1, each with its own format: sign-in pages (HTML), OAuth, discovery documents and /mcp (JSON-RPC).
+  await registerLoginRoutes(app, { pool: container.pool, keyring: container.keyring, config, rateLimiter: container.rateLimiter });
+  await registerMcp(app, container);
+  if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {

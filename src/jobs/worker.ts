@@ -1,12 +1,13 @@
 // The worker role: graphile-worker running Herald's task list on the shared database, plus what makes it
-// trustworthy — heartbeats and the sweeper (liveness.ts) and the waker that starts scheduled posts on time
-// (waker.ts). Any number of worker processes may run; jobs are claimed with SKIP LOCKED.
+// trustworthy — heartbeats of its lock owners with the dead-worker sweep (liveness.ts), the publishing sweep
+// (publish-sweeper.ts), and the waker that starts scheduled posts on time (waker.ts). Any number of worker
+// processes may run; jobs are claimed with SKIP LOCKED.
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
 import type { Container } from '../container.ts';
-import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
-import { startLiveness } from './liveness.ts';
+import { startLiveness, trackLockOwners } from './liveness.ts';
+import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
 import { startWaker } from './waker.ts';
@@ -15,17 +16,19 @@ import { startWaker } from './waker.ts';
 export function taskList(container: Container): TaskList {
   return {
     cleanup: cleanupTask({ pool: container.pool, logger: container.logger }),
+    ...container.media.tasks(),
     publish_target: publishTargetTask({
-      pool: container.pool, access: container.platformAccess, media: container.media, metrics: container.metrics,
+      pool: container.pool, access: container.platformAccess, media: container.mediaLibrary, postMedia: container.media, metrics: container.metrics,
       logger: container.logger, clock: container.clock, maxAttempts: container.config.publishing.maxAttempts,
     }),
   };
 }
 
 // Housekeeping, as graphile-worker crontab lines (minute hour day month weekday task).
-const CRONTAB = '*/10 * * * * cleanup';
+const CRONTAB = ['*/10 * * * * cleanup', '*/15 * * * * media_cleanup'].join('\n');
 
-function workerLogger(logger: Logger): WorkerLogger {
+/** graphile-worker logs through the process logger (its debug chatter at debug level). */
+export function workerLogger(logger: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const line = { ...scope, ...(meta ?? {}) };
     if (level === 'error') logger.error(line, message);
@@ -36,47 +39,38 @@ function workerLogger(logger: Logger): WorkerLogger {
 
 export interface WorkerHandle {
   runner: Runner;
-  /** This process's id in worker_heartbeats. */
-  processId: string;
   stop(): Promise<void>;
 }
 
 /** `waker: false` leaves graphile-worker's polling alone (the benchmark's baseline). */
 export async function startWorker(container: Container, options: { waker?: boolean } = {}): Promise<WorkerHandle> {
-  const { config } = container;
-  const processId = newId('wrk');
-  const jobWorkerIds = new Set<string>();
-  let pool: WorkerPool | undefined;
+  const { config, pool, logger } = container;
   const events = new EventEmitter() as WorkerEvents;
-  events.on('pool:create', ({ workerPool }) => {
-    pool = workerPool;
-    // graphile-worker 0.18 locks jobs in the pool's name (jobs.locked_by = the pool id), not a worker's.
-    jobWorkerIds.add(workerPool.id);
+  let workerPool: WorkerPool | undefined;
+  events.on('pool:create', ({ workerPool: created }) => {
+    workerPool = created;
   });
-  events.on('worker:create', ({ worker }) => {
-    jobWorkerIds.add(worker.workerId);
-  });
+  const owners = trackLockOwners(events);
   const runner = await run({
-    pgPool: container.pool,
+    pgPool: pool,
     taskList: taskList(container),
     crontab: CRONTAB,
     concurrency: config.workerConcurrency,
     pollInterval: config.workerPollIntervalMs,
     noHandleSignals: true,
-    logger: workerLogger(container.logger),
+    logger: workerLogger(logger),
     events,
   });
-  const liveness = startLiveness({
-    pool: container.pool, logger: container.logger, processId, jobWorkerIds: () => [...jobWorkerIds],
-    heartbeatIntervalMs: config.publishing.heartbeatIntervalMs, deadAfterMs: config.publishing.workerDeadAfterMs, overdueAfterMs: config.publishing.overdueAfterMs,
-  });
-  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool: container.pool, logger: container.logger, nudge: () => pool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
+  const { heartbeatIntervalMs: intervalMs, workerDeadAfterMs: deadAfterMs, overdueAfterMs } = config.publishing;
+  const liveness = startLiveness({ pool, schema: 'graphile_worker', owners, logger, options: { intervalMs, deadAfterMs } });
+  const sweeper = startPublishSweeper({ pool, logger, intervalMs, graceMs: deadAfterMs, overdueAfterMs });
+  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge: () => workerPool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
   return {
     runner,
-    processId,
     async stop() {
       await waker.stop();
       await runner.stop();
+      await sweeper.stop();
       await liveness.stop();
     },
   };

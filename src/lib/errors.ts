@@ -28,6 +28,8 @@ export const ERROR_CATALOGUE = {
   PUBLIC_API_ROUTE_NOT_FOUND: { status: 404, retryable: false, when: 'No such route.' },
   PUBLIC_API_METHOD_NOT_ALLOWED: { status: 405, retryable: false, when: 'The route exists but not with this method; `Allow` lists the methods it has.' },
   PUBLIC_API_STATE_CONFLICT: { status: 409, retryable: false, when: "The action is not allowed in the resource's current state." },
+  PUBLIC_API_SIGNED_URL_INVALID: { status: 403, retryable: false, when: 'A signed media URL (upload or download) whose signature does not match: altered, for another media, or not issued by this server.' },
+  PUBLIC_API_SIGNED_URL_EXPIRED: { status: 403, retryable: false, when: 'A signed media URL past its expiry: request a new one (`POST /v1/media/upload-url`, or read the media again for a fresh `url`).' },
   PUBLIC_API_PAYLOAD_TOO_LARGE: { status: 413, retryable: false, when: 'The body, or a declared upload size, is over the limit.' },
   PUBLIC_API_RATE_LIMITED: { status: 429, retryable: true, when: 'Too many requests; retry after `Retry-After` seconds.' },
   PUBLIC_API_UNAVAILABLE: { status: 503, retryable: true, when: 'The database is unreachable or the server is shutting down; nothing was written.' },

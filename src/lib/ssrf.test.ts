@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOutboundGuard, isBlockedAddress, OutboundBlockedError, type LookupFn } from './ssrf.ts';
-import type { OutboundError } from './outbound.ts';
-import { outboundRequest } from './outbound.ts';
+import { outboundRequest, type OutboundError } from './outbound.ts';
 
 const fakeDns = (table: Record<string, string[]>): LookupFn => async (host) => {
   const found = table[host];

@@ -9,7 +9,7 @@ import { createPlatformRegistry } from '../../src/platforms/registry.ts';
 import { isPlatformError, type PlatformError, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../../src/platforms/types.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import type { FaultRule } from '../../src/sandbox/framework/faults.ts';
-import { mediaSource, mp4, png } from './media.ts';
+import { mediaSource, mp4, png } from './media-sources.ts';
 
 export interface ContractContext {
   sandbox: RunningSandbox;

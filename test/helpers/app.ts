@@ -16,6 +16,7 @@ import type { MediaLibrary } from '../../src/features/publishing/media-library.t
 import { buildServer } from '../../src/http/server.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import type { LookupFn } from '../../src/lib/ssrf.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const TEST_SECRET = 'test-secret-key-0123456789abcdefghijklmnop';
@@ -51,9 +52,10 @@ let counter = 0;
 
 /**
  * `sandboxUrl`: where workers reach the simulators (a standalone sandbox started with `sandboxSecret()`).
- * `worker`: also run the worker (publish task, heartbeats, sweeper, waker) in this process.
+ * `worker`: also run the worker (publish task, heartbeats, sweepers, waker) in this process.
+ * `mediaLibrary`: replaces the media feature as the engine's source of media bytes.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; sandboxUrl?: string; worker?: boolean; media?: MediaLibrary } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; lookup?: LookupFn; sandboxUrl?: string; worker?: boolean; mediaLibrary?: MediaLibrary } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_HEARTBEAT_INTERVAL_MS: '500', ...(options.sandboxUrl ? { HERALD_SANDBOX_URL: options.sandboxUrl } : {}), ...options.env });
   const logs: LogLine[] = [];
@@ -64,7 +66,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock, media: options.media });
+  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock, lookup: options.lookup, mediaLibrary: options.mediaLibrary });
   const app = await buildServer(container);
   await app.ready();
   const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');

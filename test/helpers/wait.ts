@@ -1,15 +1,16 @@
-// Waiting in tests: poll with a generous ceiling and print the latency seen; never a timed assertion (the
-// machine is shared and noisy).
+// Waiting in tests: poll a condition with a generous ceiling and print how long it took (never a timed
+// assertion: the machine is shared and noisy).
 
-export async function waitFor<T>(label: string, probe: () => Promise<T | undefined | false>, ceilingMs = 30_000, everyMs = 50): Promise<T> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, options: { label: string; ceilingMs?: number; everyMs?: number }): Promise<number> {
   const started = Date.now();
+  const ceiling = options.ceilingMs ?? 15_000;
   for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) {
-      console.log(`# ${label}: ${Date.now() - started} ms`);
-      return value;
+    if (await condition()) {
+      const waited = Date.now() - started;
+      console.log(`# waited ${waited} ms for ${options.label}`);
+      return waited;
     }
-    if (Date.now() - started > ceilingMs) throw new Error(`${label}: not reached within ${ceilingMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    if (Date.now() - started > ceiling) throw new Error(`Timed out after ${ceiling} ms waiting for ${options.label}`);
+    await new Promise((r) => setTimeout(r, options.everyMs ?? 20));
   }
 }

@@ -1,6 +1,7 @@
 -- Timestamps are timestamptz(3), as in 0001 (what JavaScript Dates and the API carry).
 -- Publishing: connected platform accounts, the engine's bookkeeping on targets (who holds a target, the
--- progress of each part of it on the platform), attempt durations, and worker heartbeats for the sweeper.
+-- progress of each part of it on the platform) and attempt durations. Worker liveness uses 0004's
+-- job_worker_heartbeats.
 
 CREATE TABLE connections (
   id               text PRIMARY KEY,
@@ -56,14 +57,3 @@ ALTER TABLE target_attempts
   ADD COLUMN duration_ms integer,
   ADD COLUMN worker_id   text,
   ADD COLUMN error       jsonb;
-
--- One row per worker process, refreshed every few seconds. The sweeper treats a process silent for longer than
--- the configured threshold as dead: it force-unlocks its graphile-worker jobs and takes over its targets.
-CREATE TABLE worker_heartbeats (
-  id           text PRIMARY KEY,
-  hostname     text NOT NULL,
-  pid          integer NOT NULL,
-  job_worker_ids text[] NOT NULL DEFAULT '{}', -- graphile-worker's pool and worker ids of this process (jobs.locked_by)
-  started_at   timestamptz(3) NOT NULL DEFAULT now(),
-  last_seen_at timestamptz(3) NOT NULL DEFAULT now()
-);

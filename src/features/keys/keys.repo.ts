@@ -15,6 +15,13 @@ export interface KeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** The OAuth grant whose access token this key is (null for keys made by hand). */
+  grant_id: string | null;
+}
+
+/** A key as `herald keys list` shows it: with the name of the OAuth client it was issued to, if any. */
+export interface ListedKeyRow extends KeyRow {
+  client_name: string | null;
 }
 
 /** A key with everything a request needs to authorise it: the workspaces it reaches and their default brands. */
@@ -22,16 +29,16 @@ export interface KeyGrant extends KeyRow {
   reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null }>;
 }
 
-const KEY_COLUMNS = 'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at';
+const KEY_COLUMNS = 'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id';
 
 export async function insertKey(
   db: Queryable,
-  k: { id: string; userId: string; name: string; tokenHash: Buffer; prefix: string; last4: string; scopes: string[]; workspaceIds: string[] | null; brandIds: string[] | null; expiresAt: Date | null },
+  k: { id: string; userId: string; name: string; tokenHash: Buffer; prefix: string; last4: string; scopes: string[]; workspaceIds: string[] | null; brandIds: string[] | null; expiresAt: Date | null; grantId?: string | null },
 ): Promise<KeyRow> {
   const { rows } = await db.query<KeyRow>(
-    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${KEY_COLUMNS}`,
-    [k.id, k.userId, k.name, k.tokenHash, k.prefix, k.last4, k.scopes, k.workspaceIds, k.brandIds, k.expiresAt],
+    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${KEY_COLUMNS}`,
+    [k.id, k.userId, k.name, k.tokenHash, k.prefix, k.last4, k.scopes, k.workspaceIds, k.brandIds, k.expiresAt, k.grantId ?? null],
   );
   return rows[0]!;
 }
@@ -49,19 +56,43 @@ export async function findGrantByHash(db: Queryable, tokenHash: Buffer): Promise
   return rows[0];
 }
 
-export async function listKeys(db: Queryable): Promise<KeyRow[]> {
-  const { rows } = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k ORDER BY k.created_at, k.id`);
+/**
+ * Every key made by hand, and for each OAuth grant only its newest key (a grant rotates its key at every
+ * refresh; the ones it replaced are history, not keys anyone holds).
+ */
+export async function listKeys(db: Queryable): Promise<ListedKeyRow[]> {
+  const { rows } = await db.query<ListedKeyRow>(
+    `SELECT ${KEY_COLUMNS}, c.name AS client_name
+       FROM api_keys k
+       LEFT JOIN oauth_grants g ON g.id = k.grant_id
+       LEFT JOIN oauth_clients c ON c.id = g.client_id
+      WHERE k.grant_id IS NULL
+         OR k.id = (SELECT k2.id FROM api_keys k2 WHERE k2.grant_id = k.grant_id ORDER BY k2.created_at DESC, k2.id DESC LIMIT 1)
+      ORDER BY k.created_at, k.id`,
+  );
   return rows;
 }
 
-/** Marks the key revoked and tells every process to forget it (NOTIFY is delivered on commit). */
+/**
+ * Marks the key revoked and tells every process to forget it (NOTIFY is delivered on commit). Revoking the key
+ * of an OAuth grant revokes the grant too, or its client would simply refresh a new one.
+ */
 export async function revokeKey(db: Queryable, id: string): Promise<KeyRow | undefined> {
   const { rows } = await db.query<KeyRow>(
-    `UPDATE api_keys k SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+    `WITH k AS (UPDATE api_keys k SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}),
+          g AS (UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'key_revoked'
+                 WHERE id = (SELECT grant_id FROM k) AND revoked_at IS NULL)
+     SELECT * FROM k`,
     [id],
   );
   if (rows[0]) await db.query(`SELECT pg_notify('herald_key_revoked', $1)`, [id]);
   return rows[0];
+}
+
+/** Revokes one key without touching its grant (a refresh retiring the key it replaces). */
+export async function revokeKeyOnly(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1', [id]);
+  await db.query(`SELECT pg_notify('herald_key_revoked', $1)`, [id]);
 }
 
 /** Write-behind of last use: one statement for a batch of keys, never moving a timestamp backwards. */

@@ -21,7 +21,7 @@ export interface CreatedKey {
  */
 export async function createKey(
   db: Queryable,
-  input: { userId: string; name: string; scopes: Scope[]; workspaceIds: string[] | null; brandIds?: string[] | null; expiresAt: Date | null; now?: Date },
+  input: { userId: string; name: string; scopes: Scope[]; workspaceIds: string[] | null; brandIds?: string[] | null; expiresAt: Date | null; now?: Date; grantId?: string },
 ): Promise<CreatedKey> {
   if (input.name.trim() === '') throw new KeyInputError('A key needs a name.');
   if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime()) throw new KeyInputError('--expires-at must be in the future.');
@@ -53,11 +53,12 @@ export async function createKey(
     workspaceIds: input.workspaceIds,
     brandIds: input.brandIds ?? null,
     expiresAt: input.expiresAt,
+    grantId: input.grantId ?? null,
   });
   return { row, key };
 }
 
-export function keyJson(k: KeyRow): Record<string, unknown> {
+export function keyJson(k: KeyRow & { client_name?: string | null }): Record<string, unknown> {
   return {
     id: k.id,
     object: 'api_key',
@@ -71,6 +72,7 @@ export function keyJson(k: KeyRow): Record<string, unknown> {
     created_at: k.created_at.toISOString(),
     last_used_at: k.last_used_at?.toISOString() ?? null,
     revoked_at: k.revoked_at?.toISOString() ?? null,
+    oauth: k.grant_id ? { grant_id: k.grant_id, client_name: k.client_name ?? null } : null,
   };
 }
 

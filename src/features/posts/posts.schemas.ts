@@ -133,7 +133,10 @@ export const Post = Type.Object(
     content: Type.String(),
     platforms: Type.Array(PlatformName),
     platform_options: PlatformOptions,
-    media: Type.Array(Type.Object({ id: Type.String() }, { additionalProperties: true }), { description: 'Attached media, in order.' }),
+    media: Type.Array(
+      Type.Union([Type.Ref('Media'), Type.Object({ id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) }, { description: 'A media deleted since it was attached.' })]),
+      { description: 'Attached media, in `media_ids` order, with their public fields.' },
+    ),
     status: PostStatus,
     publish_now: Type.Boolean(),
     schedule_at: NullableTimestamp,

@@ -12,6 +12,7 @@ import { queuePublishJobs, removePublishJobs } from '../../jobs/queue.ts';
 import { findConnections as findConnectionsById } from '../connections/connections.repo.ts';
 import { makeTargetsDueNow } from '../publishing/targets.repo.ts';
 import { appendEvent } from '../events/outbox.ts';
+import type { MediaService } from '../media/media.service.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
@@ -23,6 +24,8 @@ import { renderPost, renderPosts } from './posts.view.ts';
 export interface PostsDeps {
   clock: Clock;
   platforms: PlatformRegistry;
+  /** Checks `media_ids` (exist, ready, fit each platform) and renders a post's `media`: src/features/media. */
+  media: Pick<MediaService, 'postIssues' | 'renderLists'>;
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */
@@ -44,13 +47,6 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 export function createPostsService(deps: PostsDeps) {
-  /** Issues that exist because a feature is not there yet (media) or because of the request as a whole. */
-  function requestIssues(input: { mediaIds: string[] }): RuleIssue[] {
-    const issues: RuleIssue[] = [];
-    input.mediaIds.forEach((id, i) => issues.push({ platform: null, rule: 'media_not_found', message: `No media ${id} in this workspace.`, path: `/media_ids/${i}` }));
-    return issues;
-  }
-
   /** The connection of every target, and the issues when the post will publish without one (posts.connections.ts). */
   function resolve(ctx: ServiceContext, brandId: string, platforms: PlatformName[], connectionIds: string[], required: boolean): Promise<Resolution> {
     return resolveConnections(ctx.db, deps.platforms, { workspaceId: ctx.workspaceId, brandId, platforms, connectionIds, required });
@@ -81,7 +77,7 @@ export function createPostsService(deps: PostsDeps) {
     const issues = [
       ...checkPlatformRules({ content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {}, mediaCount: mediaIds.length }, resolution.limitsOf),
       ...checkSchedule(scheduleAt, deps.clock.now()),
-      ...requestIssues({ mediaIds }),
+      ...(await deps.media.postIssues(ctx, mediaIds, body.platforms)),
       ...resolution.issues,
     ];
     return { scheduleAt, issues, targets: resolution.targets };
@@ -94,7 +90,7 @@ export function createPostsService(deps: PostsDeps) {
   }
 
   async function emit(ctx: ServiceContext, post: PostRow, types: Parameters<typeof appendEvent>[2][]): Promise<Record<string, unknown>> {
-    const view = await renderPost(ctx.db, ctx.workspaceId, post);
+    const view = await renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     for (const type of types) await appendEvent(ctx.db, ctx.workspaceId, type, view);
     return view;
   }
@@ -151,7 +147,7 @@ export function createPostsService(deps: PostsDeps) {
     async get(ctx: ServiceContext, id: string) {
       const post = await repo.findPost(ctx.db, ctx.workspaceId, id);
       if (!post || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(post.brand_id))) throw notFound('post');
-      return renderPost(ctx.db, ctx.workspaceId, post);
+      return renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     },
 
     async list(ctx: ServiceContext, query: ListPostsQuery) {
@@ -182,7 +178,7 @@ export function createPostsService(deps: PostsDeps) {
       const hasMore = rows.length > limit && last !== undefined;
       const value = last ? (sort === '-created_at' ? last.created_at : last.schedule_at) : null;
       return {
-        items: await renderPosts(ctx.db, ctx.workspaceId, page),
+        items: await renderPosts(ctx.db, ctx.workspaceId, page, deps.media),
         next_cursor: hasMore ? encodeCursor({ value: value ? value.toISOString() : null, id: last.id }, binding) : null,
         has_more: hasMore,
       };
@@ -214,7 +210,8 @@ export function createPostsService(deps: PostsDeps) {
       const issues = [
         ...checkPlatformRules({ content, platforms, platformOptions, mediaCount: mediaIds.length }, resolution.limitsOf),
         ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
-        ...requestIssues({ mediaIds: patch.media_ids === undefined ? [] : mediaIds }),
+        // The whole resulting post: its media must still exist, be ready and fit the (possibly new) platforms.
+        ...(await deps.media.postIssues(ctx, mediaIds, platforms)),
         ...resolution.issues,
       ];
       if (issues.length > 0) throw validationFailed(issues);
@@ -252,7 +249,12 @@ export function createPostsService(deps: PostsDeps) {
       if (post.status !== 'draft' && post.status !== 'scheduled') throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be published now; only drafts and scheduled posts can.`);
       const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       const resolution = await resolve(ctx, post.brand_id, post.platforms, [...new Set(targets.flatMap((t) => (t.connection_id ? [t.connection_id] : [])))], true);
-      const issues = [...checkPlatformRules({ content: post.content, platforms: post.platforms, platformOptions: post.platform_options, mediaCount: post.media_ids.length }, resolution.limitsOf), ...resolution.issues];
+      const issues = [
+        ...checkPlatformRules({ content: post.content, platforms: post.platforms, platformOptions: post.platform_options, mediaCount: post.media_ids.length }, resolution.limitsOf),
+        // Media may have been deleted, or have failed, since the draft was written.
+        ...(await deps.media.postIssues(ctx, post.media_ids, post.platforms)),
+        ...resolution.issues,
+      ];
       if (issues.length > 0) throw validationFailed(issues);
       if (targets.some((t) => t.connection_id === null)) {
         await removePublishJobs(ctx.db, targets.map((t) => t.id));

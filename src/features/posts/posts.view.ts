@@ -4,6 +4,11 @@ import { findAttempts, findTargets, type AttemptRow, type PostRow, type TargetRo
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Renders the `media` lists of posts, one query for all (the media feature: src/features/media). */
+export interface MediaLists {
+  renderLists(db: Queryable, workspaceId: string, lists: string[][]): Promise<Record<string, unknown>[][]>;
+}
+
 function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknown> {
   return {
     id: t.id,
@@ -20,7 +25,7 @@ function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknow
   };
 }
 
-export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[]): Record<string, unknown> {
+export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[], media: Record<string, unknown>[]): Record<string, unknown> {
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
   return {
     id: p.id,
@@ -30,7 +35,7 @@ export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[
     content: p.content,
     platforms: p.platforms,
     platform_options: p.platform_options,
-    media: p.media_ids.map((id) => ({ id })),
+    media,
     status: p.status,
     publish_now: p.publish_now,
     schedule_at: iso(p.schedule_at),
@@ -43,14 +48,15 @@ export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[
   };
 }
 
-/** Representations of several posts with two extra queries in all (targets, attempts), whatever their number. */
-export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[]): Promise<Record<string, unknown>[]> {
+/** Representations of several posts with three extra queries in all (targets, attempts, media), whatever their number. */
+export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[], media: MediaLists): Promise<Record<string, unknown>[]> {
   const targets = await findTargets(db, workspaceId, posts.map((p) => p.id));
   const attempts = await findAttempts(db, workspaceId, targets.map((t) => t.id));
+  const mediaLists = await media.renderLists(db, workspaceId, posts.map((p) => p.media_ids));
   const byPost = Map.groupBy(targets, (t) => t.post_id);
-  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attempts));
+  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attempts, mediaLists[i]!));
 }
 
-export async function renderPost(db: Queryable, workspaceId: string, post: PostRow): Promise<Record<string, unknown>> {
-  return (await renderPosts(db, workspaceId, [post]))[0]!;
+export async function renderPost(db: Queryable, workspaceId: string, post: PostRow, media: MediaLists): Promise<Record<string, unknown>> {
+  return (await renderPosts(db, workspaceId, [post], media))[0]!;
 }

@@ -10,10 +10,11 @@ export interface PublishingHealth {
 }
 
 export async function publishingHealth(pool: Pool, o: { workerDeadAfterMs: number; overdueAfterMs: number }): Promise<PublishingHealth> {
+  // A publishing worker process heartbeats its graphile-worker pool (and workers) in job_worker_heartbeats.
   const { rows: beats } = await pool.query<{ processes: number; age_ms: number | null }>(
-    `SELECT count(*) FILTER (WHERE last_seen_at > now() - make_interval(secs => $1::double precision / 1000))::int AS processes,
+    `SELECT count(*) FILTER (WHERE worker_id LIKE 'pool-%' AND last_seen_at > now() - make_interval(secs => $1::double precision / 1000))::int AS processes,
             (extract(epoch FROM now() - max(last_seen_at)) * 1000)::bigint AS age_ms
-       FROM worker_heartbeats`,
+       FROM job_worker_heartbeats WHERE queue_schema = 'graphile_worker'`,
     [o.workerDeadAfterMs],
   );
   const { rows: overdue } = await pool.query<{ n: number; oldest: Date | null }>(

@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { appendEvent, type EventType } from '../events/outbox.ts';
 import { findPost, type PostStatus } from '../posts/posts.repo.ts';
-import { renderPost } from '../posts/posts.view.ts';
+import { renderPost, type MediaLists } from '../posts/posts.view.ts';
 
 export function deriveStatus(targets: string[]): PostStatus | undefined {
   if (targets.length === 0) return undefined;
@@ -25,7 +25,7 @@ const EVENT: Partial<Record<PostStatus, EventType>> = {
 };
 
 /** Recomputes the post's status from its targets; on a change, stores it and appends the event. Call inside a transaction. */
-export async function refreshPostStatus(db: Queryable, workspaceId: string, postId: string): Promise<PostStatus | undefined> {
+export async function refreshPostStatus(db: Queryable, workspaceId: string, postId: string, media: MediaLists): Promise<PostStatus | undefined> {
   const post = await findPost(db, workspaceId, postId, true);
   if (!post) return undefined;
   const { rows } = await db.query<{ status: string; published_at: Date | null }>(
@@ -43,6 +43,6 @@ export async function refreshPostStatus(db: Queryable, workspaceId: string, post
     [workspaceId, postId, next, publishedAt],
   );
   const event = EVENT[next];
-  if (event) await appendEvent(db, workspaceId, event, await renderPost(db, workspaceId, updated[0]));
+  if (event) await appendEvent(db, workspaceId, event, await renderPost(db, workspaceId, updated[0], media));
   return next;
 }

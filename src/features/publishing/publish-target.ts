@@ -13,6 +13,7 @@ import { appendEvent } from '../events/outbox.ts';
 import { findConnection, markExpired, throttle, updateCredentials, type ConnectionRow } from '../connections/connections.repo.ts';
 import { connectionJson } from '../connections/connections.service.ts';
 import { sealCredentials, sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
+import type { MediaLists } from '../posts/posts.view.ts';
 import type { MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts } from './parts.ts';
 import { decide, targetError } from './policy.ts';
@@ -23,6 +24,8 @@ export interface PublishDeps {
   pool: Pool;
   access: PlatformAccess;
   media: MediaLibrary;
+  /** Renders a post's `media` list in the events the engine appends (the media feature). */
+  postMedia: MediaLists;
   metrics: Metrics;
   logger: Logger;
   clock: Clock;
@@ -56,7 +59,7 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
     if (!claim) return undefined;
     if (claim.taken_over) await repo.closeInterruptedAttempts(tx, claim.workspace_id, claim.id);
     await repo.insertAttempt(tx, claim.workspace_id, attemptId, claim.id, job.workerId);
-    await refreshPostStatus(tx, claim.workspace_id, claim.post_id);
+    await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
     return claim;
   });
   if (claimed === 'deferred') return 'deferred';
@@ -89,7 +92,7 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
     const settled = await withTransaction(deps.pool, async (tx) => {
       if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'published', platformPostId: first.id, url: first.url, error: null }))) return false;
       await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'published', errorCode: null, error: null });
-      await refreshPostStatus(tx, claim.workspace_id, claim.post_id);
+      await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
       return true;
     });
     if (!settled) throw new LostClaim();
@@ -133,7 +136,7 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
       const expired = await findConnection(tx, claim.workspace_id, connection.id);
       if (expired) await appendEvent(tx, claim.workspace_id, 'connection.expired', connectionJson(expired));
     }
-    await refreshPostStatus(tx, claim.workspace_id, claim.post_id);
+    await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
     return 'failed' as const;
   });
   if (result !== 'lost_claim') record(deps, claim.platform, result, started);

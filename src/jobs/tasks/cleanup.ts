@@ -1,11 +1,18 @@
-// Housekeeping run by the worker on a schedule: forget idempotency answers older than 24 h.
+// Housekeeping run by the worker on a schedule: forget idempotency answers older than 24 h, ended sign-in
+// sessions and lockouts, used or expired OAuth codes, grants ended 30 days ago and registrations never used.
 import type { Pool } from '../../db/pool.ts';
+import { deleteExpiredSignInState, LOCKOUT } from '../../features/users/users.service.ts';
 import { deleteExpiredIdempotencyKeys } from '../../http/idempotency.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { deleteUnusedClients } from '../../mcp/oauth/clients.service.ts';
+import { deleteEndedOAuthState } from '../../mcp/oauth/grants.repo.ts';
 
 export function cleanupTask(deps: { pool: Pool; logger: Logger }) {
   return async function cleanup(): Promise<void> {
     const removed = await deleteExpiredIdempotencyKeys(deps.pool);
     if (removed > 0) deps.logger.info({ removed }, 'expired idempotency keys removed');
+    const signIn = await deleteExpiredSignInState(deps.pool, LOCKOUT.windowSeconds);
+    const oauth = (await deleteEndedOAuthState(deps.pool, 30)) + (await deleteUnusedClients(deps.pool, 30));
+    if (signIn + oauth > 0) deps.logger.info({ sign_in: signIn, oauth }, 'ended sign-in and OAuth records removed');
   };
 }

@@ -1,0 +1,48 @@
+// Media on posts: the checks `POST /posts`, `PATCH /posts/{id}` and `POST /posts/validate` run on `media_ids`
+// (each exists in this workspace, is ready, and fits every target platform), called by the posts service.
+import type { Queryable } from '../../db/pool.ts';
+import type { PlatformName } from '../../platforms/limits.ts';
+import { completeRemote, type CompleteDeps } from './media.complete.ts';
+import { findManyMedia, type MediaRow } from './media.repo.ts';
+import { checkMediaRules, type AttachedMedia, type MediaIssue } from './media.rules.ts';
+import type { MediaStorage } from './storage/storage.ts';
+
+/**
+ * Media rows by id, after completing s3 uploads that arrived since (the store does not tell Herald; a HEAD
+ * when the media is attached or read does). Completion commits on its own connection, so it runs before
+ * `share` locks the rows in the caller's transaction (the other order would wait on itself).
+ */
+export async function loadCompleted(deps: CompleteDeps & { storage: MediaStorage }, db: Queryable, workspaceId: string, ids: readonly string[], share = false): Promise<Map<string, MediaRow>> {
+  let rows = await findManyMedia(db, workspaceId, ids);
+  if (deps.storage.driver === 's3') {
+    for (const row of rows.filter((r) => r.status === 'pending_upload')) await completeRemote({ ...deps, storage: deps.storage }, row);
+  }
+  if (share || rows.some((r) => r.status === 'pending_upload')) rows = await findManyMedia(db, workspaceId, ids, share);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export async function postMediaIssues(
+  deps: CompleteDeps & { storage: MediaStorage },
+  db: Queryable,
+  workspaceId: string,
+  input: { mediaIds: readonly string[]; platforms: readonly PlatformName[] },
+): Promise<MediaIssue[]> {
+  if (input.mediaIds.length === 0) return [];
+  const rows = await loadCompleted(deps, db, workspaceId, input.mediaIds, true);
+  const issues: MediaIssue[] = [];
+  const ready: AttachedMedia[] = [];
+  input.mediaIds.forEach((id, position) => {
+    const path = `/media_ids/${position}`;
+    const row = rows.get(id);
+    if (!row) {
+      issues.push({ platform: null, rule: 'media_not_found', message: `No media ${id} in this workspace.`, path });
+    } else if (row.status === 'pending_upload') {
+      issues.push({ platform: null, rule: 'media_not_ready', message: `Media ${id} has not been uploaded yet: PUT its bytes to the upload URL first.`, path });
+    } else if (row.status === 'failed') {
+      issues.push({ platform: null, rule: 'media_failed', message: `Media ${id} failed its checks: ${row.failure_reason ?? 'unknown reason'}`, path });
+    } else {
+      ready.push({ id, position, contentType: row.content_type, sizeBytes: row.size_bytes ?? 0, durationMs: row.duration_ms });
+    }
+  });
+  return [...issues, ...checkMediaRules(input.platforms, ready)];
+}

@@ -1,0 +1,199 @@
+// SQL for media records. Every function takes the workspace id, except the cleanup sweeps, which work across
+// workspaces by design and return each row's workspace id.
+import type { Queryable } from '../../db/pool.ts';
+import type { CursorPosition } from '../../lib/cursor.ts';
+import type { Unreadable } from './sniff/sniff.ts';
+import type { UploadKind } from './media.types.ts';
+
+export type MediaStatus = 'pending_upload' | 'ready' | 'failed';
+
+export interface MediaRow {
+  id: string;
+  workspace_id: string;
+  filename: string;
+  content_type: string;
+  kind: UploadKind;
+  status: MediaStatus;
+  failure_reason: string | null;
+  declared_size: number | null;
+  max_bytes: number;
+  size_bytes: number | null;
+  sha256: string | null;
+  width: number | null;
+  height: number | null;
+  duration_ms: number | null;
+  unreadable: Unreadable[];
+  storage_driver: 'local' | 's3';
+  upload_key: string;
+  storage_key: string | null;
+  upload_expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+const COLUMNS = `id, workspace_id, filename, content_type, kind, status, failure_reason, declared_size, max_bytes, size_bytes,
+  sha256, width, height, duration_ms, unreadable, storage_driver, upload_key, storage_key, upload_expires_at, created_at,
+  updated_at, completed_at`;
+
+export interface NewMedia {
+  id: string;
+  workspaceId: string;
+  filename: string;
+  contentType: string;
+  kind: UploadKind;
+  declaredSize: number | null;
+  maxBytes: number;
+  storageDriver: 'local' | 's3';
+  uploadKey: string;
+  uploadExpiresAt: Date;
+  createdBy: string;
+}
+
+export async function insertMedia(db: Queryable, m: NewMedia): Promise<MediaRow> {
+  const { rows } = await db.query<MediaRow>(
+    `INSERT INTO media (id, workspace_id, filename, content_type, kind, status, declared_size, max_bytes, storage_driver, upload_key, upload_expires_at, created_by)
+     VALUES ($1, $2, $3, $4, $5, 'pending_upload', $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+    [m.id, m.workspaceId, m.filename, m.contentType, m.kind, m.declaredSize, m.maxBytes, m.storageDriver, m.uploadKey, m.uploadExpiresAt, m.createdBy],
+  );
+  return rows[0]!;
+}
+
+/** A live (not deleted) media record; `lock` takes a row lock for a read-modify-write. */
+export async function findMedia(db: Queryable, workspaceId: string, id: string, lock = false): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+/**
+ * Live media with these ids. `share` locks them until the caller's transaction ends: a post that attaches media
+ * holds them so the cleanup job and DELETE (which lock them for update, then look for posts) see the post.
+ */
+export async function findManyMedia(db: Queryable, workspaceId: string, ids: readonly string[], share = false): Promise<MediaRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL ORDER BY id${share ? ' FOR SHARE' : ''}`,
+    [workspaceId, ids],
+  );
+  return rows;
+}
+
+/** What completing an upload found out about the bytes. */
+export interface Completion {
+  status: 'ready' | 'failed';
+  failureReason: string | null;
+  sizeBytes: number | null;
+  sha256: string | null;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  unreadable: Unreadable[];
+  storageKey: string | null;
+}
+
+/** Records a completion if the media is still pending; undefined when another completion got there first. */
+export async function completeMedia(db: Queryable, workspaceId: string, id: string, c: Completion): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(
+    `UPDATE media SET status = $3, failure_reason = $4, size_bytes = $5, sha256 = $6, width = $7, height = $8, duration_ms = $9,
+            unreadable = $10, storage_key = $11, completed_at = now(), updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND status = 'pending_upload' AND deleted_at IS NULL
+      RETURNING ${COLUMNS}`,
+    [workspaceId, id, c.status, c.failureReason, c.sizeBytes, c.sha256, c.width, c.height, c.durationMs, JSON.stringify(c.unreadable), c.storageKey],
+  );
+  return rows[0];
+}
+
+export async function markDeleted(db: Queryable, workspaceId: string, id: string): Promise<void> {
+  await db.query('UPDATE media SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL', [workspaceId, id]);
+}
+
+/** Whether any live post refers to the media (run after locking the media row, so the answer is current). */
+export async function isReferenced(db: Queryable, workspaceId: string, mediaId: string): Promise<boolean> {
+  const { rows } = await db.query<{ used: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM posts WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL) AS used',
+    [workspaceId, mediaId],
+  );
+  return rows[0]!.used;
+}
+
+/** Posts that will still be published (so their media must stay): scheduled, awaiting approval, or publishing. */
+export async function postsAwaitingPublication(db: Queryable, workspaceId: string, mediaId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM posts
+      WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL
+        AND status IN ('scheduled', 'pending_approval', 'publishing')
+      ORDER BY created_at LIMIT 10`,
+    [workspaceId, mediaId],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface MediaFilters {
+  statuses?: MediaStatus[];
+  kinds?: UploadKind[];
+}
+
+export async function listMedia(db: Queryable, workspaceId: string, filters: MediaFilters, after: CursorPosition | undefined, limit: number): Promise<MediaRow[]> {
+  const where = ['workspace_id = $1', 'deleted_at IS NULL'];
+  const values: unknown[] = [workspaceId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (filters.statuses) where.push(`status = ANY(${param(filters.statuses)}::text[])`);
+  if (filters.kinds) where.push(`kind = ANY(${param(filters.kinds)}::text[])`);
+  if (after) where.push(`(created_at, id) < (${param(after.value)}::timestamptz, ${param(after.id)})`);
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${param(limit)}`,
+    values,
+  );
+  return rows;
+}
+
+// ---- cleanup sweeps (all workspaces) -----------------------------------------------------------------------
+
+/** Pending uploads whose URL expired more than `graceSeconds` ago. */
+export async function findAbandonedUploads(db: Queryable, graceSeconds: number, limit: number): Promise<MediaRow[]> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media
+      WHERE status = 'pending_upload' AND deleted_at IS NULL AND upload_expires_at < now() - make_interval(secs => $1)
+      ORDER BY upload_expires_at LIMIT $2`,
+    [graceSeconds, limit],
+  );
+  return rows;
+}
+
+/** Completed media older than the retention period that no live post refers to (re-checked under a lock before deletion). */
+export async function findUnreferencedExpired(db: Queryable, retentionDays: number, limit: number): Promise<MediaRow[]> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media m
+      WHERE m.deleted_at IS NULL AND m.status <> 'pending_upload' AND m.created_at < now() - make_interval(days => $1)
+        AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = m.workspace_id AND p.media_ids @> ARRAY[m.id] AND p.deleted_at IS NULL)
+      ORDER BY m.created_at LIMIT $2`,
+    [retentionDays, limit],
+  );
+  return rows;
+}
+
+/** Deleted media whose bytes have not been purged yet (the purge job failed or has not run). */
+export async function findDeletedUnpurged(db: Queryable, olderThanSeconds: number, limit: number): Promise<MediaRow[]> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE deleted_at IS NOT NULL AND deleted_at < now() - make_interval(secs => $1) ORDER BY deleted_at LIMIT $2`,
+    [olderThanSeconds, limit],
+  );
+  return rows;
+}
+
+/** The row of a deleted media, for the purge job. */
+export async function findDeleted(db: Queryable, workspaceId: string, id: string): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(`SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL`, [workspaceId, id]);
+  return rows[0];
+}
+
+/** Removes the row of a deleted media once its bytes are gone. */
+export async function purgeRow(db: Queryable, workspaceId: string, id: string): Promise<void> {
+  await db.query('DELETE FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL', [workspaceId, id]);
+}

@@ -1,0 +1,126 @@
+// SQL for people: passwords, browser sessions, failed sign-ins and what a person may reach (memberships).
+import type { Queryable } from '../../db/pool.ts';
+import type { MemberRole, WorkspaceMode } from '../workspaces/workspaces.repo.ts';
+
+export interface UserWithPassword {
+  id: string;
+  email: string;
+  password_hash: string | null;
+}
+
+export async function findUserWithPassword(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
+  const { rows } = await db.query<UserWithPassword>('SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)', [email]);
+  return rows[0];
+}
+
+export async function setPasswordHash(db: Queryable, userId: string, hash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, hash]);
+}
+
+export async function hasPassword(db: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM users WHERE id = $1 AND password_hash IS NOT NULL', [userId]);
+  return rows.length === 1;
+}
+
+/** Sets the password only if the account has none; true when it did. */
+export async function setPasswordHashIfUnset(db: Queryable, userId: string, hash: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL', [userId, hash]);
+  return rowCount === 1;
+}
+
+// ---- Sessions ----------------------------------------------------------------------------------------------
+
+export async function insertSession(db: Queryable, tokenHash: Buffer, userId: string, expiresAt: Date): Promise<void> {
+  await db.query('INSERT INTO user_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [tokenHash, userId, expiresAt]);
+}
+
+export async function findSession(db: Queryable, tokenHash: Buffer): Promise<{ user_id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ user_id: string; email: string }>(
+    `SELECT s.user_id, u.email FROM user_sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.token_hash = $1 AND s.expires_at > now()`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function deleteSession(db: Queryable, tokenHash: Buffer): Promise<void> {
+  await db.query('DELETE FROM user_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+export async function deleteUserSessions(db: Queryable, userId: string): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM user_sessions WHERE user_id = $1', [userId]);
+  return rowCount ?? 0;
+}
+
+// ---- Failed sign-ins ---------------------------------------------------------------------------------------
+
+export async function lockedUntil(db: Queryable, emailHash: Buffer): Promise<Date | undefined> {
+  const { rows } = await db.query<{ locked_until: Date }>(
+    'SELECT locked_until FROM login_failures WHERE email_hash = $1 AND locked_until > now()',
+    [emailHash],
+  );
+  return rows[0]?.locked_until;
+}
+
+/**
+ * Counts one failure in the current window (a window older than `windowSeconds` starts again at 1) and locks
+ * the email for `lockSeconds` when the count reaches `maxFailures`. Returns the lock's end, if locked.
+ */
+export async function recordLoginFailure(
+  db: Queryable,
+  emailHash: Buffer,
+  policy: { maxFailures: number; windowSeconds: number; lockSeconds: number },
+): Promise<Date | null> {
+  const { rows } = await db.query<{ locked_until: Date | null }>(
+    `INSERT INTO login_failures AS f (email_hash, failures, first_failure_at, locked_until)
+     VALUES ($1, 1, now(), CASE WHEN $2 <= 1 THEN now() + make_interval(secs => $4) END)
+     ON CONFLICT (email_hash) DO UPDATE SET
+       failures = CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END,
+       first_failure_at = CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN now() ELSE f.first_failure_at END,
+       locked_until = CASE
+         WHEN (CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END) >= $2
+         THEN now() + make_interval(secs => $4) ELSE NULL END
+     RETURNING locked_until`,
+    [emailHash, policy.maxFailures, policy.windowSeconds, policy.lockSeconds],
+  );
+  return rows[0]?.locked_until ?? null;
+}
+
+export async function clearLoginFailures(db: Queryable, emailHash: Buffer): Promise<void> {
+  await db.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
+}
+
+// ---- What a person reaches ---------------------------------------------------------------------------------
+
+export interface MembershipView {
+  workspace_id: string;
+  workspace_name: string;
+  mode: WorkspaceMode;
+  role: MemberRole;
+  brands: Array<{ id: string; name: string; is_default: boolean }>;
+}
+
+/** The person's workspaces with their brands, for choosing what a key may reach. */
+export async function listMembershipsWithBrands(db: Queryable, userId: string): Promise<MembershipView[]> {
+  const { rows } = await db.query<MembershipView>(
+    `SELECT w.id AS workspace_id, w.name AS workspace_name, w.mode, m.role,
+            COALESCE((SELECT json_agg(json_build_object('id', b.id, 'name', b.name, 'is_default', b.is_default)
+                                      ORDER BY b.is_default DESC, b.created_at, b.id)
+                        FROM brands b WHERE b.workspace_id = w.id), '[]'::json) AS brands
+       FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+      WHERE m.user_id = $1
+      ORDER BY w.created_at, w.id`,
+    [userId],
+  );
+  return rows;
+}
+
+/** Housekeeping: sessions past their end and failure records no longer counting or locking. */
+export async function deleteExpiredSignInState(db: Queryable, windowSeconds: number): Promise<number> {
+  const sessions = await db.query('DELETE FROM user_sessions WHERE expires_at <= now()');
+  const failures = await db.query(
+    `DELETE FROM login_failures WHERE first_failure_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,
+    [windowSeconds],
+  );
+  return (sessions.rowCount ?? 0) + (failures.rowCount ?? 0);
+}

@@ -1,0 +1,95 @@
+// The event catalogue: what each event type of API.md "Events" means and what its `data` holds. It is the
+// documentation — the OpenAPI 3.1 `webhooks` section is generated from it — and the list endpoints subscribe to.
+import { EVENT_TYPES, type EventType } from '../events/outbox.ts';
+
+type Payload = 'post' | 'media' | 'connection' | 'webhook_endpoint' | 'webhook_test' | 'resource';
+
+interface EventDefinition {
+  description: string;
+  /** What `data` is. */
+  payload: Payload;
+}
+
+export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
+  'post.created': { payload: 'post', description: 'A post was created (draft, scheduled or to be published now).' },
+  'post.updated': { payload: 'post', description: 'A draft or scheduled post was edited.' },
+  'post.deleted': { payload: 'post', description: 'A post was deleted; `data` is the post as it was.' },
+  'post.scheduled': { payload: 'post', description: 'A post got a publication time (at creation or by an edit).' },
+  'post.cancelled': { payload: 'post', description: 'A draft or scheduled post was cancelled.' },
+  'post.publishing': { payload: 'post', description: 'Publication of a post has started on its platforms.' },
+  'post.published': { payload: 'post', description: 'Every target of the post is published; each target carries its platform post id and URL.' },
+  'post.partially_published': { payload: 'post', description: 'Some targets were published and others failed; see each target\'s `error`.' },
+  'post.failed': { payload: 'post', description: 'No target could be published; see each target\'s `error`.' },
+  'media.ready': { payload: 'media', description: 'An upload was checked and can be attached to posts.' },
+  'media.failed': { payload: 'media', description: 'An upload was rejected (`failure_reason` says why).' },
+  'connection.connected': { payload: 'connection', description: 'A social account was connected (or reconnected).' },
+  'connection.expired': { payload: 'connection', description: 'A connection\'s authorisation expired or was revoked on the platform; it must be reconnected.' },
+  'connection.disconnected': { payload: 'connection', description: 'A connection was removed.' },
+  'webhook.test': { payload: 'webhook_test', description: 'Sent by `POST /webhooks/{id}/test`, to that endpoint only, whatever it subscribes to.' },
+  'webhook_endpoint.disabled': { payload: 'webhook_endpoint', description: 'An endpoint was disabled automatically: it answered 410 Gone, or every attempt to it failed for 5 days (`disabled_reason`). Sent to the workspace\'s other endpoints.' },
+  'approval.requested': { payload: 'resource', description: 'A post awaits approval.' },
+  'approval.approved': { payload: 'resource', description: 'A post was approved.' },
+  'approval.rejected': { payload: 'resource', description: 'A post was rejected.' },
+  'inbox.item.created': { payload: 'resource', description: 'A comment, mention or message arrived in the inbox.' },
+  'automation.run.completed': { payload: 'resource', description: 'A content automation finished a run.' },
+  'repurpose.completed': { payload: 'resource', description: 'A repurpose job produced its drafts.' },
+  'repurpose.failed': { payload: 'resource', description: 'A repurpose job failed.' },
+};
+
+/** Types an endpoint may subscribe to (`webhook.test` is sent on request only, to the endpoint tested). */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'webhook.test');
+
+const RESOURCE = { type: 'object', additionalProperties: true, description: 'The resource the event is about, as its own endpoint returns it.' };
+const DATA_SCHEMAS: Record<Payload, object> = {
+  post: { $ref: '#/components/schemas/Post' },
+  webhook_endpoint: { $ref: '#/components/schemas/WebhookEndpoint' },
+  webhook_test: {
+    type: 'object',
+    properties: { endpoint_id: { type: 'string' }, url: { type: 'string', format: 'uri' }, message: { type: 'string' } },
+    required: ['endpoint_id', 'url', 'message'],
+  },
+  media: { ...RESOURCE, description: 'The media record, as `GET /media/{id}` returns it.' },
+  connection: { ...RESOURCE, description: 'The connection, as `GET /connections/{id}` returns it (never its tokens).' },
+  resource: RESOURCE,
+};
+
+const HEADER_DOCS: Array<[string, string]> = [
+  ['webhook-id', 'The event id (`evt_…`): the same on every retry of this event, so use it to ignore duplicates.'],
+  ['webhook-timestamp', 'Unix seconds when this attempt was signed. Reject messages more than 5 minutes off.'],
+  ['webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with your `whsec_` secret. After a rotation, one per valid secret for 24 h.'],
+];
+
+/** The OpenAPI 3.1 top-level `webhooks` object: one entry per event type, with its payload schema. */
+export function openApiWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const def = EVENT_CATALOGUE[type];
+      const schema = {
+        type: 'object',
+        required: ['id', 'type', 'created_at', 'workspace_id', 'data'],
+        properties: {
+          id: { type: 'string', description: 'The event id, also sent as `webhook-id`.', examples: ['evt_01jdq4x1k9m2v7c3r5t8w0yz6b'] },
+          type: { type: 'string', const: type },
+          created_at: { type: 'string', format: 'date-time' },
+          workspace_id: { type: 'string', format: 'uuid' },
+          data: DATA_SCHEMAS[def.payload],
+        },
+      };
+      const operation = {
+        operationId: `event_${type.replace(/\./g, '_')}`,
+        summary: type,
+        description: `${def.description}\n\nDelivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to \`${type}\` or \`*\`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.`,
+        tags: ['Webhooks'],
+        // Herald calls the receiver: no Herald credentials; the signature headers authenticate the message.
+        security: [],
+        parameters: HEADER_DOCS.map(([name, description]) => ({ in: 'header', name, required: true, description, schema: { type: 'string' } })),
+        requestBody: { required: true, content: { 'application/json': { schema } } },
+        responses: {
+          '2XX': { description: 'Received. The body is ignored.' },
+          '410': { description: 'Gone: Herald disables the endpoint and stops sending to it.' },
+        },
+      };
+      return [type, { post: operation }];
+    }),
+  );
+}

@@ -1,0 +1,88 @@
+// OAuth errors as RFC 6749 §5.2 / RFC 7591 §3.2.2 / RFC 7009 define them: `{ error, error_description }` with
+// the status each code calls for. The /oauth context's error handler turns anything else into one of these,
+// never a 500 with internals and never the /v1 envelope.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../db/pool.ts';
+import { AppError } from '../../lib/errors.ts';
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'unsupported_token_type'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  | 'too_many_requests';
+
+const STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  access_denied: 403,
+  unsupported_response_type: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  unsupported_token_type: 400,
+  server_error: 500,
+  temporarily_unavailable: 503,
+  too_many_requests: 429,
+};
+
+export class OAuthError extends Error {
+  readonly code: OAuthErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(code: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
+    super(description);
+    this.name = 'OAuthError';
+    this.code = code;
+    this.status = STATUS[code];
+    this.headers = headers;
+  }
+}
+
+export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers({ ...error.headers, 'cache-control': 'no-store', pragma: 'no-cache' })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: error.code, error_description: error.message }));
+}
+
+/** Any failure → the OAuth error a client can act on. `fallback` is the code for malformed requests. */
+export function toOAuthError(error: unknown, fallback: OAuthErrorCode = 'invalid_request'): OAuthError | undefined {
+  if (error instanceof OAuthError) return error;
+  if (error instanceof AppError) {
+    if (error.code === 'PUBLIC_API_UNAVAILABLE') return new OAuthError('temporarily_unavailable', error.message, error.headers);
+    if (error.code === 'PUBLIC_API_RATE_LIMITED') return new OAuthError('too_many_requests', error.message, error.headers);
+    if (error.status < 500) return new OAuthError(fallback, error.message, error.headers);
+    return undefined;
+  }
+  if (isDatabaseUnavailable(error)) return new OAuthError('temporarily_unavailable', 'The database is unavailable; nothing was changed. Retry shortly.', { 'retry-after': '2' });
+  const status = (error as FastifyError | undefined)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new OAuthError(fallback, status === 413 ? 'The request body is too large.' : status === 415 ? 'Unsupported Content-Type.' : 'The request is malformed.');
+  }
+  return undefined;
+}
+
+export function registerOAuthErrorHandler(app: FastifyInstance, fallback: OAuthErrorCode = 'invalid_request'): void {
+  app.setErrorHandler((error, request: FastifyRequest, reply) => {
+    const known = toOAuthError(error, fallback);
+    if (known) return sendOAuthError(reply, known);
+    request.log.error({ err: error }, 'oauth endpoint failed');
+    return sendOAuthError(reply, new OAuthError('server_error', `Something went wrong on our side. Quote ${request.id} if you report it.`));
+  });
+}

@@ -1,0 +1,57 @@
+// Wires Herald's MCP surface into the app: discovery documents, the OAuth authorization server (consent pages,
+// token, revocation, registration) and the /mcp endpoint with its tools. Each part keeps its own error format.
+import type { FastifyInstance } from 'fastify';
+import type { Container } from '../container.ts';
+import type { Scope } from '../features/keys/scopes.ts';
+import { renderPageError } from '../features/users/login.routes.ts';
+import { acceptForms } from '../http/forms.ts';
+import { budgetsFor } from '../http/rate-limit.ts';
+import { createDispatcher } from './dispatch.ts';
+import { registerMcpEndpoint } from './endpoint.ts';
+import { registerAuthorizeRoutes } from './oauth/authorize.routes.ts';
+import { guardedDocumentFetcher, isClientIdUrl, resolveClientDocument } from './oauth/client-documents.ts';
+import { findClient } from './oauth/clients.service.ts';
+import { registerOAuthErrorHandler } from './oauth/errors.ts';
+import { createGrantsService } from './oauth/grants.service.ts';
+import { authServerUrls, registerWellKnownRoutes } from './oauth/metadata.ts';
+import { registerTokenRoutes } from './oauth/token.routes.ts';
+import { catalogueTools } from './tools/catalogue.tools.ts';
+import { postsTools } from './tools/posts.tools.ts';
+import { describeTool, type ToolDefinition } from './tools/tool.ts';
+
+/** Every tool, in the order tools/list shows them. Later features add theirs here. */
+export function mcpTools(container: Container): ToolDefinition[] {
+  return [...postsTools(container.posts), ...catalogueTools(container.pool)];
+}
+
+export async function registerMcp(app: FastifyInstance, container: Container): Promise<void> {
+  const { config, pool, keyring, clock, rateLimiter } = container;
+  const urls = authServerUrls(config.publicUrl);
+  const tools = mcpTools(container);
+  const toolScopes = [...new Set(tools.map((t) => t.scope).filter((s): s is Scope => s !== null))];
+  const grants = createGrantsService({ pool, keyring, clock, accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds, grantTtlDays: config.oauth.grantTtlDays });
+  const lookupClient = (id: string) => findClient(pool, id);
+  const fetchDocument = guardedDocumentFetcher(container.outboundGuard);
+  const resolveClient = (id: string) => (isClientIdUrl(id) ? resolveClientDocument(pool, id, fetchDocument, clock.now()) : findClient(pool, id));
+
+  registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: true });
+
+  await app.register(async (oauth) => {
+    acceptForms(oauth);
+    registerOAuthErrorHandler(oauth);
+    await registerTokenRoutes(oauth, { pool, clock, grants, rateLimiter, registrationBudget: budgetsFor(config.rateLimits).anonymous, findClient: lookupClient });
+    // The authorization endpoint talks to a person: its errors are pages.
+    await oauth.register(async (pages) => {
+      pages.setErrorHandler((error, request, reply) => renderPageError(error, request, reply));
+      registerAuthorizeRoutes(pages, {
+        pool, clock, urls, grants, grantTtlDays: config.oauth.grantTtlDays, findClient: lookupClient, resolveClient, defaultScopes: toolScopes,
+        web: { db: pool, keyring, config },
+      });
+    });
+  });
+
+  const dispatcher = createDispatcher({ pool, keyring, publicUrl: config.publicUrl, tools });
+  await registerMcpEndpoint(app, {
+    config, authenticator: container.authenticator, rateLimiter, urls, dispatcher, tools: tools.map(describeTool), toolScopes,
+  });
+}

@@ -1,0 +1,78 @@
+// What an MCP tool is in Herald: a thin wrapper over one feature-service call, declaring the scope of the REST
+// endpoint it mirrors and the REST schema its arguments are validated by. The published input schema is that
+// REST schema plus the few arguments MCP needs instead of HTTP headers and paths (id, workspace_id,
+// idempotency_key).
+import { Type, type TObject, type TSchema } from 'typebox';
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../features/keys/authenticator.ts';
+import type { Scope } from '../../features/keys/scopes.ts';
+import type { ServiceContext } from '../../http/context.ts';
+
+export interface ToolInput {
+  /** The `id` argument (the REST path parameter), for tools that act on one resource. */
+  id?: string;
+  /** The arguments that make up the REST body or query, validated by the REST schema. */
+  body: Record<string, unknown>;
+}
+
+export interface ToolRunContext {
+  principal: Principal;
+  /** The workspace context, for tools with `workspace: true` (in the write's transaction for mutating tools). */
+  service: ServiceContext | null;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  /** Written for a model: what it does, when to use it, what it returns. */
+  description: string;
+  /** The scope of the REST endpoint this tool mirrors; null: any valid key. */
+  scope: Scope | null;
+  workspace: boolean;
+  /** Spends the write budget and is idempotent by default. */
+  mutates: boolean;
+  /** The REST schema of the arguments and where REST reads them from (errors use the same codes). */
+  input?: { schema: TObject; part: 'body' | 'querystring' };
+  /** Description of the `id` argument, for tools on one resource. */
+  id?: string;
+  annotations: ToolAnnotations;
+  run(ctx: ToolRunContext, input: ToolInput): Promise<Record<string, unknown>>;
+  /** One or two sentences for the model about the result. */
+  summarize(result: Record<string, unknown>, input: ToolInput): string;
+}
+
+export const WORKSPACE_ARG = Type.String({
+  format: 'uuid',
+  description: 'The workspace to act in. Only needed when the key reaches several workspaces and no x-herald-workspace-id header is set; list_workspaces lists them.',
+});
+export const IDEMPOTENCY_ARG = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Optional. Repeating a call with the same arguments within 10 minutes returns the first result instead of acting twice; pass your own key to make a retry idempotent for 24 hours, or a new key to really do it again.',
+});
+const ID_MAX = 200;
+
+/** The arguments that are not part of the REST body, validated on their own. */
+export function controlSchema(tool: ToolDefinition): TObject {
+  const props: Record<string, TSchema> = {};
+  if (tool.id) props.id = Type.String({ minLength: 1, maxLength: ID_MAX, description: tool.id });
+  if (tool.workspace) props.workspace_id = Type.Optional(WORKSPACE_ARG);
+  if (tool.mutates) props.idempotency_key = Type.Optional(IDEMPOTENCY_ARG);
+  return Type.Object(props, { additionalProperties: true });
+}
+
+export const CONTROL_ARGS = ['id', 'workspace_id', 'idempotency_key'] as const;
+
+/** The tool as `tools/list` shows it. */
+export function describeTool(tool: ToolDefinition): Tool {
+  const control = controlSchema(tool);
+  const schema = Type.Object({ ...control.properties, ...(tool.input?.schema.properties ?? {}) }, { additionalProperties: false });
+  const needs = tool.scope ? `Requires the \`${tool.scope}\` scope.` : 'Any valid key may call it.';
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: `${tool.description}\n\n${needs}`,
+    inputSchema: JSON.parse(JSON.stringify(schema)) as Tool['inputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}

@@ -1,0 +1,40 @@
+// In-memory media for adapter and engine tests: real file headers (PNG, GIF, MP4) so the simulators' sniffing accepts
+// them, wrapped as the MediaSource adapters receive.
+import { Readable } from 'node:stream';
+import type { MediaSource } from '../../src/platforms/types.ts';
+import type { MediaKind } from '../../src/platforms/limits.ts';
+
+/** A valid 1×1 PNG, optionally padded to `size` bytes with trailing data. */
+export function png(width = 1, height = 1, size = 0): Buffer {
+  const base = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1f2b5a40000000049454e44ae426082', 'hex');
+  base.writeUInt32BE(width, 16);
+  base.writeUInt32BE(height, 20);
+  return size > base.length ? Buffer.concat([base, Buffer.alloc(size - base.length)]) : base;
+}
+
+export function gif(): Buffer {
+  return Buffer.from('47494638396101000100800000ffffff00000021f90401000000002c00000000010001000002024401003b', 'hex');
+}
+
+/** An MP4 container header followed by `size` bytes (enough for sniffing; nothing decodes it). */
+export function mp4(size = 64 * 1024): Buffer {
+  const head = Buffer.from('000000206674797069736f6d0000020069736f6d69736f32617663316d703431', 'hex');
+  return Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 7)]);
+}
+
+let counter = 0;
+
+export function mediaSource(data: Buffer, contentType: string, options: { kind?: MediaKind; altText?: string | null; width?: number; height?: number; durationMs?: number } = {}): MediaSource {
+  const kind: MediaKind = options.kind ?? (contentType === 'image/gif' ? 'gif' : contentType.startsWith('video/') ? 'video' : 'image');
+  return {
+    id: `med_test${++counter}`,
+    kind,
+    contentType,
+    sizeBytes: data.length,
+    width: options.width ?? (kind === 'image' ? data.readUInt32BE(16) : null),
+    height: options.height ?? (kind === 'image' ? data.readUInt32BE(20) : null),
+    durationMs: options.durationMs ?? (kind === 'video' ? 5000 : null),
+    altText: options.altText ?? null,
+    open: async () => Readable.from([data]),
+  };
+}
