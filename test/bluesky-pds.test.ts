@@ -5,16 +5,18 @@
 // records are then read back from the PDS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connectBluesky } from '../src/features/connections/connections.service.ts';
-import type { MediaLibrary } from '../src/features/publishing/media-library.ts';
-import { buildTestApp } from './helpers/app.ts';
-import { mediaSource, png } from './helpers/media-sources.ts';
+import { startWorker } from '../src/jobs/worker.ts';
+import { buildMediaTestApp, uploadBytes } from './helpers/media.ts';
+import { png } from './helpers/media-sources.ts';
 import { pollFor } from './helpers/poll.ts';
 
-const PACKAGE = fileURLToPath(new URL('./bluesky-pds/package.json', import.meta.url));
+const START = fileURLToPath(new URL('./bluesky-pds/start-pds.ts', import.meta.url));
 const installed = existsSync(fileURLToPath(new URL('./bluesky-pds/node_modules/@atproto/dev-env/package.json', import.meta.url)));
 const skip = installed ? false : 'the real PDS is not installed: run `npm_config_nodedir=<node headers> npm ci --prefix test/bluesky-pds` (see test/bluesky-pds/package.json)';
 
@@ -26,19 +28,13 @@ interface PostRecord {
   reply?: unknown;
 }
 
-interface DevEnv {
-  TestNetworkNoAppView: { create(options: object): Promise<{ pds: { url: string }; close(): Promise<void> }> };
-}
 
 test('a post with an image, a link and a two-part thread reaches a real PDS through the public API', { skip, timeout: 120_000 }, async () => {
-  process.env.LOG_ENABLED = 'false'; // dev-env's own logging
-  const { TestNetworkNoAppView } = createRequire(PACKAGE)('@atproto/dev-env') as DevEnv;
-  const network = await TestNetworkNoAppView.create({});
-  // Until the media feature is wired to publishing, the image comes from an in-memory library behind the
-  // same seam (MediaLibrary) the media feature implements.
-  const image = mediaSource(png(64, 48), 'image/png', { altText: 'a small test image' });
-  const media: MediaLibrary = { sources: async (_w, ids) => ids.map(() => image) };
-  const t = await buildTestApp({ worker: true, mediaLibrary: media, env: { HERALD_OUTBOUND_ALLOWLIST: 'localhost,127.0.0.1,::1' } });
+  const child = spawn(process.execPath, [START], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const network = { pds: { url: (JSON.parse(line) as { url: string }).url } };
+  const t = await buildMediaTestApp({ env: { HERALD_OUTBOUND_ALLOWLIST: 'localhost,127.0.0.1,::1', HERALD_WORKER_POLL_INTERVAL_MS: '200' } });
+  const worker = await startWorker(t.container);
   try {
     const pds = network.pds.url;
     const xrpc = async (nsid: string, body: unknown, token?: string) => {
@@ -54,12 +50,12 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     assert.equal(connection.account_id, account.did);
     const key = await t.key({ workspaceIds: [live.workspaceId] });
 
+    const { mediaId, put } = await uploadBytes(t, key, png(64, 48, 1024), 'image/png', { filename: 'e2e.png' });
+    assert.equal(put.status, 200, put.body.toString());
     const text = 'Herald on a real PDS 🚀 https://example.com/herald?x=1 #herald';
-    const draft = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['bluesky'], platform_options: { bluesky: { thread: ['and the second part'], languages: ['en'] } } } });
-    assert.equal(draft.statusCode, 201, draft.body);
-    const id = draft.json().data.post.id;
-    await t.container.pool.query(`UPDATE posts SET media_ids = '{med_e2e}', platform_options = jsonb_set(platform_options, '{bluesky,alt_texts}', '["alt text from the post"]') WHERE id = $1`, [id]);
-    assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${id}/publish`, key })).statusCode, 200);
+    const created = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['bluesky'], media_ids: [mediaId], publish_now: true, platform_options: { bluesky: { thread: ['and the second part'], languages: ['en'], alt_texts: ['alt text from the post'] } } } });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().data.post.id;
     const post = await pollFor('published on the real PDS', async () => {
       const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
       return ['published', 'failed', 'partially_published'].includes(p.status) ? p : undefined;
@@ -78,12 +74,17 @@ test('a post with an image, a link and a two-part thread reaches a real PDS thro
     const bytes = Buffer.from(text);
     assert.equal(bytes.subarray(link.index.byteStart, link.index.byteEnd).toString(), 'https://example.com/herald?x=1');
     assert.equal(first.value.embed.$type, 'app.bsky.embed.images');
-    assert.equal(first.value.embed.images[0]!.alt, 'alt text from the post', 'the post\'s alt text replaces the media item\'s own');
+    assert.equal(first.value.embed.images[0]!.alt, 'alt text from the post');
     assert.deepEqual(first.value.embed.images[0]!.aspectRatio, { width: 64, height: 48 });
     assert.equal(second.value.text, 'and the second part');
     assert.deepEqual(second.value.reply, { root: { uri: first.uri, cid: first.cid }, parent: { uri: first.uri, cid: first.cid } });
   } finally {
+    await worker.stop();
     await t.close();
-    await network.close();
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
   }
 });

@@ -6,7 +6,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, type TestApp } from './helpers/app.ts';
-import { mediaSource, png } from './helpers/media-sources.ts';
 import { pollFor } from './helpers/poll.ts';
 
 let sandbox: RunningSandbox;
@@ -15,9 +14,7 @@ let key: string;
 
 before(async () => {
   sandbox = await startSandbox({ secret: sandboxSecret() });
-  // Media come through the MediaLibrary seam; the media feature provides the real one.
-  const media = { sources: async (_workspace: string, ids: string[]) => ids.map(() => mediaSource(png(20, 10), 'image/png', { altText: 'own alt text' })) };
-  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, mediaLibrary: media, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500', HERALD_OVERDUE_AFTER_MS: '1500' } });
+  t = await buildTestApp({ sandboxUrl: sandbox.url, worker: true, env: { HERALD_PLATFORM_TIMEOUT_MS: '1500', HERALD_OVERDUE_AFTER_MS: '1500' } });
   key = await t.key();
 });
 after(async () => {
@@ -171,15 +168,7 @@ describe('publishing through the public API', () => {
     assert.ok(!after.equals(before), 'the new tokens were stored');
   });
 
-  test('media reach every platform in its own protocol; alt texts are checked against the media count', async () => {
-    const text = `With an image ${Date.now()}`;
-    const draft = await create({ content: text, platforms: ['x', 'bluesky', 'mastodon'] });
-    // Until media can be attached through the API on this branch, the media id and its alt text are set directly.
-    await t.container.pool.query(`UPDATE posts SET media_ids = '{med_seam}', platform_options = '{"bluesky":{"alt_texts":["alt for Bluesky"]}}' WHERE id = $1`, [draft.id]);
-    assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${draft.id}/publish`, key })).statusCode, 200);
-    const done = await settled(draft.id, 'post with media published on three platforms');
-    assert.equal(done.status, 'published');
-    for (const platform of ['x', 'bluesky', 'mastodon'] as const) assert.equal(held(platform, text)[0]?.media, 1, platform);
+  test('alt texts are checked against the media count (media end to end: publishing-media.test.ts)', async () => {
     const bad = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'no media', platforms: ['x'], platform_options: { x: { alt_texts: ['orphan'] } } } });
     assert.equal(bad.statusCode, 422);
     assert.equal(bad.json().error.details[0].rule, 'alt_text_without_media');
