@@ -41,7 +41,7 @@ describe('authentication and transport', () => {
     assert.equal(res.status, 401);
     const challenge = res.headers.get('www-authenticate')!;
     assert.match(challenge, new RegExp(`^Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/mcp"`));
-    assert.match(challenge, /scope="posts:read posts:write"/);
+    assert.match(challenge, /scope="posts:read posts:write media:write connections:read"/);
     assert.equal(res.body.error.data.code, 'PUBLIC_API_AUTH_REQUIRED');
   });
 
@@ -111,6 +111,7 @@ describe('workspaces', () => {
     assert.ok(workspaceTools.length >= 7);
     const sample: Record<string, Record<string, unknown>> = {
       create_post: { content: 'into B?', platforms: ['x'] }, validate_post: { content: 'into B?', platforms: ['x'] }, update_post: { content: 'changed' },
+      create_media_upload: { filename: 'b.png', content_type: 'image/png' },
     };
     for (const tool of workspaceTools) {
       const args = { ...(sample[tool.name] ?? {}), ...(tool.inputSchema.required?.includes('id') ? { id: postInB } : {}) };

@@ -65,7 +65,7 @@ describe('an assistant connects through OAuth and acts for one person in the wor
     client = await connect(provider);
     const { tools } = await client.listTools();
     const names = tools.map((x) => x.name);
-    for (const name of ['list_posts', 'get_post', 'create_post', 'update_post', 'cancel_post', 'delete_post', 'validate_post', 'list_platforms', 'list_workspaces']) {
+    for (const name of ['list_posts', 'get_post', 'create_post', 'update_post', 'cancel_post', 'publish_post', 'retry_post', 'delete_post', 'validate_post', 'create_media_upload', 'get_media', 'list_connections', 'list_platforms', 'list_workspaces']) {
       assert.ok(names.includes(name), `${name} is listed`);
     }
     const create = tools.find((x) => x.name === 'create_post')!;

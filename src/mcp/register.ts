@@ -16,12 +16,14 @@ import { createGrantsService } from './oauth/grants.service.ts';
 import { authServerUrls, registerWellKnownRoutes } from './oauth/metadata.ts';
 import { registerTokenRoutes } from './oauth/token.routes.ts';
 import { catalogueTools } from './tools/catalogue.tools.ts';
+import { connectionsTools } from './tools/connections.tools.ts';
+import { mediaTools } from './tools/media.tools.ts';
 import { postsTools } from './tools/posts.tools.ts';
 import { describeTool, type ToolDefinition } from './tools/tool.ts';
 
 /** Every tool, in the order tools/list shows them. Later features add theirs here. */
 export function mcpTools(container: Container): ToolDefinition[] {
-  return [...postsTools(container.posts), ...catalogueTools(container.pool)];
+  return [...postsTools(container.posts), ...mediaTools(container.media), ...connectionsTools(), ...catalogueTools(container.pool)];
 }
 
 export async function registerMcp(app: FastifyInstance, container: Container): Promise<void> {

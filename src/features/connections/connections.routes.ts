@@ -1,15 +1,12 @@
 // GET /v1/connections and /v1/connections/{id}: the platform accounts of the workspace (connections:read).
 // No token ever appears in an answer: the representation is built field by field from safe columns.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import { AppError } from '../../lib/errors.ts';
-import { PLATFORM_NAMES, type PlatformName } from '../../platforms/limits.ts';
-import { listConnections, type ConnectionStatus } from './connections.repo.ts';
-import { connectionJson, getConnection } from './connections.service.ts';
+import { PLATFORM_NAMES } from '../../platforms/limits.ts';
+import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
 
 export const Connection = Type.Object({
   id: Type.String({ examples: ['conn_01jdq4x1k9m2v7c3r5t8w0yz6b'] }),
@@ -29,13 +26,14 @@ export const Connection = Type.Object({
   updated_at: Timestamp,
 }, { $id: 'Connection', title: 'Connection' });
 
-const ListQuery = Type.Object({
+export const ListQuery = Type.Object({
   platform: Type.Optional(StringEnum(PLATFORM_NAMES)),
   brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   status: Type.Optional(StringEnum(['active', 'expired', 'disconnected'])),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 1000 })),
 }, { additionalProperties: false });
+export type ListConnectionsQuery = Static<typeof ListQuery>;
 
 const read: RouteAccess = { scopes: ['connections:read'], workspace: true, mutates: false };
 
@@ -48,23 +46,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: { pool: Po
       description: 'The platform accounts of the workspace (of the brand in `x-herald-brand-id`, if sent), newest first.',
       querystring: ListQuery, response: { 200: Envelope(ListOf(Type.Ref('Connection'))) },
     },
-  }, async (request) => {
-    const ctx = serviceContext(request, deps.pool);
-    const q = request.query as { platform?: PlatformName; brand_id?: string; status?: ConnectionStatus; limit?: number; cursor?: string };
-    if (ctx.brandFromHeader && q.brand_id !== undefined && q.brand_id !== ctx.brandId) {
-      throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
-    }
-    const brand = q.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
-    if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand)) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
-    const filters = { platform: q.platform, brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined), status: q.status };
-    const limit = q.limit ?? 20;
-    const after = q.cursor ? decodeCursor(q.cursor, filters) : undefined;
-    const rows = await listConnections(deps.pool, ctx.workspaceId, filters, after?.value ? { createdAt: new Date(after.value), id: after.id } : undefined, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const hasMore = rows.length > limit && last !== undefined;
-    return { items: page.map(connectionJson), next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null, has_more: hasMore };
-  });
+  }, async (request) => listConnectionsFor(serviceContext(request, deps.pool), request.query as ListConnectionsQuery));
 
   app.get('/connections/:id', {
     config: { access: read },

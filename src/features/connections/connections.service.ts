@@ -4,7 +4,9 @@
 // workspaces hold only sandbox connections, live ones only real ones (API.md "Keys, users, workspaces").
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/pool.ts';
-import { notFound } from '../../lib/errors.ts';
+import type { ServiceContext } from '../../http/context.ts';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
 import { loginWithAppPassword } from '../../platforms/bluesky/index.ts';
@@ -13,7 +15,7 @@ import type { PlatformName } from '../../platforms/limits.ts';
 import type { AccountInfo, Credentials } from '../../platforms/types.ts';
 import { findBrand, findWorkspace } from '../workspaces/workspaces.repo.ts';
 import * as repo from './connections.repo.ts';
-import type { ConnectionRow } from './connections.repo.ts';
+import type { ConnectionRow, ConnectionStatus } from './connections.repo.ts';
 import { httpFor, sealCredentials, type PlatformAccess } from './platform-access.ts';
 
 /** Why a connection could not be made; the CLI prints the message. */
@@ -108,4 +110,24 @@ export async function getConnection(db: Queryable, workspaceId: string, id: stri
   const row = await repo.findConnection(db, workspaceId, id);
   if (!row || (allowedBrandIds && !allowedBrandIds.includes(row.brand_id))) throw notFound('connection');
   return row;
+}
+
+/** One page of the workspace's connections (of the header's brand, or of the key's brands), newest first. */
+export async function listConnectionsFor(
+  ctx: ServiceContext,
+  q: { platform?: PlatformName; brand_id?: string; status?: ConnectionStatus; limit?: number; cursor?: string },
+): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; has_more: boolean }> {
+  if (ctx.brandFromHeader && q.brand_id !== undefined && q.brand_id !== ctx.brandId) {
+    throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
+  }
+  const brand = q.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
+  if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand)) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
+  const filters = { platform: q.platform, brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined), status: q.status };
+  const limit = q.limit ?? 20;
+  const after = q.cursor ? decodeCursor(q.cursor, filters) : undefined;
+  const rows = await repo.listConnections(ctx.db, ctx.workspaceId, filters, after?.value ? { createdAt: new Date(after.value), id: after.id } : undefined, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > limit && last !== undefined;
+  return { items: page.map(connectionJson), next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null, has_more: hasMore };
 }

@@ -80,6 +80,20 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       summarize: (r) => `Cancelled ${(r as Post).id}; it will not be published.`,
     },
     {
+      name: 'publish_post', title: 'Publish a post now', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
+      description: 'Publishes a draft or scheduled post at once on all its platforms — only when the user asked to publish. Returns the post in `publishing`; call get_post a few seconds later for each platform\'s result and URL.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      run: async ({ service }, input) => posts.publish(ctxOf(service), input.id!),
+      summarize: (r) => `Publishing ${postLine(r as Post)}. Check get_post for the result on each platform.`,
+    },
+    {
+      name: 'retry_post', title: 'Retry the failed platforms of a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
+      description: 'Publishes again on the platforms where a post failed (those already published are left alone). Only for posts that failed or partly failed; fix the cause first (get_post shows each error code).',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      run: async ({ service }, input) => posts.retry(ctxOf(service), input.id!),
+      summarize: (r) => `Retrying the failed platforms of ${postLine(r as Post)}.`,
+    },
+    {
       name: 'delete_post', title: 'Delete a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
       description: 'Deletes a draft, scheduled, cancelled or failed post from Herald. It does not delete anything already published on a platform.',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
