@@ -29,7 +29,7 @@ interface PostRecord {
 }
 
 
-test('a post with an image, a link and a two-part thread reaches a real PDS through the public API', { skip, timeout: 120_000 }, async () => {
+test('a post with an image, a link and a two-part thread reaches a real PDS through the public API', { skip, timeout: 600_000 }, async () => {
   const child = spawn(process.execPath, [START], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const network = { pds: { url: (JSON.parse(line) as { url: string }).url } };
