@@ -175,6 +175,55 @@ export interface SandboxAccount {
   credentials: Credentials;
 }
 
+/** A platform app Herald signs users in with: from configuration, or registered per instance (Mastodon). */
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string | null;
+}
+
+/** What an OAuth step is given. The service builds it; adapters never read configuration themselves. */
+export interface OAuthContext {
+  /** Bound to the platform's API host, the user's instance, or the simulator (sandbox). */
+  http: PlatformHttp;
+  /** Where the end user's browser goes for consent: the platform's site, the instance, or the simulator's pages. */
+  webUrl: string;
+  /** True in a test workspace: every endpoint is the simulator's, at the same paths under `http.baseUrl`/`webUrl`. */
+  sandbox: boolean;
+  app: OAuthApp;
+  /** Herald's callback (`<public url>/connect/callback`), registered with the platform app. */
+  redirectUri: string;
+}
+
+/** One account a consent lets Herald publish as, with the credentials to use for it. */
+export interface ConnectableAccount {
+  account: AccountInfo;
+  credentials: Credentials;
+}
+
+/**
+ * A platform's OAuth sign-in (authorization code grant). Optional: platforms that connect otherwise (Bluesky app
+ * passwords) leave it out. Invalid, expired or replayed codes throw PlatformError (`auth_expired`).
+ */
+export interface OAuthCapability {
+  /** Whether the platform takes PKCE (S256). */
+  readonly pkce: boolean;
+  /** What Herald asks for: publishing, and reading metrics and comments where the platform separates them. */
+  readonly scopes: readonly string[];
+  /** Mastodon: registers an app on the instance (`POST /api/v1/apps`); Herald keeps one per instance. */
+  registerApp?(ctx: Omit<OAuthContext, 'app'>, input: { name: string; website: string }): Promise<OAuthApp>;
+  /** The consent URL the end user's browser is sent to. */
+  authorizeUrl(ctx: OAuthContext, input: { state: string; codeChallenge: string | null }): string;
+  /** Code → credentials, including the long-lived exchange where the platform has one (Meta). */
+  exchangeCode(ctx: OAuthContext, input: { code: string; codeVerifier: string | null }): Promise<Credentials>;
+  /**
+   * The accounts the credentials may publish as: the signed-in member for most platforms; the Facebook Pages or
+   * Instagram business accounts the user granted (each with its own credentials, e.g. a page access token).
+   */
+  accounts(ctx: OAuthContext, credentials: Credentials): Promise<ConnectableAccount[]>;
+  /** Revokes the credentials at the platform, where it supports revocation. */
+  revoke?(ctx: OAuthContext, credentials: Credentials): Promise<void>;
+}
+
 export interface PlatformAdapter {
   readonly platform: PlatformName;
   /** Stock limits (GET /v1/platforms, validation at creation). */
@@ -196,6 +245,8 @@ export interface PlatformAdapter {
   verifyAccount(session: PlatformSession): Promise<AccountInfo>;
   /** Runs the platform's own sign-in against its simulator at `session.http`'s base URL. */
   connectSandbox(http: PlatformHttp, options: { username: string }): Promise<SandboxAccount>;
+  /** OAuth sign-in of real (and, through the simulator, sandbox) accounts; absent where the platform has none. */
+  readonly oauth?: OAuthCapability;
   /** Optional capabilities; absent ones are shown as unsupported in GET /v1/platforms. */
   fetchMetrics?(session: PlatformSession, post: PublishedPart): Promise<PostMetrics>;
   listComments?(session: PlatformSession, post: PublishedPart): Promise<PlatformComment[]>;
