@@ -82,10 +82,14 @@ export async function findPlatformApp(db: Queryable, platform: PlatformName, ser
   return rows[0];
 }
 
-/** Keeps the first app registered when two requests registered one at the same time; returns the one kept. */
-export async function savePlatformApp(db: Queryable, platform: PlatformName, serverUrl: string, redirectUri: string, app: { clientId: string; clientSecret: Buffer | null }): Promise<PlatformAppRow> {
+/**
+ * Keeps the first app registered when two requests registered one at the same time (or, with `replace`, the
+ * newest: a simulator's apps do not survive its restart); returns the one kept.
+ */
+export async function savePlatformApp(db: Queryable, platform: PlatformName, serverUrl: string, redirectUri: string, app: { clientId: string; clientSecret: Buffer | null }, replace = false): Promise<PlatformAppRow> {
   await db.query(
-    `INSERT INTO platform_apps (platform, server_url, redirect_uri, client_id, client_secret) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+    `INSERT INTO platform_apps (platform, server_url, redirect_uri, client_id, client_secret) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (platform, server_url, redirect_uri) DO ${replace ? 'UPDATE SET client_id = EXCLUDED.client_id, client_secret = EXCLUDED.client_secret, created_at = now()' : 'NOTHING'}`,
     [platform, serverUrl, redirectUri, app.clientId, app.clientSecret],
   );
   return (await findPlatformApp(db, platform, serverUrl, redirectUri))!;

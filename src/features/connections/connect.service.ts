@@ -64,6 +64,16 @@ export function connectMethod(access: PlatformAccess, platform: PlatformName, mo
   return { ok: true, method, adapter };
 }
 
+/** GET /v1/platforms: how each platform connects, and whether it can in live and in test workspaces. */
+export function connectAvailability(access: PlatformAccess) {
+  return (platform: PlatformName) => {
+    const adapter = access.registry.get(platform);
+    const method = adapter?.oauth ? 'oauth' as const : adapter?.passwordLogin ? 'app_password' as const : null;
+    const of = (m: Method) => (m.ok ? { available: true, reason: null } : { available: false, reason: m.reason });
+    return { method, live: of(connectMethod(access, platform, 'live')), test: of(connectMethod(access, platform, 'test')) };
+  };
+}
+
 const sha = (token: string) => createHash('sha256').update(token).digest();
 const redirectUri = (access: PlatformAccess) => `${access.publicUrl}/connect/callback`;
 
@@ -119,7 +129,7 @@ export async function createConnectLink(ctx: ServiceContext, deps: ConnectDeps, 
   const token = randomBytes(32).toString('base64url');
   const row = await links.insertConnectLink(ctx.db, {
     id: newId('clink'), workspaceId: ctx.workspaceId, brandId, platform: input.platform, sandbox: mode === 'test', tokenHash: sha(token),
-    redirectUrl, serverUrl, createdBy: ctx.userId, expiresAt: new Date(Date.now() + deps.ttlSeconds * 1000),
+    redirectUrl, serverUrl, createdBy: ctx.userId || null, expiresAt: new Date(Date.now() + deps.ttlSeconds * 1000),
   });
   return {
     id: row.id, object: 'connect_link', url: `${deps.access.publicUrl}/connect/${token}`, platform: row.platform, brand_id: row.brand_id,
@@ -128,14 +138,16 @@ export async function createConnectLink(ctx: ServiceContext, deps: ConnectDeps, 
 }
 
 /** Where the flow's platform calls go and where the browser is sent, for this link. */
-function oauthContext(access: PlatformAccess, link: ConnectLinkRow, app: OAuthApp): OAuthContext {
+type Where = Pick<ConnectLinkRow, 'sandbox' | 'platform' | 'server_url'>;
+
+function oauthContext(access: PlatformAccess, link: Where & { redirect_url?: string | null }, app: OAuthApp): OAuthContext {
   if (link.sandbox) {
     const base = `${access.sandboxUrl}/${link.platform}`;
     return { http: createPlatformHttp({ baseUrl: base, timeoutMs: access.timeoutMs, transport: access.transport }), webUrl: base, sandbox: true, app, redirectUri: redirectUri(access) };
   }
   const server = link.server_url;
   const apiUrl = server ?? access.platformUrls[link.platform] ?? CONSENT_HOSTS[link.platform];
-  if (!apiUrl) throw new ConnectFlowError('platform_unavailable', `No host is configured for ${link.platform}.`, link);
+  if (!apiUrl) throw new ConnectFlowError('platform_unavailable', `No host is configured for ${link.platform}.`);
   const http = createPlatformHttp({ baseUrl: apiUrl, guard: server ? access.guard : undefined, timeoutMs: access.timeoutMs, transport: access.transport, userAgent: 'Herald (+https://github.com/herald)' });
   return { http, webUrl: server ?? CONSENT_HOSTS[link.platform] ?? apiUrl, sandbox: false, app, redirectUri: redirectUri(access) };
 }
@@ -149,25 +161,42 @@ function unseal(access: PlatformAccess, link: ConnectLinkRow): LinkSecrets {
   return JSON.parse(decrypt(access.keyring, SECRETS, link.secrets).toString('utf8')) as LinkSecrets;
 }
 
+/** Where an app registered per server is kept: the instance, or the simulator's address for the sandbox. */
+const appServer = (access: PlatformAccess, where: Where) => (where.sandbox ? `${access.sandboxUrl}/${where.platform}` : where.server_url!);
+
+function openApp(access: PlatformAccess, row: links.PlatformAppRow): OAuthApp {
+  return { clientId: row.client_id, clientSecret: row.client_secret ? decrypt(access.keyring, APP_SECRET, row.client_secret).toString('utf8') : null };
+}
+
 /** The app to sign in with: configured, registered on the instance (kept per instance), or the simulator's. */
-async function appFor(deps: ConnectDeps, adapter: PlatformAdapter, link: ConnectLinkRow): Promise<OAuthApp> {
+async function appFor(deps: Pick<ConnectDeps, 'pool' | 'access'>, adapter: PlatformAdapter, link: Where): Promise<OAuthApp> {
   const oauth = adapter.oauth!;
   if (oauth.registerApp) {
     const ctx = oauthContext(deps.access, link, SANDBOX_APP);
-    const register = () => oauth.registerApp!(ctx, { name: 'Herald', website: deps.access.publicUrl ?? 'https://github.com/herald' });
-    // A simulator forgets its apps when it restarts: register afresh for each sandbox consent.
-    if (link.sandbox) return register();
-    const server = link.server_url!;
-    const known = await links.findPlatformApp(deps.pool, link.platform, server, ctx.redirectUri);
-    if (known) return { clientId: known.client_id, clientSecret: known.client_secret ? decrypt(deps.access.keyring, APP_SECRET, known.client_secret).toString('utf8') : null };
-    const app = await register();
-    const kept = await links.savePlatformApp(deps.pool, link.platform, server, ctx.redirectUri, { clientId: app.clientId, clientSecret: app.clientSecret ? encrypt(deps.access.keyring, APP_SECRET, app.clientSecret) : null });
-    return kept.client_id === app.clientId ? app : { clientId: kept.client_id, clientSecret: kept.client_secret ? decrypt(deps.access.keyring, APP_SECRET, kept.client_secret).toString('utf8') : null };
+    const server = appServer(deps.access, link);
+    const known = link.sandbox ? undefined : await links.findPlatformApp(deps.pool, link.platform, server, ctx.redirectUri);
+    if (known) return openApp(deps.access, known);
+    // A simulator forgets its apps when it restarts: each sandbox consent registers afresh (and replaces the one kept).
+    const app = await oauth.registerApp(ctx, { name: 'Herald', website: deps.access.publicUrl ?? 'https://github.com/herald' });
+    const kept = await links.savePlatformApp(deps.pool, link.platform, server, ctx.redirectUri, { clientId: app.clientId, clientSecret: app.clientSecret ? encrypt(deps.access.keyring, APP_SECRET, app.clientSecret) : null }, link.sandbox);
+    return openApp(deps.access, kept);
   }
   const configured = deps.access.apps?.[link.platform];
   if (link.sandbox) return configured ?? SANDBOX_APP;
-  if (!configured) throw new ConnectFlowError('platform_unavailable', `No ${link.platform} app is configured on this Herald.`, link);
+  if (!configured) throw new ConnectFlowError('platform_unavailable', `No ${link.platform} app is configured on this Herald.`);
   return configured;
+}
+
+/** The OAuth context of an existing connection (revocation), or undefined when Herald no longer has its app. */
+export async function oauthContextFor(deps: Pick<ConnectDeps, 'pool' | 'access'>, row: Where): Promise<OAuthContext | undefined> {
+  const adapter = deps.access.registry.get(row.platform);
+  if (!adapter?.oauth) return undefined;
+  if (adapter.oauth.registerApp) {
+    const known = await links.findPlatformApp(deps.pool, row.platform, appServer(deps.access, row), redirectUri(deps.access));
+    return known ? oauthContext(deps.access, row, openApp(deps.access, known)) : undefined;
+  }
+  const app = deps.access.apps?.[row.platform] ?? (row.sandbox ? SANDBOX_APP : undefined);
+  return app ? oauthContext(deps.access, row, app) : undefined;
 }
 
 /** The value of the cookie that ties a consent to the browser that started it (RFC 6749 §10.12). */
@@ -199,6 +228,7 @@ async function startConsent(deps: ConnectDeps, adapter: PlatformAdapter, link: C
     app = await appFor(deps, adapter, link);
   } catch (error) {
     if (isPlatformError(error)) throw new ConnectFlowError('platform_error', `The platform refused to register Herald: ${error.message}`, link);
+    if (error instanceof ConnectFlowError) throw new ConnectFlowError(error.code, error.message, link);
     throw error;
   }
   const verifier = oauth.pkce ? randomBytes(48).toString('base64url') : null;

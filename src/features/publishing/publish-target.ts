@@ -9,7 +9,6 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { isPlatformError, PlatformError, type PlatformSession } from '../../platforms/types.ts';
-import { appendEvent } from '../events/outbox.ts';
 import { findConnection, throttle, type ConnectionRow } from '../connections/connections.repo.ts';
 import { expireConnection, refreshConnection } from '../connections/lifecycle.ts';
 import { sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
