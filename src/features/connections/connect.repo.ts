@@ -54,13 +54,14 @@ export async function beginConsent(db: Queryable, workspaceId: string, id: strin
 }
 
 export async function awaitChoice(db: Queryable, workspaceId: string, id: string, secrets: Buffer): Promise<void> {
-  await db.query(`UPDATE connect_links SET secrets = $3, status = 'choosing', state = NULL WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, secrets]);
+  await db.query(`UPDATE connect_links SET secrets = $3, status = 'choosing' WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, secrets]);
 }
 
-/** Ends the link (completed or failed): it can never be used again, and its secrets are dropped. */
+/** Ends the link (completed or failed): it can never be used again, and its secrets are dropped. The state is
+ *  kept so that a replayed callback is recognised (and answered `link_used` on the client's redirect_url). */
 export async function finishLink(db: Queryable, workspaceId: string, id: string, o: { connectionId: string | null; errorCode: string | null }): Promise<void> {
   await db.query(
-    `UPDATE connect_links SET status = $3, connection_id = $4, error_code = $5, secrets = NULL, state = NULL, used_at = now() WHERE workspace_id = $1 AND id = $2`,
+    `UPDATE connect_links SET status = $3, connection_id = $4, error_code = $5, secrets = NULL, used_at = now() WHERE workspace_id = $1 AND id = $2`,
     [workspaceId, id, o.connectionId ? 'completed' : 'failed', o.connectionId, o.errorCode],
   );
 }

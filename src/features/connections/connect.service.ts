@@ -213,7 +213,7 @@ export type LandingStep =
 async function usableLink(deps: ConnectDeps, db: Queryable, token: string): Promise<ConnectLinkRow> {
   const link = await links.findLinkByToken(db, sha(token));
   if (!link) throw new ConnectFlowError('link_invalid', 'This connect link is not valid. Ask the app that sent you here for a new one.');
-  if (link.status === 'completed' || link.status === 'failed' || link.used_at) throw new ConnectFlowError('link_used', 'This connect link was already used. Ask the app that sent you here for a new one.', link);
+  if (link.status === 'completed' || link.status === 'failed' || (link.used_at && link.status !== 'choosing')) throw new ConnectFlowError('link_used', 'This connect link was already used. Ask the app that sent you here for a new one.', link);
   if (link.expires_at.getTime() <= Date.now()) {
     await links.finishLink(deps.pool, link.workspace_id, link.id, { connectionId: null, errorCode: 'link_expired' });
     throw new ConnectFlowError('link_expired', 'This connect link has expired. Ask the app that sent you here for a new one.', link);
