@@ -54,9 +54,9 @@ function xOAuth(): OAuthCapability {
       return [{ account: { accountId: user.id, handle: user.username, displayName: user.name }, credentials }];
     },
     async revoke(ctx, credentials) {
-      // Revoking the refresh token ends the grant; the access token is revoked too when it is the only one held.
-      const token = credentials.refreshToken ?? credentials.accessToken;
-      await client.revoke(ctx.http, app(ctx), { token, token_type_hint: credentials.refreshToken ? 'refresh_token' : 'access_token' });
+      // ⚠ unverified: whether revoking the refresh token also ends its access tokens; revoke both to be sure.
+      await client.revoke(ctx.http, app(ctx), { token: credentials.accessToken, token_type_hint: 'access_token' });
+      if (credentials.refreshToken) await client.revoke(ctx.http, app(ctx), { token: credentials.refreshToken, token_type_hint: 'refresh_token' });
     },
   };
 }
