@@ -12,6 +12,7 @@ import type { ServiceContext } from '../../http/context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
 import { createConnectLink } from './connect.service.ts';
+import { resealCredentials } from './lifecycle.ts';
 import { isPlatformError } from '../../platforms/types.ts';
 import { inProcessTransport } from '../../sandbox/inprocess.ts';
 import { listConnections, type ConnectionRow } from './connections.repo.ts';
@@ -120,6 +121,17 @@ export function connectionCommands(): Record<string, Command> {
             if (error instanceof AppError) throw new UsageError(error.message);
             throw error;
           }
+        });
+      },
+    },
+    'connections reseal': {
+      usage: 'herald connections reseal [--json]',
+      summary: 'After rotating HERALD_SECRET_KEY (old key in HERALD_SECRET_KEYS_PREVIOUS): encrypt every connection\'s tokens again with the new key, so the old one can be dropped.',
+      options: { ...json },
+      async run(values, _p, io) {
+        await withAccess(io, async (pool, access) => {
+          const count = await resealCredentials(pool, access);
+          print(io, values, { resealed: count }, `${count} connection(s) re-encrypted with the current key`);
         });
       },
     },

@@ -132,3 +132,20 @@ export async function failDependentTargets(db: Queryable, workspaceId: string, c
   await removePublishJobs(db, targets.map((t) => t.id));
   return [...new Set(targets.map((t) => t.post_id))];
 }
+
+/**
+ * After a key rotation (HERALD_SECRET_KEY replaced, the old one in HERALD_SECRET_KEYS_PREVIOUS): seals every
+ * connection's credentials again with the current key, so the previous key can then be dropped. Tokens that
+ * refresh are re-sealed anyway at their next refresh; tokens that never expire (Mastodon) only here. A row whose
+ * credentials changed meanwhile (a refresh) is left as the refresh wrote it.
+ */
+export async function resealCredentials(pool: Pool, access: Pick<PlatformAccess, 'keyring'>): Promise<number> {
+  const { rows } = await pool.query<{ id: string; workspace_id: string; credentials: Buffer }>(`SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`);
+  let resealed = 0;
+  for (const r of rows) {
+    const sealed = sealCredentials(access.keyring, openCredentials(access.keyring, r.credentials));
+    const { rowCount } = await pool.query('UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4', [r.workspace_id, r.id, sealed, r.credentials]);
+    resealed += rowCount ?? 0;
+  }
+  return resealed;
+}
