@@ -75,6 +75,10 @@ describe('connect links: the whole flow per OAuth platform, against its simulato
       assert.equal(c.platform, platform);
       assert.equal(c.status, 'active');
       assert.equal(c.sandbox, true);
+      assert.ok(c.account_id && c.handle, `${platform}: the account looked up`);
+      // Member sign-ins connect the member; Pages and business accounts have names of their own.
+      if (platform === 'x' || platform === 'mastodon') assert.equal(c.handle.split('@')[0], `ada_${platform}`);
+      assert.ok('avatar_url' in c);
       assert.doesNotMatch(got.body, /access_?token|refresh_?token|credentials/i);
       assert.ok((await events('connection.connected')).some((e) => e.data.id === id), `${platform}: connection.connected`);
     }

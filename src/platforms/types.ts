@@ -65,6 +65,8 @@ export interface AccountInfo {
   accountId: string;
   handle: string;
   displayName: string | null;
+  /** The account's picture, where the platform gives one (shown by client apps next to the handle). */
+  avatarUrl?: string | null;
   /** Platform facts worth keeping on the connection (a Mastodon instance's configuration). */
   settings?: Record<string, unknown>;
 }

@@ -39,3 +39,6 @@ CREATE TABLE platform_apps (
 
 -- The refresh job looks for active connections whose token expires soon.
 CREATE INDEX connections_expiry_idx ON connections (token_expires_at) WHERE status = 'active' AND token_expires_at IS NOT NULL;
+
+-- The account's picture (connect-time account lookup), shown by client apps next to the handle.
+ALTER TABLE connections ADD COLUMN avatar_url text;

@@ -333,14 +333,14 @@ async function complete(deps: ConnectDeps, link: ConnectLinkRow, chosen: Connect
     const expiresAt = credentials.expiresAt ? new Date(credentials.expiresAt) : null;
     const serverUrl = link.sandbox ? null : link.server_url;
     const { rows } = await tx.query<ConnectionRow>(
-      `UPDATE connections SET credentials = $5, token_expires_at = $6, handle = $7, display_name = $8, settings = $9, status = 'active', last_error = NULL, updated_at = now()
+      `UPDATE connections SET credentials = $5, token_expires_at = $6, handle = $7, display_name = $8, settings = $9, avatar_url = $11, status = 'active', last_error = NULL, updated_at = now()
         WHERE workspace_id = $1 AND brand_id = $2 AND platform = $3 AND coalesce(server_url, '') = coalesce($10, '') AND account_id = $4 AND status <> 'disconnected'
         RETURNING *`,
-      [link.workspace_id, link.brand_id, link.platform, account.accountId, sealed, expiresAt, account.handle, account.displayName, JSON.stringify(account.settings ?? {}), serverUrl],
+      [link.workspace_id, link.brand_id, link.platform, account.accountId, sealed, expiresAt, account.handle, account.displayName, JSON.stringify(account.settings ?? {}), serverUrl, account.avatarUrl ?? null],
     );
     const row = rows[0] ?? await insertConnection(tx, {
       id: newId('conn'), workspaceId: link.workspace_id, brandId: link.brand_id, platform: link.platform, sandbox: link.sandbox, accountId: account.accountId,
-      handle: account.handle, displayName: account.displayName, serverUrl, credentials: sealed, tokenExpiresAt: expiresAt, settings: account.settings ?? {},
+      handle: account.handle, displayName: account.displayName, avatarUrl: account.avatarUrl ?? null, serverUrl, credentials: sealed, tokenExpiresAt: expiresAt, settings: account.settings ?? {},
     });
     await links.finishLink(tx, link.workspace_id, link.id, { connectionId: row.id, errorCode: null });
     await appendEvent(tx, link.workspace_id, 'connection.connected', connectionJson(row));

@@ -21,6 +21,7 @@ export const Connection = Type.Object({
   account_id: Type.String({ description: "The platform's id of the account (X user id, Bluesky DID, Mastodon account id)." }),
   handle: Type.String(),
   display_name: Type.Union([Type.String(), Type.Null()]),
+  avatar_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The account\'s picture, where the platform gives one.' })),
   server_url: Type.Union([Type.String(), Type.Null()], { description: 'The Mastodon instance or Bluesky PDS; null for sandbox connections and single-host platforms.' }),
   is_default: Type.Boolean({ description: "Used for this platform when a post names no connection (one default per brand × platform)." }),
   status: StringEnum(['active', 'expired', 'disconnected'], { description: '`expired`: the platform stopped accepting the token; reconnect the account.' }),

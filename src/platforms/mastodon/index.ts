@@ -137,7 +137,7 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
     async verifyAccount(session) {
       const account = await client.verifyCredentials(session.http, session.credentials.accessToken);
       const doc = await client.instance(session.http);
-      return { accountId: account.id, handle: `${account.acct}@${doc.domain}`, displayName: account.display_name || null, settings: { instance: instanceSettings(doc) } };
+      return { accountId: account.id, handle: `${account.acct}@${doc.domain}`, displayName: account.display_name || null, avatarUrl: account.avatar ?? null, settings: { instance: instanceSettings(doc) } };
     },
 
     oauth: mastodonOAuth((session) => adapter.verifyAccount(session)),

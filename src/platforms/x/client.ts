@@ -36,9 +36,9 @@ export async function userTweets(http: PlatformHttp, token: string, userId: stri
   return { data: body.data ?? [], next: body.meta?.next_token };
 }
 
-export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string }> {
-  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token });
-  return res.json<{ data: { id: string; username: string; name: string } }>().data;
+export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string; profile_image_url?: string }> {
+  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token, query: { 'user.fields': 'profile_image_url' } });
+  return res.json<{ data: { id: string; username: string; name: string; profile_image_url?: string } }>().data;
 }
 
 export interface TokenAnswer {

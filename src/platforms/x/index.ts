@@ -51,7 +51,7 @@ function xOAuth(): OAuthCapability {
     },
     async accounts(ctx, credentials) {
       const user = await client.me(ctx.http, credentials.accessToken);
-      return [{ account: { accountId: user.id, handle: user.username, displayName: user.name }, credentials }];
+      return [{ account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials }];
     },
     async revoke(ctx, credentials) {
       // ⚠ unverified: whether revoking the refresh token also ends its access tokens; revoke both to be sure.
@@ -118,7 +118,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
 
     async verifyAccount(session) {
       const user = await client.me(session.http, session.credentials.accessToken);
-      return { accountId: user.id, handle: user.username, displayName: user.name };
+      return { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null };
     },
 
     oauth: xOAuth(),
@@ -139,7 +139,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       const answer = await client.token(http, { id: clientId, secret: config.clientSecret }, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, code_verifier: verifier });
       const credentials = credentialsFrom(answer, Date.now());
       const user = await client.me(http, credentials.accessToken);
-      return { account: { accountId: user.id, handle: user.username, displayName: user.name }, credentials };
+      return { account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials };
     },
   };
 }

@@ -40,7 +40,7 @@ export function accountFor(state: MastoState, username: string): MastoAccount {
 }
 
 export function accountJson(a: MastoAccount, host: string): Record<string, unknown> {
-  return { id: a.id, username: a.username, acct: a.username, display_name: a.displayName, locked: false, bot: false, url: `${host}/@${a.username}`, avatar: null, followers_count: 0, following_count: 0, statuses_count: 0, note: '' };
+  return { id: a.id, username: a.username, acct: a.username, display_name: a.displayName, locked: false, bot: false, url: `${host}/@${a.username}`, avatar: `${host}/avatars/original/missing.png`, followers_count: 0, following_count: 0, statuses_count: 0, note: '' };
 }
 
 /** The account behind the bearer token, or undefined after Mastodon's 401. */
