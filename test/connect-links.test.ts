@@ -84,6 +84,38 @@ describe('connect links: the whole flow per OAuth platform, against its simulato
     }
   });
 
+  test('a consent covering several accounts (Pages, business accounts) asks which one; a forged choice is refused', async () => {
+    // X's consent covers one account; this test makes it cover two, as Facebook's and Instagram's do.
+    const oauth = t.container.platforms.get('x')!.oauth!;
+    const original = oauth.accounts;
+    oauth.accounts = async (ctx, credentials) => {
+      const [member] = await original(ctx, credentials);
+      return [member!, { account: { accountId: `${member!.account.accountId}-page`, handle: 'brand_page', displayName: 'Brand Page' }, credentials }];
+    };
+    try {
+      const browser = createBrowser(t);
+      const link = await createLink('x');
+      const authorize = await toAuthorize(browser, link.url);
+      authorize.searchParams.set('sandbox_username', 'page_admin');
+      const choice = await browser.go(authorize.toString(), { stopAt: CLIENT });
+      assert.equal(choice.status, 200);
+      assert.match(choice.text, /Which X account/);
+      assert.match(choice.text, /Brand Page/);
+      const form = readForm(choice);
+      const forged = await browser.go(form.action, { method: 'POST', form: { ...form.fields, account_id: 'someone-else' }, stopAt: CLIENT });
+      assert.equal(new URL(forged.location!).searchParams.get('error'), 'account_required');
+      // The refused choice ended nothing: the link is still waiting for a valid one.
+      const pageId = /value="([^"]+-page)"/.exec(choice.text)![1]!;
+      const end = await browser.go(form.action, { method: 'POST', form: { ...form.fields, account_id: pageId }, stopAt: CLIENT });
+      const id = new URL(end.location!).searchParams.get('connection_id');
+      assert.equal((await t.inject({ url: `/v1/connections/${id}`, key })).json().data.handle, 'brand_page');
+      const again = await browser.go(form.action, { method: 'POST', form: { ...form.fields, account_id: pageId }, stopAt: CLIENT });
+      assert.equal(new URL(again.location!).searchParams.get('error'), 'invalid_state', 'a choice is made once');
+    } finally {
+      oauth.accounts = original;
+    }
+  });
+
   test('the simulators show a consent page; Cancel sends the user back with error=access_denied', async () => {
     for (const platform of oauthPlatforms.filter((p) => p === 'x' || p === 'mastodon')) {
       const browser = createBrowser(t);
