@@ -4,6 +4,7 @@
 // taken from the registry, so each new adapter is covered once it is registered.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { main } from '../src/cli.ts';
@@ -345,4 +346,20 @@ describe('herald connections connect / reseal', () => {
     // Put the test key back for the tests that follow.
     assert.equal((await cli(['connections', 'reseal'], { HERALD_SECRET_KEY: TEST_SECRET, HERALD_SECRET_KEYS_PREVIOUS: rotated })).code, 0);
   });
+});
+
+test('the hosted pages answer any input with a page or a redirect, never a 500 or JSON', async () => {
+  const link = await createLink('bluesky');
+  const token = new URL(link.url).pathname.split('/').pop()!;
+  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'access_denied', '%', '\u0000', 'a'.repeat(3000), 'https://10.0.0.1'));
+  const fields = fc.dictionary(fc.constantFrom('state', 'code', 'error', 'error_description', 'server_url', 'identifier', 'password', 'account_id', 'junk'), text, { maxKeys: 6 });
+  const target = fc.constantFrom('/connect/callback', '/connect/choose', `/connect/${token}`, '/connect/unknown-token', `/connect/${'x'.repeat(400)}`);
+  await fc.assert(fc.asyncProperty(target, fields, fc.constantFrom('GET', 'POST'), fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain'), async (url, body, method, type) => {
+    const query = method === 'GET' ? `?${new URLSearchParams(body as Record<string, string>)}` : '';
+    const payload = method === 'POST' ? (type === 'application/json' ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString()) : undefined;
+    const res = await t.app.inject({ method: method as 'GET', url: url + query, headers: payload ? { 'content-type': type } : {}, payload });
+    assert.ok(res.statusCode < 500, `${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    if (res.statusCode >= 300 && res.statusCode < 400) assert.ok(res.headers.location);
+    else assert.match(String(res.headers['content-type']), /text\/html/, `${method} ${url} ${res.statusCode}`);
+  }), { numRuns: 150 });
 });

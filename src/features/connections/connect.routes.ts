@@ -58,7 +58,9 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
     });
 
     pages.get('/connect/callback', hide, async (request, reply) => {
-      const result = await handleCallback(deps, request.query as Record<string, string | undefined>, readCookie(request, bindingCookie));
+      // A parameter sent twice is ambiguous: keep only single string values (the flow then fails cleanly).
+      const query = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      const result = await handleCallback(deps, query, readCookie(request, bindingCookie));
       return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
     });
 
