@@ -70,7 +70,11 @@ export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): 
   try {
     const credentials = openCredentials(deps.access.keyring, row.credentials);
     if (credentials.expiresAt || credentials.refreshToken) await refreshConnection(deps, row);
-    else await adapter.verifyAccount(sessionFor(deps.access, row));
+    else {
+      await adapter.verifyAccount(sessionFor(deps.access, row));
+      // The platform accepts the token again (an instance that refused it while down): usable again.
+      if (row.status === 'expired') await updateCredentials(deps.pool, row.workspace_id, row.id, row.credentials, row.token_expires_at);
+    }
   } catch (error) {
     if (isPlatformError(error) && error.kind === 'auth_expired') {
       await withTransaction(deps.pool, (tx) => expireConnection(tx, row.workspace_id, row.id, error));
