@@ -9,7 +9,8 @@ import { acceptForms, cookie, cookieName, formField, readCookie } from '../../ht
 import { sendPage } from '../../http/html.ts';
 import { renderPageError } from '../users/login.routes.ts';
 import { choicePage, donePage, failedPage, passwordForm, serverForm } from './connect.pages.ts';
-import { chooseAccount, ConnectFlowError, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
+import { ConnectFlowError } from './connect.platform.ts';
+import { chooseAccount, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
 
