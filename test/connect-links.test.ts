@@ -232,6 +232,10 @@ describe('connect links: Bluesky app passwords through the hosted form', () => {
     assert.equal(form.status, 200);
     assert.match(form.text, /App password/);
     assert.doesNotMatch(form.text, /name="server_url"/, 'a test workspace signs in on the simulator only');
+    // The form's answer redirects to the client: the page's CSP must let the submission end up there.
+    const headers = (await t.app.inject({ url: new URL(link.url).pathname })).headers;
+    assert.match(String(headers['content-security-policy']), /form-action 'self' https:\/\/client\.example/);
+    assert.equal(headers['x-frame-options'], 'DENY');
     const wrong = await browser.go(readForm(form).action, { method: 'POST', form: { identifier: handle, password: 'wrong-password' } });
     assert.equal(wrong.status, 400);
     assert.match(wrong.text, /refused/);
