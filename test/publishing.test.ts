@@ -4,6 +4,8 @@
 // POST /publish and /retry; events; health and metrics.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PLATFORM_NAMES } from '../src/platforms/limits.ts';
+import { createPlatformRegistry } from '../src/platforms/registry.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, type TestApp } from './helpers/app.ts';
 import { pollFor } from './helpers/poll.ts';
@@ -184,10 +186,12 @@ describe('publishing through the public API', () => {
     assert.equal((await t.inject({ method: 'POST', url: `/v1/posts/${draft.id}/publish`, key })).statusCode, 409);
   });
 
-  test('a platform without a connection is a 422 naming platform and rule when the post would publish', async () => {
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'needs an account', platforms: ['linkedin'], publish_now: true } });
+  // Any platform Herald has no adapter for yet (none once every platform has one).
+  const unavailable = PLATFORM_NAMES.find((p) => !createPlatformRegistry().get(p));
+  test('a platform without a connection is a 422 naming platform and rule when the post would publish', { skip: !unavailable && 'every platform has an adapter' }, async () => {
+    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'needs an account', platforms: [unavailable], publish_now: true } });
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(res.json().error.details.map((d: { platform: string; rule: string }) => [d.platform, d.rule]), [['linkedin', 'platform_unavailable']]);
+    assert.deepEqual(res.json().error.details.map((d: { platform: string; rule: string }) => [d.platform, d.rule]), [[unavailable, 'platform_unavailable']]);
   });
 
   test('a scheduled post whose job was lost is found overdue by the sweeper and published', async () => {

@@ -4,6 +4,7 @@
 import type { PlatformName } from './limits.ts';
 import { createBlueskyAdapter } from './bluesky/index.ts';
 import { createMastodonAdapter } from './mastodon/index.ts';
+import { createLinkedinAdapter } from './linkedin/index.ts';
 import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
 import { createXAdapter } from './x/index.ts';
 
@@ -11,6 +12,7 @@ export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
   bluesky: createBlueskyAdapter,
   mastodon: createMastodonAdapter,
+  linkedin: createLinkedinAdapter,
 };
 
 export interface PlatformRegistry {
@@ -23,7 +25,7 @@ export function createPlatformRegistry(configs: Partial<Record<PlatformName, Par
   const adapters = new Map<PlatformName, PlatformAdapter>();
   for (const [name, factory] of Object.entries(ADAPTERS) as Array<[PlatformName, AdapterFactory]>) {
     const c = configs[name] ?? {};
-    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret }));
+    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret, apiVersion: c.apiVersion }));
   }
   return {
     get: (platform) => adapters.get(platform),

@@ -167,6 +167,8 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
+  /** The platform API version Herald speaks, where the platform versions its API (LinkedIn's `LinkedIn-Version`). */
+  apiVersion?: string;
 }
 
 /** What connecting a sandbox account produces. */

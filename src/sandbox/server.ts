@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformName } from '../platforms/limits.ts';
 import { createSimulator, type PlatformSimulator, type Simulator, type SimulatorKit, type SimulatorOptions } from './framework/simulator.ts';
 import { blueskySimulator } from './bluesky/index.ts';
+import { linkedinSimulator } from './linkedin/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
 
@@ -14,6 +15,7 @@ export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => Pla
   x: xSimulator,
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
+  linkedin: linkedinSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {
