@@ -130,6 +130,8 @@ export function registerLiPosts(app: FastifyInstance, kit: SimulatorKit, state: 
     if (typeof f.commentary !== 'string') return reply.code(422).send(inputError('/commentary', 'INVALID_VALUE', 'commentary must be a string'));
     if ([...f.commentary].length > MAX_COMMENTARY) return reply.code(422).send(inputError('/commentary', 'MAX_LENGTH_EXCEEDED', `commentary is longer than ${MAX_COMMENTARY} characters`));
     if (typeof f.visibility !== 'string' || !VISIBILITIES.has(f.visibility)) return reply.code(422).send(inputError('/visibility', 'INVALID_ENUM_VALUE', `visibility must be one of ${[...VISIBILITIES].join(', ')}`));
+    // ⚠ unverified: the exact answer; a company page has no connections, so its posts are public.
+    if (f.author.startsWith('urn:li:organization:') && f.visibility === 'CONNECTIONS') return reply.code(422).send(inputError('/visibility', 'INVALID_VALUE', 'An organization post cannot be limited to connections'));
     const d = f.distribution as Record<string, unknown> | undefined;
     if (!d || typeof d !== 'object' || (d.feedDistribution !== 'MAIN_FEED' && d.feedDistribution !== 'NONE')) return reply.code(422).send(inputError('/distribution/feedDistribution', 'INVALID_ENUM_VALUE', 'distribution.feedDistribution must be MAIN_FEED or NONE'));
     if (f.lifecycleState !== 'PUBLISHED' && f.lifecycleState !== 'DRAFT') return reply.code(422).send(inputError('/lifecycleState', 'INVALID_ENUM_VALUE', 'lifecycleState must be PUBLISHED or DRAFT'));
