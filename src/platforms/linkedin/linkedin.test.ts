@@ -86,6 +86,11 @@ describe('LinkedIn adapter specifics', () => {
     const copy = held().find((p) => p.id === post.id)!;
     assert.equal(copy.text, text);
     assert.equal(copy.account, r.session.connection.accountId);
+    // Every post gets its own 19-digit id, and the author finder lists them newest first.
+    const next = await r.adapter.publish(r.session, r.part(`next ${Date.now()}`));
+    assert.notEqual(next.id, post.id);
+    const listed = (await r.rest('GET', '/rest/posts', { query: { q: 'author', author: r.session.connection.accountId, count: '2' } })).json<{ elements: Array<{ id: string }> }>();
+    assert.deepEqual(listed.elements.map((e) => e.id), [next.id, post.id]);
   });
 
   test('the raw API: missing version is 400 VERSION_MISSING, a retired one 426 NONEXISTENT_VERSION, Rest.li 2.0 is required', async () => {

@@ -69,7 +69,7 @@ function consentPage(q: Record<string, string | undefined>): string {
 export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: LiState): void {
   app.get('/oauth/v2/authorization', async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
-    for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope'] as const) {
+    for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state'] as const) {
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
     }
     if (q.response_type !== 'code') return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code');
@@ -82,7 +82,7 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
     if (target.hash) return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
     const unknown = q.scope!.split(/[ ,]+/).filter((s) => s && !KNOWN_SCOPES.has(s));
     if (unknown.length > 0) return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
-    if (q.state !== undefined) target.searchParams.set('state', q.state);
+    target.searchParams.set('state', q.state!);
     if (q.sandbox_decision === 'deny') {
       // LinkedIn's own error value when the member refuses (not RFC 6749's access_denied).
       target.searchParams.set('error', 'user_cancelled_authorize');

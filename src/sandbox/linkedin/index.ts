@@ -26,7 +26,11 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
   return {
     errorReply,
     routes(app) {
-      const live = new Proxy({} as LiState, { get: (_t, key) => state[key as keyof LiState] });
+      // Routes read and write `state` through this proxy so that reset() swaps it for every route at once.
+      const live = new Proxy({} as LiState, {
+        get: (_t, key) => state[key as keyof LiState],
+        set: (_t, key, value) => Reflect.set(state, key, value),
+      });
       const gate = createGate(kit, live, { errorReply });
       registerLiAuth(app, kit, live);
       registerLiMedia(app, kit, live, gate);

@@ -63,33 +63,34 @@ function postJson(p: LiPost): Record<string, unknown> {
 export function registerLiPosts(app: FastifyInstance, kit: SimulatorKit, state: LiState, gate: Gate): void {
   const writeScopes = ['w_member_social', 'w_organization_social'];
 
-  /** The content's media: each must exist, belong to the author and be AVAILABLE. A reply when refused. */
-  function checkContent(reply: FastifyReply, author: string, content: unknown): { count: number } | FastifyReply {
+  /** The content's media: each must exist, belong to the author and be AVAILABLE. `refused` once the 422 is sent. */
+  function checkContent(reply: FastifyReply, author: string, content: unknown): { count: number } | { refused: FastifyReply } {
+    const refuse = (r: FastifyReply) => ({ refused: r });
     if (content === undefined) return { count: 0 };
     const c = content as Record<string, unknown>;
-    if (!c || typeof c !== 'object') return reply.code(422).send(inputError('/content', 'INVALID_VALUE', 'content must be an object'));
+    if (!c || typeof c !== 'object') return refuse(reply.code(422).send(inputError('/content', 'INVALID_VALUE', 'content must be an object')));
     const keys = Object.keys(c);
-    if (keys.length !== 1) return reply.code(422).send(inputError('/content', 'INVALID_VALUE', 'content holds exactly one of media, multiImage, article, poll'));
+    if (keys.length !== 1) return refuse(reply.code(422).send(inputError('/content', 'INVALID_VALUE', 'content holds exactly one of media, multiImage, article, poll')));
     let items: Array<{ id: unknown; kinds: string[] }>;
     if (c.media !== undefined) {
       const m = c.media as Record<string, unknown>;
       items = [{ id: m?.id, kinds: ['image', 'video', 'document'] }];
       if (typeof m?.id === 'string' && m.id.startsWith('urn:li:document:') && (typeof m.title !== 'string' || m.title.trim() === '')) {
-        return reply.code(422).send(inputError('/content/media/title', 'FIELD_REQUIRED', 'A document post needs a title'));
+        return refuse(reply.code(422).send(inputError('/content/media/title', 'FIELD_REQUIRED', 'A document post needs a title')));
       }
     } else if (c.multiImage !== undefined) {
       const images = (c.multiImage as { images?: unknown })?.images;
-      if (!Array.isArray(images) || images.length < 2 || images.length > 20) return reply.code(422).send(inputError('/content/multiImage/images', 'INVALID_VALUE', 'A multi-image post has 2 to 20 images'));
+      if (!Array.isArray(images) || images.length < 2 || images.length > 20) return refuse(reply.code(422).send(inputError('/content/multiImage/images', 'INVALID_VALUE', 'A multi-image post has 2 to 20 images')));
       items = images.map((i: { id?: unknown }) => ({ id: i?.id, kinds: ['image'] }));
     } else {
-      return reply.code(422).send(inputError(`/content/${keys[0]}`, 'INVALID_VALUE', `content.${keys[0]} is not supported by this simulator`));
+      return refuse(reply.code(422).send(inputError(`/content/${keys[0]}`, 'INVALID_VALUE', `content.${keys[0]} is not supported by this simulator`)));
     }
     for (const [n, item] of items.entries()) {
       const asset = typeof item.id === 'string' ? state.assets.get(item.id) : undefined;
-      if (!asset || !item.kinds.includes(asset.kind)) return reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_URN_ID', `Media ${String(item.id)} does not exist or cannot be used here`));
-      if (asset.owner !== author) return reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_VALUE', `Media ${asset.urn} belongs to ${asset.owner}, not to the author ${author}`));
+      if (!asset || !item.kinds.includes(asset.kind)) return refuse(reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_URN_ID', `Media ${String(item.id)} does not exist or cannot be used here`)));
+      if (asset.owner !== author) return refuse(reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_VALUE', `Media ${asset.urn} belongs to ${asset.owner}, not to the author ${author}`)));
       const status = assetStatus(kit, asset);
-      if (status !== 'AVAILABLE') return reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_MEDIA_STATE', `Media ${asset.urn} is ${status}, not AVAILABLE`));
+      if (status !== 'AVAILABLE') return refuse(reply.code(422).send(inputError(`/content/${n}/id`, 'INVALID_MEDIA_STATE', `Media ${asset.urn} is ${status}, not AVAILABLE`)));
     }
     return { count: items.length };
   }
@@ -136,8 +137,8 @@ export function registerLiPosts(app: FastifyInstance, kit: SimulatorKit, state: 
     if (!d || typeof d !== 'object' || (d.feedDistribution !== 'MAIN_FEED' && d.feedDistribution !== 'NONE')) return reply.code(422).send(inputError('/distribution/feedDistribution', 'INVALID_ENUM_VALUE', 'distribution.feedDistribution must be MAIN_FEED or NONE'));
     if (f.lifecycleState !== 'PUBLISHED' && f.lifecycleState !== 'DRAFT') return reply.code(422).send(inputError('/lifecycleState', 'INVALID_ENUM_VALUE', 'lifecycleState must be PUBLISHED or DRAFT'));
     const content = checkContent(reply, f.author, f.content);
-    if ('code' in content && typeof content.code === 'function') return content;
-    const mediaCount = (content as { count: number }).count;
+    if ('refused' in content) return content.refused;
+    const mediaCount = content.count;
     if (f.commentary.trim() === '' && mediaCount === 0) return reply.code(422).send(inputError('/commentary', 'FIELD_REQUIRED', 'A post without media needs commentary'));
     const earlier = [...state.posts.values()].find((p) => p.author === f.author && !p.deleted && p.commentary === f.commentary && f.commentary !== '' && p.createdAt > kit.now() - DUPLICATE_WINDOW_MS);
     if (earlier || fault?.fault === 'duplicate') {

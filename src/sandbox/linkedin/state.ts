@@ -67,11 +67,12 @@ export interface LiState {
   spent: Set<string>;
   /** jti of revoked access and refresh tokens. */
   revoked: Set<string>;
-  seq: number;
+  /** The last share id handed out (19 digits, like LinkedIn's: beyond a JS number's exact range, hence a bigint). */
+  seq: bigint;
 }
 
 export function createLiState(): LiState {
-  return { members: new Map(), organizations: new Map(), posts: new Map(), assets: new Map(), spent: new Set(), revoked: new Set(), seq: 7_100_000_000_000_000_000 };
+  return { members: new Map(), organizations: new Map(), posts: new Map(), assets: new Map(), spent: new Set(), revoked: new Set(), seq: 7_100_000_000_000_000_000n };
 }
 
 /** LinkedIn's error body: `{ status, serviceErrorCode?, code?, message }` (platforms.md §2 "Errors"). */
