@@ -67,6 +67,8 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
     registry: createPlatformRegistry({
       x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret },
       linkedin: { apiUrl: config.platforms.linkedin.apiUrl, clientId: config.platforms.linkedin.clientId, clientSecret: config.platforms.linkedin.clientSecret, apiVersion: config.platforms.linkedin.version },
+      instagram: { apiVersion: config.platforms.meta.graphVersion },
+      facebook: { apiVersion: config.platforms.meta.graphVersion },
     }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
     platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl },

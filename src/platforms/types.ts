@@ -167,7 +167,7 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
-  /** The platform API version Herald speaks, where the platform versions its API (LinkedIn's `LinkedIn-Version`). */
+  /** The API version Herald speaks where the platform versions its API (LinkedIn's `LinkedIn-Version` header, Meta Graph's path prefix). */
   apiVersion?: string;
 }
 
