@@ -8,12 +8,14 @@ import { createSimulator, type PlatformSimulator, type Simulator, type Simulator
 import { blueskySimulator } from './bluesky/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
+import { facebookSimulator } from './facebook/index.ts';
 
 /** Every simulator Herald has, by platform. */
 export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
   x: xSimulator,
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
+  facebook: facebookSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {
