@@ -29,7 +29,7 @@ export interface Config {
   /** The simulated platforms (src/sandbox) and where sandbox connections reach them. */
   sandbox: { enabled: boolean; url: string; control: boolean; rateLimitFactor: number };
   /** Platform-wide adapter settings (real accounts). */
-  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string } };
+  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string }; meta: { graphVersion: string } };
   /** Deadline of one platform API call (uploads get longer). */
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
@@ -191,9 +191,18 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Life of the API key an OAuth client receives as its access token; a refresh replaces it.' },
   { name: 'HERALD_OAUTH_GRANT_TTL_DAYS', default: '30', description: 'Life of an OAuth grant (what a person consented to): after it, the client must ask the person again.' },
   { name: 'HERALD_SESSION_TTL_HOURS', default: '168', description: 'How long a browser sign-in (consent screen, dashboard) lasts.' },
+  { name: 'HERALD_META_GRAPH_VERSION', default: 'v23.0', description: 'Graph API version Herald speaks to Meta (Instagram, Facebook Pages), e.g. `v23.0`; raise it when Meta retires the one in use. Threads has its own `v1.0`.' },
 ];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** HERALD_META_GRAPH_VERSION: `v<major>.<minor>` as Meta names its Graph API versions. */
+function graphVersion(env: Env, problems: Problems): string {
+  const raw = (env.HERALD_META_GRAPH_VERSION ?? '').trim();
+  if (!raw) return 'v23.0';
+  if (!/^v\d{1,3}\.\d{1,2}$/.test(raw)) problems.add(`HERALD_META_GRAPH_VERSION must look like v23.0 (got "${raw}")`);
+  return raw;
+}
 
 function bool(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
   const raw = env[name];
@@ -298,6 +307,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     platforms: {
       x: { apiUrl: (url(env, 'HERALD_X_API_URL', problems, ['http:', 'https:']) ?? 'https://api.x.com').replace(/\/+$/, ''), clientId: env.HERALD_X_CLIENT_ID || undefined, clientSecret: env.HERALD_X_CLIENT_SECRET || undefined },
       bluesky: { serviceUrl: (url(env, 'HERALD_BLUESKY_SERVICE_URL', problems, ['http:', 'https:']) ?? 'https://bsky.social').replace(/\/+$/, '') },
+      meta: { graphVersion: graphVersion(env, problems) },
     },
     platformTimeoutMs: int(env, 'HERALD_PLATFORM_TIMEOUT_MS', 15_000, problems, 100, 600_000),
     publishing: {

@@ -64,7 +64,7 @@ export interface ContainerOptions {
 /** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
 export function createPlatformAccess(config: Config, keyring: SecretKeyring, guard: OutboundGuard, clock: Clock = systemClock): PlatformAccess {
   return {
-    registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret } }),
+    registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret }, instagram: { apiVersion: config.platforms.meta.graphVersion }, facebook: { apiVersion: config.platforms.meta.graphVersion } }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
     platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl },
   };

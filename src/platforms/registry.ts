@@ -23,7 +23,7 @@ export function createPlatformRegistry(configs: Partial<Record<PlatformName, Par
   const adapters = new Map<PlatformName, PlatformAdapter>();
   for (const [name, factory] of Object.entries(ADAPTERS) as Array<[PlatformName, AdapterFactory]>) {
     const c = configs[name] ?? {};
-    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret }));
+    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret, apiVersion: c.apiVersion }));
   }
   return {
     get: (platform) => adapters.get(platform),

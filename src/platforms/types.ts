@@ -167,6 +167,8 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
+  /** The API version to speak where the platform versions its paths (Meta Graph: HERALD_META_GRAPH_VERSION). */
+  apiVersion?: string;
 }
 
 /** What connecting a sandbox account produces. */
