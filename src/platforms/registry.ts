@@ -6,11 +6,13 @@ import { createBlueskyAdapter } from './bluesky/index.ts';
 import { createMastodonAdapter } from './mastodon/index.ts';
 import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
 import { createXAdapter } from './x/index.ts';
+import { createFacebookAdapter } from './facebook/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
   bluesky: createBlueskyAdapter,
   mastodon: createMastodonAdapter,
+  facebook: createFacebookAdapter,
 };
 
 export interface PlatformRegistry {

@@ -87,7 +87,7 @@ export function registerFbAuth(app: FastifyInstance, kit: SimulatorKit, state: F
     const fields = { ...(request.query as Record<string, unknown>), ...parseBody(request.headers['content-type'], request.body).fields };
     const str = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
     const fault = kit.faults.take('token');
-    if (fault?.fault === 'server_error') return graphError(reply, 503, { code: 2, message: 'An unexpected error has occurred. Please retry your request later.', transient: true });
+    if (fault?.fault === 'server_error') return graphError(reply, 503, { code: 2, message: 'An unexpected error has occurred. Please retry your request later.', isTransient: true });
     const clientId = str('client_id');
     const secret = str('client_secret');
     if (!clientId) return graphError(reply, 400, { code: 101, message: 'Error validating application. Invalid application ID.' });
@@ -131,7 +131,7 @@ export function registerFbAuth(app: FastifyInstance, kit: SimulatorKit, state: F
     // A Page token lasts as long as the user token it came from, or forever when that one is long-lived.
     const ttl = claims.long ? NEVER_TTL : Math.max(1, claims.exp - Math.floor(kit.now() / 1000));
     const data = pagesOf(state, user.id).map((p) => ({
-      id: p.id, name: p.name, category: 'Software', category_list: [{ id: '2211', name: 'Software' }], tasks: ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'],
+      id: p.id, name: p.name, username: p.username, category: 'Software', category_list: [{ id: '2211', name: 'Software' }], tasks: ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'],
       access_token: kit.tokens.sign({ sub: p.id, uid: user.id, typ: 'fb_page', username: user.username, page: p.username, cid: claims.cid, scope: claims.scope, ttlSeconds: ttl }),
     }));
     return { data, paging: { cursors: { before: Buffer.from(data[0]?.id ?? '').toString('base64url'), after: Buffer.from(data.at(-1)?.id ?? '').toString('base64url') } } };

@@ -1,36 +1,14 @@
-// Graph API answers of the Facebook simulator: the error envelope every Graph failure carries (platforms.md §3
-// "Errors", shared by §4), the page usage header, and the access-token check each route runs. Graph takes the
-// token as `access_token` (query or form) or as an `Authorization: Bearer|OAuth` header.
-import { randomBytes } from 'node:crypto';
+// What the Facebook simulator adds to the shared Meta simulator helpers (src/sandbox/meta/graph.ts): the token
+// check that knows user and Page tokens and removed app authorizations (190/458), and the Page's own 24-hour
+// call budget with its usage headers. Graph takes the token as `access_token` (query or form) or as an
+// `Authorization: Bearer|OAuth` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { TokenClaims } from '../framework/tokens.ts';
+import { graphError, usageHeaders } from '../meta/graph.ts';
 import type { FbState } from './state.ts';
 
-export interface GraphErrorSpec {
-  code: number;
-  subcode?: number;
-  type?: string;
-  message: string;
-  transient?: boolean;
-  userTitle?: string;
-  userMessage?: string;
-}
-
-/**
- * Sends Graph's error envelope. ⚠ unverified: the HTTP status of each code. Graph answers most errors, token
- * errors and throttling included, with 400 (the body's `code` carries the meaning); server faults with 5xx.
- */
-export function graphError(reply: FastifyReply, status: number, spec: GraphErrorSpec): FastifyReply {
-  const error: Record<string, unknown> = { message: spec.message, type: spec.type ?? 'OAuthException', code: spec.code };
-  if (spec.subcode !== undefined) error.error_subcode = spec.subcode;
-  error.is_transient = spec.transient ?? false;
-  if (spec.userTitle) error.error_user_title = spec.userTitle;
-  if (spec.userMessage) error.error_user_msg = spec.userMessage;
-  error.fbtrace_id = randomBytes(8).toString('base64url');
-  if (spec.code === 190) reply.header('www-authenticate', `OAuth "Facebook Platform" "invalid_token" "${spec.message.replace(/"/g, "'")}"`);
-  return reply.code(status).send({ error });
-}
+export { graphError } from '../meta/graph.ts';
 
 /** `(#100) message`: how Graph prefixes the message of a numbered API error. */
 export const invalidParameter = (reply: FastifyReply, message: string, subcode?: number) => graphError(reply, 400, { code: 100, subcode, message: `(#100) ${message}` });
@@ -79,10 +57,6 @@ export function pageUsage(kit: SimulatorKit, reply: FastifyReply, pageId: string
   const window = kit.windows.hit(`page:${pageId}`, kit.limit(PAGE_CALLS_PER_DAY), 24 * 3600_000);
   const used = Math.min(100, Math.round(((window.limit - window.remaining) / window.limit) * 100));
   const minutes = window.allowed ? 0 : Math.max(1, Math.ceil((window.resetAt - kit.now()) / 60_000));
-  reply.header('x-business-use-case-usage', usageHeader(pageId, used, minutes));
+  reply.headers(usageHeaders(pageId, 'pages', used, minutes));
   return window.allowed ? undefined : minutes;
-}
-
-export function usageHeader(pageId: string, percent: number, minutes: number): string {
-  return JSON.stringify({ [pageId]: [{ type: 'pages', call_count: percent, total_cputime: Math.min(percent, 100), total_time: Math.min(percent, 100), estimated_time_to_regain_access: minutes }] });
 }

@@ -5,11 +5,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ParsedBody } from '../framework/body.ts';
 import { parseBody } from '../framework/body.ts';
-import { applyFault, snowflake, type SimulatorKit } from '../framework/simulator.ts';
+import { snowflake, type SimulatorKit } from '../framework/simulator.ts';
+import { applyGraphFault } from '../meta/graph.ts';
 import type { FaultRule } from '../framework/faults.ts';
 import { sniff } from '../framework/sniff.ts';
 import { GRAPH_VERSION, pageOf } from './auth.ts';
-import { checkToken, graphError, invalidParameter, pageUsage, usageHeader } from './graph-reply.ts';
+import { checkToken, graphError, invalidParameter, pageUsage } from './graph-reply.ts';
 import type { FbPage, FbPost, FbState } from './state.ts';
 import { videoJson } from './videos.ts';
 
@@ -34,9 +35,9 @@ export const graphTime = (ms: number) => new Date(ms).toISOString().replace(/\.\
 
 /**
  * The gate of every Page call: the Page's own token with the needed permission, the Page's usage budget, and
- * the fault switches (Meta's own answers for rate limits and expired tokens; the shared ones otherwise).
+ * the fault switches in Graph shapes (src/sandbox/meta/graph.ts).
  */
-export function pageGate(kit: SimulatorKit, state: FbState, request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply, operation: string | null | ((fields: Record<string, unknown>) => string | null), scope: string, objectPage?: string): PageCall | undefined {
+export function pageGate(kit: SimulatorKit, state: FbState, request: FastifyRequest, reply: FastifyReply, operation: string | null | ((fields: Record<string, unknown>) => string | null), scope: string, objectPage?: string): PageCall | undefined {
   const params = request.params as { version: string; pageId?: string };
   const version = params.version;
   const pageId = objectPage ?? params.pageId;
@@ -59,22 +60,12 @@ export function pageGate(kit: SimulatorKit, state: FbState, request: FastifyRequ
   }
   const waitMinutes = pageUsage(kit, reply, page.id);
   if (waitMinutes !== undefined) {
-    graphError(reply, 400, { code: 32, message: '(#32) Page request limit reached', transient: true });
+    graphError(reply, 400, { code: 32, message: '(#32) Page request limit reached', isTransient: true });
     return undefined;
   }
   const op = typeof operation === 'function' ? operation(fields) : operation;
   const fault = op ? kit.faults.take(op, page.id) : undefined;
-  if (fault?.fault === 'rate_limited') {
-    // ⚠ Meta reports whole minutes; an injected reset shorter than a minute is sent as a fraction of one.
-    reply.header('x-business-use-case-usage', usageHeader(page.id, 100, (fault.retryAfterSeconds ?? 2) / 60));
-    graphError(reply, 400, { code: 32, message: '(#32) Page request limit reached', transient: true });
-    return undefined;
-  }
-  if (fault?.fault === 'expired_token') {
-    graphError(reply, 400, { code: 190, subcode: 463, message: `Error validating access token: Session has expired on ${new Date(kit.now()).toUTCString()}.` });
-    return undefined;
-  }
-  const applied = applyFault(kit, { errorReply }, fault, request, reply, 'ietf');
+  const applied = applyGraphFault(kit, fault, request, reply, { businessId: page.id, type: 'pages' });
   if (applied === 'sent') return undefined;
   return { page, fields, body, fault, drop: applied === 'drop' };
 }
@@ -126,7 +117,7 @@ export const baseOf = (request: FastifyRequest, prefix: string) => `${request.pr
 
 export function registerFbPages(app: FastifyInstance, kit: SimulatorKit, state: FbState, errorReply: ErrorReply, prefix: () => string): void {
   app.post('/:version/:pageId/feed', async (request, reply) => {
-    const call = pageGate(kit, state, request, reply, errorReply, 'create_post', 'pages_manage_posts');
+    const call = pageGate(kit, state, request, reply, 'create_post', 'pages_manage_posts');
     if (!call) return reply;
     const f = call.fields;
     if (f.message !== undefined && typeof f.message !== 'string') return invalidParameter(reply, 'Param message must be a string.');
@@ -162,7 +153,7 @@ export function registerFbPages(app: FastifyInstance, kit: SimulatorKit, state: 
   });
 
   app.get('/:version/:pageId/feed', async (request, reply) => {
-    const call = pageGate(kit, state, request, reply, errorReply, 'lookup', 'pages_read_engagement');
+    const call = pageGate(kit, state, request, reply, 'lookup', 'pages_read_engagement');
     if (!call) return reply;
     const q = call.fields;
     const limit = q.limit === undefined ? 25 : Number(q.limit);
@@ -189,7 +180,7 @@ export function registerFbPages(app: FastifyInstance, kit: SimulatorKit, state: 
   });
 
   app.post('/:version/:pageId/photos', async (request, reply) => {
-    const call = pageGate(kit, state, request, reply, errorReply, 'upload_media', 'pages_manage_posts');
+    const call = pageGate(kit, state, request, reply, 'upload_media', 'pages_manage_posts');
     if (!call) return reply;
     const file = call.body.files.source;
     if (!file) {

@@ -4,6 +4,7 @@
 // clock: `GET /{video-id}?fields=status` goes processing → ready, or error; a video uploaded unpublished is
 // published by `POST /{video-id}` with published=true once ready (⚠ unverified), which creates its Page post.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseBody } from '../framework/body.ts';
 import { snowflake, type SimulatorKit } from '../framework/simulator.ts';
 import { sniff } from '../framework/sniff.ts';
 import { GRAPH_VERSION } from './auth.ts';
@@ -61,7 +62,7 @@ export function registerFbVideos(app: FastifyInstance, kit: SimulatorKit, state:
 
   app.post('/:version/:pageId/videos', async (request, reply) => {
     // Media faults are taken at start and applied at finish, as the X simulator does.
-    const call = pageGate(kit, state, request, reply, errorReply, (fields) => (fields.upload_phase === 'start' ? 'upload_media' : null), 'pages_manage_posts');
+    const call = pageGate(kit, state, request, reply, (fields) => (fields.upload_phase === 'start' ? 'upload_media' : null), 'pages_manage_posts');
     if (!call) return reply;
     const f = call.fields;
     const phaseOf = String(f.upload_phase ?? '');
@@ -110,10 +111,10 @@ export function registerFbVideos(app: FastifyInstance, kit: SimulatorKit, state:
     const { version, id } = request.params as { version: string; id: string };
     if (!GRAPH_VERSION.test(version)) return errorReply(reply, 404, `Unknown path components: /${version}`);
     const v = state.videos.get(id);
-    const claims = checkToken(kit, state, request, reply, ['fb_page']);
+    const claims = checkToken(kit, state, request, reply, ['fb_page'], parseBody(request.headers['content-type'], request.body).fields);
     if (!claims) return reply;
     if (!v || v.pageId !== claims.sub) return graphError(reply, 400, { code: 100, subcode: 33, type: 'GraphMethodException', message: `Unsupported post request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.` });
-    const call = pageGate(kit, state, request, reply, errorReply, 'create_post', 'pages_manage_posts', v.pageId);
+    const call = pageGate(kit, state, request, reply, 'create_post', 'pages_manage_posts', v.pageId);
     if (!call) return reply;
     const f = call.fields;
     if (f.description !== undefined && (typeof f.description !== 'string' || [...f.description].length > MAX_MESSAGE)) return invalidParameter(reply, `description must be a string of at most ${MAX_MESSAGE} characters.`);
