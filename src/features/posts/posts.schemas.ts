@@ -51,7 +51,14 @@ export const PlatformOptions = Type.Object(
       },
       'Options for Instagram.',
     ),
-    facebook: options({ content: Type.Optional(ContentOverride), link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) }, 'Options for Facebook Pages.'),
+    facebook: options(
+      {
+        content: Type.Optional(ContentOverride),
+        link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.' })),
+        alt_texts: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10, description: "Alt text of each photo on Facebook, in `media_ids` order (at most 1000 characters each); an entry replaces the item's own alt text." })),
+      },
+      'Options for Facebook Pages.',
+    ),
   },
   { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
 );
