@@ -6,12 +6,14 @@ import { createBlueskyAdapter } from './bluesky/index.ts';
 import { createMastodonAdapter } from './mastodon/index.ts';
 import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
 import { createXAdapter } from './x/index.ts';
+import { createInstagramAdapter } from './instagram/index.ts';
 import { createFacebookAdapter } from './facebook/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
   bluesky: createBlueskyAdapter,
   mastodon: createMastodonAdapter,
+  instagram: createInstagramAdapter,
   facebook: createFacebookAdapter,
 };
 

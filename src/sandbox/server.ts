@@ -8,6 +8,7 @@ import { createSimulator, type PlatformSimulator, type Simulator, type Simulator
 import { blueskySimulator } from './bluesky/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
+import { instagramSimulator } from './instagram/index.ts';
 import { facebookSimulator } from './facebook/index.ts';
 
 /** Every simulator Herald has, by platform. */
@@ -15,6 +16,7 @@ export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => Pla
   x: xSimulator,
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
+  instagram: instagramSimulator,
   facebook: facebookSimulator,
 };
 

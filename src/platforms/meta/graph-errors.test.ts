@@ -42,6 +42,7 @@ const cases: Array<[string, number, Record<string, unknown>, string, string]> = 
   ['not ready', 400, { code: 9007, error_subcode: 2207027, message: 'Media ID is not available', error_user_msg: 'The media is not ready for publishing, please wait for a moment' }, 'transient', 'PLATFORM_UNAVAILABLE'],
   ['container expired', 400, { code: 100, error_subcode: 2207020, message: 'The media you are trying to access has expired' }, 'transient', 'PLATFORM_UNAVAILABLE'],
   ['caption too long', 400, { code: 100, error_subcode: 2207010, message: 'Caption too long' }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
+  ['unsupported image (9004 family)', 400, { code: 9004, error_subcode: 2207005, message: 'The image format is not supported' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
   ['unsupported image', 400, { code: 100, error_subcode: 2207005, message: 'The image format is not supported' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
   ['aspect ratio', 400, { code: 36003, error_subcode: 2207009, message: 'The aspect ratio is not supported.' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
   ['invalid carousel', 400, { code: 100, error_subcode: 2207028, message: 'Your post could not be shared. Please try again.' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],

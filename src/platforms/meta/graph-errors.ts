@@ -45,12 +45,13 @@ export const GRAPH_ERROR_RULES: readonly GraphErrorRule[] = [
   { subcode: 2207042, kind: 'permanent', platformCode: 'PLATFORM_QUOTA_EXHAUSTED', why: 'The 24-hour content publishing limit is spent.' },
   { code: 9, kind: 'permanent', platformCode: 'PLATFORM_QUOTA_EXHAUSTED', why: 'Code 9 is the publishing-limit family (2207042 is its subcode).' },
   { subcode: [2207052, 2207003], kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Meta could not fetch (or timed out fetching) the media URL; the next try often works.' },
-  { code: 9004, kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Media fetch failed ("The media could not be fetched from this URI").' },
   { subcode: 2207027, kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Published before the container was FINISHED: wait and publish again.' },
-  { code: 9007, kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Media not ready for publishing.' },
   { subcode: [2207020, 2207008], kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'The container expired (not published within 24 h) or is stale: a new container is needed.' },
   { subcode: [2207010, 2207040, 2207013], kind: 'invalid_content', platformCode: 'PLATFORM_CONTENT_REJECTED', why: 'Caption too long, too many hashtags or mentions.' },
   { subcode: [2207001, 2207004, 2207005, 2207006, 2207009, 2207023, 2207026, 2207028, 2207032, 2207053, 2207057], kind: 'media_rejected', platformCode: 'PLATFORM_MEDIA_REJECTED', why: 'Media Instagram refuses: too large, wrong format, aspect ratio, unsupported video, invalid carousel.' },
+  // Generic codes of the media family, once their precise subcodes above did not match.
+  { code: 9004, kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Media fetch failed ("The media could not be fetched from this URI").' },
+  { code: 9007, kind: 'transient', platformCode: 'PLATFORM_UNAVAILABLE', why: 'Media not ready for publishing.' },
   { subcode: 4279013, kind: 'invalid_content', platformCode: 'PLATFORM_CONTENT_REJECTED', why: 'Threads: the post breaks a content rule (seen by peers on link-heavy posts).' },
   { message: /THREADS_API__LINK_LIMIT_EXCEEDED|at most 500 characters/i, kind: 'invalid_content', platformCode: 'PLATFORM_CONTENT_REJECTED', why: 'Threads text rules: 5 links, 500 characters.' },
   // — Access tokens —
