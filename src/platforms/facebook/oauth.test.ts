@@ -63,7 +63,7 @@ describe('Facebook Login against the simulator', () => {
   test('consent → code → long-lived exchange → one connectable account per Page, each with a working Page token', async () => {
     const { back, state, html } = await consent('login_user');
     assert.match(html, /<form[^>]*method="get"/);
-    assert.match(html, /Cancel/);
+    assert.match(html, /value="deny"/);
     assert.equal(back.origin + back.pathname, ctx.redirectUri);
     assert.equal(back.searchParams.get('state'), state);
     const user = await oauth.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null });
@@ -81,7 +81,9 @@ describe('Facebook Login against the simulator', () => {
 
   test('denying sends the browser back with error=access_denied and the state', async () => {
     const url = new URL(oauth.authorizeUrl(ctx, { state: 'deny-me', codeChallenge: null }));
-    url.searchParams.set('sandbox_decision', 'deny');
+    // What the consent form's Cancel button submits: the typed username comes along, and the decision wins.
+    url.searchParams.set('sandbox_username', 'sandbox_user');
+    url.searchParams.set('decision', 'deny');
     const answer = await ctx.http.request({ method: 'GET', path: url.toString() });
     assert.equal(answer.status, 302);
     const back = new URL(String(answer.headers.location));

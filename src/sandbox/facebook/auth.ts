@@ -1,11 +1,13 @@
 // Facebook Login as platforms.md §4 "Auth" describes it: the OAuth dialog (a consent page; with
 // `sandbox_username` it approves at once as that user, the X simulator's convention), the code exchange
 // (single-use codes that live 10 minutes ⚠ unverified), the long-lived exchange (`fb_exchange_token`, ≈60 days),
-// `/me`, `/me/accounts` with one Page access token per Page, and removal of the app's permissions.
+// `/me`, `/me/accounts` with one Page access token per Page, and removal of the app's permissions. The consent
+// page is the Meta simulators' shared one (`decision=approve|deny`).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
+import { consentPage } from '../meta/consent.ts';
 import { checkToken, graphError } from './graph-reply.ts';
 import type { FbPage, FbState, FbUser } from './state.ts';
 
@@ -45,16 +47,6 @@ function dialogError(reply: FastifyReply, message: string): FastifyReply {
   return reply.code(400).type('text/html; charset=utf-8').send(`<!doctype html><meta charset="utf-8"><title>Error</title><h1>Sorry, something went wrong.</h1><p>${esc(message)}</p>`);
 }
 
-function consentPage(request: FastifyRequest, q: Record<string, string | undefined>): string {
-  const path = request.url.split('?')[0]!;
-  const hidden = Object.entries(q).filter(([k, v]) => v !== undefined && !k.startsWith('sandbox_')).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v!)}">`).join('');
-  const deny = new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as Record<string, string>, sandbox_decision: 'deny' });
-  return `<!doctype html><meta charset="utf-8"><title>Log in with Facebook (Herald sandbox)</title>
-<h1>Herald sandbox: Facebook Login</h1><p>App <b>${esc(q.client_id!)}</b> asks to: ${esc((q.scope ?? 'public_profile').split(',').join(', '))}.</p>
-<form method="get" action="${esc(path)}">${hidden}<label>Sign in as <input name="sandbox_username" value="sandbox_user" pattern="[A-Za-z0-9_]{1,30}"></label> <button type="submit">Continue</button></form>
-<p><a href="${esc(`${path}?${deny.toString()}`)}">Cancel</a></p>`;
-}
-
 export function registerFbAuth(app: FastifyInstance, kit: SimulatorKit, state: FbState): void {
   app.get('/:version/dialog/oauth', async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
@@ -67,13 +59,16 @@ export function registerFbAuth(app: FastifyInstance, kit: SimulatorKit, state: F
       return dialogError(reply, "URL blocked: the redirect_uri is missing or is not an absolute URL.");
     }
     if (q.response_type !== undefined && !['code', 'token', 'code token'].includes(q.response_type)) return dialogError(reply, 'response_type must be code.');
-    if (q.sandbox_decision === 'deny') {
+    if (q.decision === 'deny') {
       for (const [k, v] of Object.entries({ error: 'access_denied', error_code: '200', error_description: 'Permissions error', error_reason: 'user_denied' })) redirect.searchParams.set(k, v);
       if (q.state !== undefined) redirect.searchParams.set('state', q.state);
       return reply.code(302).header('location', `${redirect.toString()}#_=_`).send();
     }
-    if (q.sandbox_username === undefined) return reply.type('text/html; charset=utf-8').send(consentPage(request, q));
-    if (!/^[A-Za-z0-9_]{1,30}$/.test(q.sandbox_username)) return dialogError(reply, 'sandbox_username must be 1–30 letters, digits or underscores.');
+    if (q.sandbox_username === undefined) {
+      const query = Object.fromEntries(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined));
+      return reply.type('text/html; charset=utf-8').send(consentPage({ platform: 'Facebook', appId: q.client_id, scopes: (q.scope ?? 'public_profile').split(','), query }));
+    }
+    if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username)) return dialogError(reply, 'sandbox_username must be 1–30 letters, digits, dots or underscores.');
     const user = userFor(state, q.sandbox_username);
     const code = kit.tokens.sign({ sub: user.id, typ: 'fb_code', username: user.username, cid: q.client_id, redirect: q.redirect_uri, scope: q.scope ?? '', ttlSeconds: CODE_TTL });
     redirect.searchParams.set('code', code);

@@ -169,7 +169,7 @@ describe('the Facebook simulator over raw HTTP', () => {
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     const html = await page.text();
     assert.match(html, /name="sandbox_username"/);
-    assert.match(html, /sandbox_decision=deny/);
+    assert.match(html, /name="decision" value="deny"/);
     for (const query of ['redirect_uri=https%3A%2F%2Fapp.example%2Fcb', 'client_id=a', 'client_id=a&redirect_uri=not-a-url']) {
       const res = await fetch(`${base}/v23.0/dialog/oauth?${query}`, { redirect: 'manual' });
       assert.equal(res.status, 400, query);
