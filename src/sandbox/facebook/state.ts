@@ -47,7 +47,8 @@ export interface FbVideo {
   pageId: string;
   uploadSessionId: string;
   fileSize: number;
-  chunks: Buffer[];
+  /** The first bytes received, kept for sniffing; the rest is counted, not kept. */
+  head: Buffer;
   received: number;
   /** Set by upload_phase=finish: processing runs from here to readyAt. */
   finishedAt: number | null;

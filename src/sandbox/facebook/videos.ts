@@ -70,7 +70,7 @@ export function registerFbVideos(app: FastifyInstance, kit: SimulatorKit, state:
       const size = Number(f.file_size);
       if (!Number.isInteger(size) || size < 1) return invalidParameter(reply, 'file_size must be a positive integer.');
       if (size > MAX_VIDEO_BYTES) return uploadError(reply, `the file is larger than ${MAX_VIDEO_BYTES} bytes.`, 1363023);
-      const v: FbVideo = { id: snowflake(kit.now()), pageId: call.page.id, uploadSessionId: snowflake(kit.now() + 1), fileSize: size, chunks: [], received: 0, finishedAt: null, readyAt: 0, failed: null, published: false, description: '', postId: null, fault: call.fault, createdAt: kit.now() };
+      const v: FbVideo = { id: snowflake(kit.now()), pageId: call.page.id, uploadSessionId: snowflake(kit.now() + 1), fileSize: size, head: Buffer.alloc(0), received: 0, finishedAt: null, readyAt: 0, failed: null, published: false, description: '', postId: null, fault: call.fault, createdAt: kit.now() };
       state.videos.set(v.id, v);
       return { video_id: v.id, upload_session_id: v.uploadSessionId, start_offset: '0', end_offset: String(Math.min(size, CHUNK_BYTES)) };
     }
@@ -82,7 +82,7 @@ export function registerFbVideos(app: FastifyInstance, kit: SimulatorKit, state:
       if (!chunk || chunk.length === 0) return invalidParameter(reply, 'video_file_chunk (the bytes of this range) is required.');
       if (Number(f.start_offset) !== v.received) return uploadError(reply, `start_offset ${String(f.start_offset)} does not match the expected offset ${v.received}.`);
       if (v.received + chunk.length > v.fileSize) return uploadError(reply, 'more bytes were sent than file_size announced.');
-      v.chunks.push(chunk);
+      if (v.head.length < 64) v.head = Buffer.concat([v.head, chunk.subarray(0, 64 - v.head.length)]);
       v.received += chunk.length;
       return { start_offset: String(v.received), end_offset: String(Math.min(v.fileSize, v.received + CHUNK_BYTES)) };
     }
@@ -92,13 +92,12 @@ export function registerFbVideos(app: FastifyInstance, kit: SimulatorKit, state:
       if (v.received !== v.fileSize) return uploadError(reply, `received ${v.received} of ${v.fileSize} bytes.`, 1363019);
       const description = typeof f.description === 'string' ? f.description : '';
       if ([...description].length > MAX_MESSAGE) return invalidParameter(reply, `description must be at most ${MAX_MESSAGE} characters long.`);
-      const type = sniff(Buffer.concat(v.chunks.slice(0, 1)));
+      const type = sniff(v.head);
       const fault = v.fault;
       v.finishedAt = kit.now();
       v.readyAt = v.finishedAt + processingMs(kit) + (fault?.fault === 'slow_media' ? (fault.delayMs ?? 3000) : 0);
       if (!type || !VIDEO_TYPES.includes(type)) v.failed = `The file is not a supported video (${type ?? 'unrecognised'}).`;
       if (fault?.fault === 'media_failed') v.failed = 'Video processing failed (injected).';
-      v.chunks = []; // the bytes are not kept once processed
       v.description = description;
       if (!falsy(f.published) && !v.failed) publishVideo(v, description);
       return { success: true };
