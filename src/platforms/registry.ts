@@ -9,6 +9,7 @@ import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts'
 import { createXAdapter } from './x/index.ts';
 import { createInstagramAdapter } from './instagram/index.ts';
 import { createThreadsAdapter } from './threads/index.ts';
+import { createFacebookAdapter } from './facebook/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
@@ -17,6 +18,7 @@ export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   linkedin: createLinkedinAdapter,
   instagram: createInstagramAdapter,
   threads: createThreadsAdapter,
+  facebook: createFacebookAdapter,
 };
 
 export interface PlatformRegistry {

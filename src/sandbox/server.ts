@@ -11,6 +11,7 @@ import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
 import { instagramSimulator } from './instagram/index.ts';
 import { threadsSimulator } from './threads/index.ts';
+import { facebookSimulator } from './facebook/index.ts';
 
 /** Every simulator Herald has, by platform. */
 export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
@@ -20,6 +21,7 @@ export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => Pla
   linkedin: linkedinSimulator,
   instagram: instagramSimulator,
   threads: threadsSimulator,
+  facebook: facebookSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {

@@ -72,7 +72,14 @@ export const PlatformOptions = Type.Object(
       },
       'Options for Instagram.',
     ),
-    facebook: options({ content: Type.Optional(ContentOverride), link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) }, 'Options for Facebook Pages.'),
+    facebook: options(
+      {
+        content: Type.Optional(ContentOverride),
+        link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.' })),
+        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
+      },
+      'Options for Facebook Pages.',
+    ),
   },
   { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
 );
