@@ -23,7 +23,9 @@ import { CONSENT_HOSTS, sealCredentials, type PlatformAccess } from './platform-
 
 const SECRETS = 'connect-link';
 const APP_SECRET = 'platform-app';
-const SANDBOX_APP: OAuthApp = { clientId: 'herald-sandbox', clientSecret: null };
+// The app a test workspace signs in with at the simulators: a confidential client, as LinkedIn and Meta require
+// (the simulators accept any client whose id and secret stay the same from consent to token).
+const SANDBOX_APP: OAuthApp = { clientId: 'herald-sandbox', clientSecret: 'herald-sandbox-secret' };
 
 /** Why a connect flow stopped; `code` goes back to the client's redirect_url as `error`. */
 export class ConnectFlowError extends Error {
