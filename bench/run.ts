@@ -10,12 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPostBenchmark } from './create-post.ts';
+import { listPostsBenchmark } from './list-posts.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
 
 const BENCHMARKS: Record<string, Benchmark> = {
   'create-post': createPostBenchmark,
+  'list-posts': listPostsBenchmark,
 };
 
 const { values } = parseArgs({
