@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPostBenchmark } from './create-post.ts';
 import { listPostsBenchmark } from './list-posts.ts';
+import { schedulerBenchmark } from './scheduler.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
@@ -18,6 +19,7 @@ import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
 const BENCHMARKS: Record<string, Benchmark> = {
   'create-post': createPostBenchmark,
   'list-posts': listPostsBenchmark,
+  scheduler: schedulerBenchmark,
 };
 
 const { values } = parseArgs({
