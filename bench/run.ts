@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { createPostBenchmark } from './create-post.ts';
 import { listPostsBenchmark } from './list-posts.ts';
 import { schedulerBenchmark } from './scheduler.ts';
+import { uploadBenchmark } from './upload.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'create-post': createPostBenchmark,
   'list-posts': listPostsBenchmark,
   scheduler: schedulerBenchmark,
+  upload: uploadBenchmark,
 };
 
 const { values } = parseArgs({
