@@ -13,6 +13,7 @@ import { createPostBenchmark } from './create-post.ts';
 import { listPostsBenchmark } from './list-posts.ts';
 import { schedulerBenchmark } from './scheduler.ts';
 import { uploadBenchmark } from './upload.ts';
+import { startupBenchmark } from './startup.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'list-posts': listPostsBenchmark,
   scheduler: schedulerBenchmark,
   upload: uploadBenchmark,
+  startup: startupBenchmark,
 };
 
 const { values } = parseArgs({
