@@ -3,7 +3,7 @@
 // Each side runs alone on the same fresh database, warmed up first, loaded by the same autocannon process.
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
-import { runLoad, warmUp, type LoadSpec } from './lib/load.ts';
+import { best, runLoad, warmUp, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startNodeServer } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
 
@@ -16,6 +16,7 @@ export function floorEnv(url: string, ws: { key: string; workspaceId: string; us
 
 export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
   const seconds = ctx.quick ? 5 : 20;
+  const rounds = ctx.quick ? 1 : 2;
   const db = await ctx.server.createDatabase();
   try {
     const ws = await prepareWorkspace(db.url);
@@ -30,29 +31,32 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
       unique: true,
     });
 
-    const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret });
-    let h;
-    try {
-      await warmUp(spec(herald.url));
-      h = await runLoad(spec(herald.url));
-    } finally {
-      await herald.stop();
+    // Herald and the floor alternate, so a burst of load from elsewhere on the machine hits one round, not one side.
+    const heralds: LoadResult[] = [];
+    const floors: LoadResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret });
+      try {
+        await warmUp(spec(herald.url));
+        heralds.push(await runLoad(spec(herald.url)));
+      } finally {
+        await herald.stop();
+      }
+      const floor = await startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
+      try {
+        await warmUp(spec(floor.url));
+        floors.push(await runLoad(spec(floor.url)));
+      } finally {
+        await floor.stop();
+      }
+      const [h, f] = [heralds.at(-1)!, floors.at(-1)!];
+      ctx.log(`create post, round ${round + 1}: Herald ${fmt.rps(h.requestsPerSecond)}, p50 ${fmt.ms(h.p50Ms)}, p99 ${fmt.ms(h.p99Ms)}; floor ${fmt.rps(f.requestsPerSecond)}, p50 ${fmt.ms(f.p50Ms)}, p99 ${fmt.ms(f.p99Ms)}`);
     }
-    ctx.log(`create post, Herald: ${fmt.rps(h.requestsPerSecond)}, p50 ${fmt.ms(h.p50Ms)}, p99 ${fmt.ms(h.p99Ms)} (${h.ok} posts)`);
-
-    const floor = await startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
-    let f;
-    try {
-      await warmUp(spec(floor.url));
-      f = await runLoad(spec(floor.url));
-    } finally {
-      await floor.stop();
-    }
-    ctx.log(`create post, floor:  ${fmt.rps(f.requestsPerSecond)}, p50 ${fmt.ms(f.p50Ms)}, p99 ${fmt.ms(f.p99Ms)} (${f.ok} posts)`);
-
+    const h = best(heralds);
+    const f = best(floors);
     const ratio = h.requestsPerSecond / f.requestsPerSecond;
     return [
-      { benchmark: `Create post, ${CONNECTIONS} conn: throughput`, herald: fmt.rps(h.requestsPerSecond), floor: fmt.rps(f.requestsPerSecond), ratio, target: `≥ ${TARGET} × floor`, pass: ratio >= TARGET, database: ctx.server.label },
+      { benchmark: `Create post, ${CONNECTIONS} conn: throughput (best of ${rounds})`, herald: fmt.rps(h.requestsPerSecond), floor: fmt.rps(f.requestsPerSecond), ratio, target: `≥ ${TARGET} × floor`, pass: ratio >= TARGET, database: ctx.server.label },
       { benchmark: `Create post, ${CONNECTIONS} conn: p50 / p99`, herald: `${fmt.ms(h.p50Ms)} / ${fmt.ms(h.p99Ms)}`, floor: `${fmt.ms(f.p50Ms)} / ${fmt.ms(f.p99Ms)}`, ratio: null, target: '—', pass: null, database: ctx.server.label },
     ];
   } finally {

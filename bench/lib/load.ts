@@ -48,3 +48,8 @@ export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/** Of several runs of one side, the one with the highest throughput (a shared machine only ever slows a run down). */
+export function best(runs: LoadResult[]): LoadResult {
+  return runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
+}
