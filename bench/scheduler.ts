@@ -47,6 +47,7 @@ async function awaitPublished(client: pg.Client, postIds: string[], ceilingMs: n
 
 /** N scheduled posts (one target each) spread over the given connections, due at `due`, queued like the API queues them. */
 async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string[], count: number, tag: string): Promise<{ postIds: string[]; due: Date }> {
+  const began = Date.now();
   await client.query('BEGIN');
   const placeholder = new Date(Date.now() + 86_400_000);
   const { rows } = await client.query<{ post_id: string; target_id: string }>(
@@ -60,7 +61,8 @@ async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string
        FROM p JOIN c ON c.n = split_part(p.content, ' ', 4)::int % cardinality($2::text[])
      RETURNING post_id, id AS target_id`,
     [ws.workspaceId, connectionIds, tag, count, placeholder, ws.userId]);
-  const due = new Date(Math.ceil((Date.now() + 5000) / 1000) * 1000);
+  // Queueing costs about what inserting the rows did (one add_job per target): leave three times that, at least 5 s.
+  const due = new Date(Math.ceil((Date.now() + Math.max(5000, 3 * (Date.now() - began))) / 1000) * 1000);
   await client.query('UPDATE posts SET schedule_at = $2 WHERE id = ANY($1::text[])', [rows.map((r) => r.post_id), due]);
   await queuePublishJobs(client, rows.map((r) => r.target_id), due, due);
   await client.query('COMMIT');
