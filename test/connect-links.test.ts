@@ -68,7 +68,7 @@ describe('connect links: the whole flow per OAuth platform, against its simulato
       const back = new URL(end.location ?? 'http://none');
       assert.equal(back.origin + back.pathname, CLIENT, `${platform}: ${end.status} ${end.text.slice(0, 300)}`);
       const id = back.searchParams.get('connection_id')!;
-      assert.match(id, /^conn_/);
+      assert.match(id ?? "", /^conn_/, `${platform}: came back to ${back.toString()}`);
       assert.equal(back.searchParams.get('connect_link_id'), link.id);
       const got = await t.inject({ url: `/v1/connections/${id}`, key });
       assert.equal(got.statusCode, 200);

@@ -11,7 +11,9 @@ import type { ConnectLinkRow } from './connect.repo.ts';
 import { CONSENT_HOSTS, type PlatformAccess } from './platform-access.ts';
 
 const APP_SECRET = 'platform-app';
-export const SANDBOX_APP: OAuthApp = { clientId: 'herald-sandbox', clientSecret: null };
+// The app a test workspace signs in with at the simulators: a confidential client, as LinkedIn and Meta require
+// (the simulators accept any client whose id and secret stay the same from consent to token).
+export const SANDBOX_APP: OAuthApp = { clientId: 'herald-sandbox', clientSecret: 'herald-sandbox-secret' };
 
 /** Why a connect flow stopped; `code` goes back to the client's redirect_url as `error`. */
 export class ConnectFlowError extends Error {
