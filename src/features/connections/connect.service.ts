@@ -35,6 +35,8 @@ interface LinkSecrets {
   accounts?: ConnectableAccount[];
 }
 
+/** States Herald issues are base64url; anything else (a NUL byte, 3 kB of junk) is refused before the database. */
+const wellFormed = (value: string | undefined): value is string => value !== undefined && /^[A-Za-z0-9_-]{16,128}$/.test(value);
 const sha = (token: string) => createHash('sha256').update(token).digest();
 
 function invalid(path: string, rule: string, message: string): AppError {
@@ -190,7 +192,7 @@ export async function submitLinkForm(deps: ConnectDeps, token: string, form: { s
 /** GET /connect/callback: the platform sends the browser back with a code (or an error) and the state. */
 export async function handleCallback(deps: ConnectDeps, query: Record<string, string | undefined>, binding: string | undefined): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow } | LandingStep> {
   const state = query.state;
-  const found = state ? await links.findLinkByState(deps.pool, state) : undefined;
+  const found = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
   if (!state || !found) throw new ConnectFlowError('invalid_state', 'This sign-in does not match a connect link in progress (state mismatch). Start again from the app that sent you here.');
   // Claim the callback: only one request per consent gets past this line.
   const { rows } = await deps.pool.query<{ id: string }>(`UPDATE connect_links SET used_at = now() WHERE id = $1 AND state = $2 AND status = 'authorizing' AND used_at IS NULL RETURNING id`, [found.id, state]);
@@ -223,7 +225,7 @@ export async function handleCallback(deps: ConnectDeps, query: Record<string, st
 
 /** POST /connect/choose: the account picked on the choice page (Facebook Pages, Instagram business accounts). */
 export async function chooseAccount(deps: ConnectDeps, state: string | undefined, accountId: string | undefined, binding: string | undefined): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow }> {
-  const link = state ? await links.findLinkByState(deps.pool, state) : undefined;
+  const link = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
   if (!state || !link || link.status !== 'choosing' || binding !== browserBinding(deps.access, state)) throw new ConnectFlowError('invalid_state', 'This choice does not match a connect link in progress.', link);
   const account = unseal(deps.access, link).accounts?.find((a) => a.account.accountId === accountId);
   if (!account) throw new ConnectFlowError('account_required', 'Choose one of the accounts listed.', link);
