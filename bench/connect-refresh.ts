@@ -5,14 +5,9 @@
 //
 //   node bench/connect-refresh.ts [flows=50] [connections=200] [refreshers=20]
 //
-// Uses DATABASE_URL (a throwaway database is created and dropped) or an embedded PostgreSQL in a temp dir.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
+// A throwaway database on BENCH_DATABASE_URL's server, or on an embedded PostgreSQL (bench/lib/database.ts).
 import { loadConfig } from '../src/config.ts';
 import { buildContainer } from '../src/container.ts';
-import { openEmbeddedCluster } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { addSandboxConnections } from '../src/features/connections/connections.service.ts';
 import { findConnection } from '../src/features/connections/connections.repo.ts';
@@ -25,6 +20,7 @@ import { hmac } from '../src/lib/crypto.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { inProcessTransport } from '../src/sandbox/inprocess.ts';
 import { startSandbox } from '../src/sandbox/server.ts';
+import { openBenchServer } from './lib/database.ts';
 
 const FLOWS = Number(process.argv[2] ?? 50);
 const CONNECTIONS = Number(process.argv[3] ?? 200);
@@ -38,26 +34,11 @@ function quantiles(values: number[]): string {
 }
 
 async function main(): Promise<void> {
-  let adminUrl = process.env.DATABASE_URL;
-  let cleanup = async () => {};
-  if (!adminUrl) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'herald-bench-'));
-    const cluster = await openEmbeddedCluster({ dataDir: dir, log: { info: () => {}, warn: () => {}, error: console.error }, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
-    adminUrl = cluster.adminConnectionString;
-    cleanup = async () => {
-      await cluster.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-  }
-  const name = `herald_bench_connect_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const server = await openBenchServer(process.env.BENCH_DATABASE_URL ? 'machine' : 'embedded');
+  const db = await server.createDatabase();
   const sandbox = await startSandbox({ secret: hmac({ current: SECRET, previous: [] }, 'sandbox-simulators', 'v1'), rateLimitFactor: 1000, platforms: ['x'] });
-  const config = loadConfig({ DATABASE_URL: url.toString(), HERALD_SECRET_KEY: SECRET, HERALD_SANDBOX_URL: sandbox.url, HERALD_PUBLIC_URL: 'http://herald.bench', HERALD_LOG_LEVEL: 'silent', HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000' });
-  const container = buildContainer({ config, logger: createLogger('silent'), connectionString: url.toString(), keyring: { current: SECRET, previous: [] } });
+  const config = loadConfig({ DATABASE_URL: db.url, HERALD_SECRET_KEY: SECRET, HERALD_SANDBOX_URL: sandbox.url, HERALD_PUBLIC_URL: 'http://herald.bench', HERALD_LOG_LEVEL: 'silent', HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000' });
+  const container = buildContainer({ config, logger: createLogger('silent'), connectionString: db.url, keyring: { current: SECRET, previous: [] } });
   const app = await buildServer(container);
   try {
     await migrate(container.pool);
@@ -103,9 +84,8 @@ async function main(): Promise<void> {
     await app.close();
     await container.close();
     await sandbox.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-    await cleanup();
+    await db.drop();
+    await server.close();
   }
 }
 
