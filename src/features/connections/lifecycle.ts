@@ -85,7 +85,7 @@ export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): 
   return (await findConnection(deps.pool, row.workspace_id, row.id))!;
 }
 
-/** How far ahead of expiry the job refreshes a token (the job runs every 5 minutes). */
+/** How far ahead of expiry the job refreshes a token at the latest (the job runs every 5 minutes). */
 export const REFRESH_AHEAD_MS = 15 * 60_000;
 
 /**
@@ -100,9 +100,13 @@ export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date,
   const seen: string[] = [];
   for (;;) {
     const { rows } = await deps.pool.query<{ workspace_id: string; id: string }>(
-      `SELECT workspace_id, id FROM connections WHERE status = 'active' AND token_expires_at IS NOT NULL AND token_expires_at < $1 AND id <> ALL($3::text[])
+      // Due: within `aheadMs` of expiry, or in the last tenth of the token's life (its life counted from when it
+      // was stored), so a 60-day token is renewed days ahead and a transient failure has many runs to recover.
+      `SELECT workspace_id, id FROM connections
+        WHERE status = 'active' AND token_expires_at IS NOT NULL AND id <> ALL($3::text[])
+          AND token_expires_at < $1::timestamptz + greatest($4 * interval '1 millisecond', (token_expires_at - updated_at) / 10)
         ORDER BY token_expires_at LIMIT $2`,
-      [new Date(now.getTime() + aheadMs), batch, seen],
+      [now, batch, seen, aheadMs],
     );
     seen.push(...rows.map((r) => r.id));
     const queue = [...rows];
