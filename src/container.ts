@@ -14,7 +14,7 @@ import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
 import { hmac } from './lib/crypto.ts';
-import type { PlatformAccess } from './features/connections/platform-access.ts';
+import { GRAPH_HOSTS, type PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
@@ -74,7 +74,7 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
     publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
     apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl },
+    platformUrls: { ...GRAPH_HOSTS, x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl },
   };
 }
 

@@ -279,6 +279,36 @@ describe('POST /v1/connections/connect-links: what is refused', () => {
   });
 });
 
+describe('connect links: live workspaces with the platforms\' apps configured', () => {
+  test('each OAuth platform with a configured app is available live; its link leads to the platform\'s own consent with that app and Herald\'s callback', async () => {
+    const platforms = oauthPlatforms.filter((p) => !t.container.platforms.get(p)!.oauth!.registerApp);
+    const env = Object.fromEntries(platforms.flatMap((p) => [[`HERALD_${p.toUpperCase()}_CLIENT_ID`, `app-${p}`], [`HERALD_${p.toUpperCase()}_CLIENT_SECRET`, `secret-${p}`]]));
+    const lt = await buildTestApp({ env });
+    try {
+      const live = await lt.workspace('live');
+      const liveKey = await lt.key({ workspaceIds: [live.workspaceId] });
+      const listed = (await lt.inject({ url: '/v1/platforms' })).json().data.items as Array<{ id: string; connect?: { live: { available: boolean } } }>;
+      for (const platform of platforms) {
+        assert.equal(listed.find((p) => p.id === platform)?.connect?.live.available, true, platform);
+        const res = await lt.inject({ method: 'POST', url: '/v1/connections/connect-links', key: liveKey, payload: { platform, redirect_url: CLIENT } });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().data.sandbox, false);
+        const open = await lt.app.inject({ url: new URL(res.json().data.url).pathname });
+        assert.equal(open.statusCode, 302, `${platform}: ${open.body.slice(0, 200)}`);
+        const consent = new URL(String(open.headers.location));
+        assert.equal(consent.protocol, 'https:', platform);
+        assert.ok(!consent.host.includes('herald.test') && !consent.host.includes('127.0.0.1'), `${platform}: the real consent host, not the simulator (${consent.host})`);
+        assert.equal(consent.searchParams.get('client_id'), `app-${platform}`);
+        assert.equal(consent.searchParams.get('redirect_uri'), 'http://herald.test/connect/callback');
+        assert.ok(consent.searchParams.get('state'));
+        assert.doesNotMatch(open.headers.location as string, /secret-/, `${platform}: the client secret never goes to the browser`);
+      }
+    } finally {
+      await lt.close();
+    }
+  });
+});
+
 describe('connect links: live Mastodon, instance typed by the user', () => {
   test('a private instance is refused by the SSRF guard; an allow-listed one gets one app, reused by the next link', async () => {
     const instance = await startSandbox({ platforms: ['mastodon'], atRoot: true });

@@ -33,6 +33,13 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
+/** The API hosts of Meta's platforms for real accounts (platforms.md §3–5), where no setting names another. */
+export const GRAPH_HOSTS: Partial<Record<PlatformName, string>> = {
+  facebook: 'https://graph.facebook.com',
+  instagram: 'https://graph.instagram.com',
+  threads: 'https://graph.threads.net',
+};
+
 /** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
 export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
   x: 'https://x.com',
