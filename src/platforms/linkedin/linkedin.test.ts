@@ -319,3 +319,55 @@ describe('LinkedIn OAuth against the simulator', () => {
     await rejects(other.refreshCredentials({ ...r.session, credentials }), 'auth_expired');
   });
 });
+
+describe('LinkedIn simulator refuses bad input with LinkedIn errors, never a 500', () => {
+  let r: Rig;
+  before(async () => {
+    r = await rig();
+  });
+  after(() => r.sandbox.close());
+
+  test('malformed bodies, fields of the wrong type, unknown URNs and forged upload URLs are 4xx with an error body', async () => {
+    const author = r.session.connection.accountId;
+    const post = (json: unknown) => r.rest('POST', '/rest/posts', { json });
+    const valid = { author, commentary: 'x', visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED' }, lifecycleState: 'PUBLISHED' };
+    const cases: Array<[string, Promise<Awaited<ReturnType<Rig['rest']>>>]> = [
+      ['array body', post([1, 2])],
+      ['null body', post(null)],
+      ['missing fields', post({ author })],
+      ['author not a URN', post({ ...valid, author: 'me' })],
+      ['commentary a number', post({ ...valid, commentary: 5 })],
+      ['visibility unknown', post({ ...valid, visibility: 'EVERYONE' })],
+      ['distribution null', post({ ...valid, distribution: null })],
+      ['content null', post({ ...valid, content: null })],
+      ['content two kinds', post({ ...valid, content: { media: { id: 'x' }, multiImage: { images: [] } } })],
+      ['media unknown', post({ ...valid, content: { media: { id: 'urn:li:image:nope' } } })],
+      ['multiImage items null', post({ ...valid, content: { multiImage: { images: [null, null] } } })],
+      ['unknown field', post({ ...valid, bogus: true })],
+      ['not JSON', r.http.request({ method: 'POST', path: '/rest/posts', bearer: r.session.credentials.accessToken, headers: { 'linkedin-version': currentVersion(), 'x-restli-protocol-version': '2.0.0' }, body: { data: Buffer.from('{oops'), contentType: 'application/json' } })],
+      ['init without request', r.rest('POST', '/rest/images', { query: { action: 'initializeUpload' }, json: {} })],
+      ['init unknown action', r.rest('POST', '/rest/images', { query: { action: 'explode' }, json: {} })],
+      ['video size negative', r.rest('POST', '/rest/videos', { query: { action: 'initializeUpload' }, json: { initializeUploadRequest: { owner: author, fileSizeBytes: -1 } } })],
+      ['video size huge', r.rest('POST', '/rest/videos', { query: { action: 'initializeUpload' }, json: { initializeUploadRequest: { owner: author, fileSizeBytes: 1e15 } } })],
+      ['finalize unknown video', r.rest('POST', '/rest/videos', { query: { action: 'finalizeUpload' }, json: { finalizeUploadRequest: { video: 'urn:li:video:nope', uploadedPartIds: 'x' } } })],
+      ['someone else as owner', r.rest('POST', '/rest/documents', { query: { action: 'initializeUpload' }, json: { initializeUploadRequest: { owner: 'urn:li:person:someoneelse' } } })],
+      ['status of unknown image', r.rest('GET', `/rest/images/${encodeURIComponent('urn:li:image:nope')}`)],
+      ['badly encoded URN', r.rest('GET', '/rest/posts/urn%ZZ')],
+      ['finder without author', r.rest('GET', '/rest/posts', { query: { q: 'author' } })],
+      ['finder count 0', r.rest('GET', '/rest/posts', { query: { q: 'author', author, count: '0' } })],
+      ['forged upload URL', r.http.request({ method: 'PUT', path: '/dms-uploads/urn%3Ali%3Aimage%3Ax/0?ut=forged', body: { data: png(), contentType: 'application/octet-stream' } })],
+      ['token without fields', r.http.request({ method: 'POST', path: '/oauth/v2/accessToken', form: {} })],
+      ['token unknown grant', r.http.request({ method: 'POST', path: '/oauth/v2/accessToken', form: { grant_type: 'password', client_id: 'a', client_secret: 'b' } })],
+      ['authorize without state', r.http.request({ method: 'GET', path: '/oauth/v2/authorization', query: { response_type: 'code', client_id: 'a', redirect_uri: 'https://a.example/cb', scope: 'openid' } })],
+      ['authorize unknown scope', r.http.request({ method: 'GET', path: '/oauth/v2/authorization', query: { response_type: 'code', client_id: 'a', redirect_uri: 'https://a.example/cb', scope: 'r_everything', state: 's' } })],
+      ['no token', r.http.request({ method: 'GET', path: '/v2/userinfo' })],
+      ['forged token', r.http.request({ method: 'GET', path: '/v2/userinfo', bearer: 'a.b.c' })],
+    ];
+    for (const [label, pending] of cases) {
+      const res = await pending;
+      assert.ok(res.status >= 400 && res.status < 500, `${label}: ${res.status} ${res.text()}`);
+      const body = res.json<Record<string, unknown>>();
+      assert.ok(typeof body.message === 'string' || typeof body.error === 'string', `${label}: ${res.text()}`);
+    }
+  });
+});
