@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
-import { createPlatformHttp, type PlatformHttp } from '../http.ts';
+import { classify } from '../classify.ts';
+import { createPlatformHttp, type PlatformHttp, type PlatformResponse } from '../http.ts';
+import { LINKEDIN_ERRORS } from './errors.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { isPlatformError, type Credentials, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession } from '../types.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
@@ -14,6 +16,33 @@ import { readLittleText } from '../../sandbox/linkedin/posts.ts';
 import { escapeLittleText } from './map.ts';
 
 adapterContract('linkedin');
+
+describe('LinkedIn error table against LinkedIn\'s error bodies', () => {
+  const answer = (status: number, body: unknown): PlatformResponse => {
+    const text = JSON.stringify(body);
+    return { status, headers: {}, body: Buffer.from(text), text: () => text, json: () => JSON.parse(text), rateLimit: { limit: undefined, remaining: undefined, resetAt: undefined }, retryAfterMs: undefined };
+  };
+  const cases: Array<[string, number, unknown, string, string]> = [
+    ['retired version', 426, { status: 426, code: 'NONEXISTENT_VERSION', message: 'Requested version 20250401 is not active' }, 'permanent', 'PLATFORM_API_VERSION_RETIRED'],
+    ['expired token', 401, { status: 401, serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN', message: 'The token used in the request has expired' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
+    ['empty token', 401, { message: 'Empty oauth2_access_token', serviceErrorCode: 401, status: 401 }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
+    ['missing permission', 403, { serviceErrorCode: 100, message: 'Not enough permissions to access: GET /me', status: 403 }, 'permanent', 'PLATFORM_PERMISSION_DENIED'],
+    ['duplicate', 422, { message: 'Content is a duplicate of urn:li:share:7123', status: 422, errorDetails: { inputErrors: [{ code: 'DUPLICATE_POST' }] } }, 'invalid_content', 'PLATFORM_DUPLICATE'],
+    ['missing fields', 422, { message: 'Missing required fields: visibility', status: 422 }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
+    ['media not ready', 422, { message: 'Media urn:li:video:D4D05AQx is PROCESSING, not AVAILABLE (/content/0/id)', status: 422, errorDetails: { inputErrors: [{ input: { inputPath: { fieldPath: '/content/0/id' } } }] } }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
+    ['unconvertible body', 400, { status: 400, code: 'ILLEGAL_ARGUMENT', message: 'Request body could not be converted to data map' }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
+    ['daily limit', 429, { status: 429, message: 'Resource level throttle MEMBER DAY limit for calls to this resource is reached.' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
+    ['server error', 504, { status: 504, message: 'Gateway timeout' }, 'transient', 'PLATFORM_UNAVAILABLE'],
+  ];
+  for (const [name, status, body, kind, code] of cases) {
+    test(`${name}: ${status} → ${kind} ${code}`, () => {
+      const error = classify(answer(status, body), LINKEDIN_ERRORS, 'LinkedIn');
+      assert.equal(error.kind, kind);
+      assert.equal(error.code, code);
+      assert.ok(!error.message.includes('[object'), error.message);
+    });
+  }
+});
 
 const DAY = 24 * 3600_000;
 const pdf = () => Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
