@@ -215,6 +215,15 @@ describe('LinkedIn adapter specifics', () => {
     assert.equal(again.id, copies[0]!.id);
   });
 
+  test('the duplicate fault is LinkedIn\'s 422 DUPLICATE_POST; a failed status read while processing is transient', async () => {
+    const sim = r.sandbox.simulator('linkedin');
+    sim.faults.add({ fault: 'duplicate', operation: 'create_post' });
+    const error = await rejects(r.adapter.publish(r.session, r.part(`flagged as duplicate ${Date.now()}`)), 'invalid_content', 'PLATFORM_DUPLICATE');
+    assert.equal(error.platformStatus, 422);
+    sim.faults.add({ fault: 'server_error', operation: 'media_status' });
+    await rejects(r.adapter.prepareMedia(r.session, [mediaSource(png(), 'image/png')], {}), 'transient', 'PLATFORM_UNAVAILABLE');
+  });
+
   test('an organization the member administers can be the author; another one is PLATFORM_PERMISSION_DENIED', async () => {
     const accounts = await r.adapter.oauth!.accounts({ http: r.http, webUrl: r.http.baseUrl, sandbox: true, app: { clientId: 'herald-sandbox', clientSecret: 'herald-sandbox-secret' }, redirectUri: 'http://127.0.0.1/cb' }, r.session.credentials);
     assert.equal(accounts.length, 2);
