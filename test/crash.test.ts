@@ -15,8 +15,8 @@ import { pollFor } from './helpers/poll.ts';
 
 const POSTS = 300;
 const KILLS = 12;
-const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin'];
-/** Platforms that take threads get a second part on every fourth post; the others (LinkedIn) one part. */
+const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook'];
+/** Platforms that take threads get a second part on every fourth post; the others (LinkedIn, Facebook) one part. */
 const threaded = (p: PlatformName) => PLATFORM_LIMITS[p].maxThreadParts > 0;
 const BIN = fileURLToPath(new URL('../bin/herald.js', import.meta.url));
 

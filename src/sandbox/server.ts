@@ -9,6 +9,9 @@ import { blueskySimulator } from './bluesky/index.ts';
 import { linkedinSimulator } from './linkedin/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
+import { instagramSimulator } from './instagram/index.ts';
+import { threadsSimulator } from './threads/index.ts';
+import { facebookSimulator } from './facebook/index.ts';
 
 /** Every simulator Herald has, by platform. */
 export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
@@ -16,6 +19,9 @@ export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => Pla
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
   linkedin: linkedinSimulator,
+  instagram: instagramSimulator,
+  threads: threadsSimulator,
+  facebook: facebookSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {
