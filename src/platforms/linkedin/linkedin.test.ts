@@ -270,9 +270,10 @@ describe('LinkedIn OAuth against the simulator', () => {
   /** Follows the consent URL as the browser would, approving (as `username`) or cancelling. */
   async function consent(decision: { username: string } | 'deny'): Promise<URL> {
     const url = new URL(r.adapter.oauth!.authorizeUrl(ctx, { state: 'st-1', codeChallenge: null }));
-    if (decision === 'deny') url.searchParams.set('sandbox_decision', 'deny');
-    else url.searchParams.set('sandbox_username', decision.username);
-    const res = await r.http.request({ method: 'GET', path: url.toString() });
+    // The consent page posts its form back to the authorize path: Cancel sends `decision=deny`.
+    const res = decision === 'deny'
+      ? await r.http.request({ method: 'POST', path: url.toString(), form: { decision: 'deny', sandbox_username: 'someone' } })
+      : await r.http.request({ method: 'GET', path: (url.searchParams.set('sandbox_username', decision.username), url.toString()) });
     assert.equal(res.status, 302, res.text());
     return new URL(String(res.headers.location));
   }
@@ -285,8 +286,9 @@ describe('LinkedIn OAuth against the simulator', () => {
     const page = await r.http.request({ method: 'GET', path: url.toString() });
     assert.equal(page.status, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);
-    assert.match(page.text(), /name="sandbox_decision" value="approve"/);
-    assert.match(page.text(), /name="sandbox_decision" value="deny"/);
+    assert.match(page.text(), /<form method="post"/);
+    assert.match(page.text(), /name="decision" value="approve"/);
+    assert.match(page.text(), /name="decision" value="deny"/);
   });
 
   test('approve → code → exchange → accounts: the member and their page, with 60-day credentials', async () => {
