@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { mutation } from '../../http/idempotency.ts';
-import { AppError } from '../../lib/errors.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { createConnectLink, type CreateLinkInput } from './connect.service.ts';
 import { disconnect, refreshNow, type ConnectionActionDeps } from './connections.actions.ts';
@@ -96,12 +95,6 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
 
   app.delete('/connections/:id', {
     config: { access: action },
-    // Fastify validates the body before the query; a wrong `force` is named as a query error whatever the body.
-    preValidation: async (request) => {
-      const query = request.query as Record<string, unknown>;
-      const bad = Object.keys(query).find((k) => k !== 'force') ?? (query.force !== undefined && query.force !== 'true' && query.force !== 'false' ? 'force' : undefined);
-      if (bad) throw new AppError('PUBLIC_API_QUERY_INVALID', bad === 'force' ? 'force must be true or false.' : `Unknown query parameter ${bad}.`, { details: [{ path: `/${bad}`, message: bad === 'force' ? 'must be true or false' : 'is not allowed' }] });
-    },
     schema: {
       operationId: 'deleteConnection', tags, summary: 'Disconnect a connection',
       description: 'Revokes the token at the platform where it supports revocation (`revoked` says whether it did), forgets it, and marks the connection `disconnected` (`connection.disconnected` is emitted); another account of the brand becomes the default. Refused with 409 `PUBLIC_API_STATE_CONFLICT` while scheduled posts will publish through it, unless `force=true`, which fails those targets with `PLATFORM_CONNECTION_UNAVAILABLE`.',
