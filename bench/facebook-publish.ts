@@ -34,7 +34,7 @@ const imageSource = (i: number): MediaSource => {
   return { id: `img${i}`, kind: 'image', contentType: 'image/png', sizeBytes: data.length, width: 64 + i, height: 48, durationMs: null, altText: `photo ${i}`, open: async () => Readable.from([data]) };
 };
 
-const sandbox = await startSandbox({ platforms: ['facebook'], rateLimitFactor: 1000, settings: { videoProcessingMs: 0 } });
+const sandbox = await startSandbox({ platforms: ['facebook'], rateLimitFactor: 1000, settings: { facebookVideoProcessingMs: 0 } });
 try {
   const adapter = createPlatformRegistry().get('facebook')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('facebook'), timeoutMs: 60_000 });

@@ -2,6 +2,7 @@
 // loadConfig validates all of them, reports every problem at once, and returns a frozen Config. The README's
 // configuration table is checked against SETTINGS by a test, so the two cannot drift.
 import path from 'node:path';
+import { LINKEDIN_DEFAULT_VERSION } from './platforms/linkedin/version.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -29,7 +30,7 @@ export interface Config {
   /** The simulated platforms (src/sandbox) and where sandbox connections reach them. */
   sandbox: { enabled: boolean; url: string; control: boolean; rateLimitFactor: number };
   /** Platform-wide adapter settings (real accounts). */
-  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string }; meta: { graphVersion: string } };
+  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string }; linkedin: { apiUrl: string; version: string; clientId: string | undefined; clientSecret: string | undefined }; meta: { graphVersion: string } };
   /** Deadline of one platform API call (uploads get longer). */
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
@@ -114,6 +115,18 @@ function url(env: Env, name: string, problems: Problems, protocols: string[]): s
   }
 }
 
+/** A LinkedIn-Version: YYYYMM (LinkedIn also takes YYYYMM.NN patch versions). */
+function linkedinVersion(env: Env, problems: Problems): string {
+  const raw = env.HERALD_LINKEDIN_VERSION?.trim();
+  if (raw === undefined || raw === '') return LINKEDIN_DEFAULT_VERSION;
+  const m = /^(\d{4})(\d{2})(\.\d{2})?$/.exec(raw);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) {
+    problems.add(`HERALD_LINKEDIN_VERSION must be a LinkedIn API version in YYYYMM form, e.g. ${LINKEDIN_DEFAULT_VERSION} (got "${raw}")`);
+    return LINKEDIN_DEFAULT_VERSION;
+  }
+  return raw;
+}
+
 function flag(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -165,6 +178,10 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (token refresh of real X connections).' },
   { name: 'HERALD_X_CLIENT_SECRET', default: '(unset)', description: 'OAuth 2.0 client secret of your X app (confidential clients).' },
   { name: 'HERALD_BLUESKY_SERVICE_URL', default: 'https://bsky.social', description: 'Default PDS for `herald connections add bluesky` without `--service`.' },
+  { name: 'HERALD_LINKEDIN_API_URL', default: 'https://api.linkedin.com', description: 'LinkedIn API host for real LinkedIn connections.' },
+  { name: 'HERALD_LINKEDIN_VERSION', default: LINKEDIN_DEFAULT_VERSION, description: 'The `LinkedIn-Version` (YYYYMM) sent on every LinkedIn REST call. LinkedIn retires each version about a year after its release; then targets fail with `PLATFORM_API_VERSION_RETIRED` until this is set to an active one.' },
+  { name: 'HERALD_LINKEDIN_CLIENT_ID', default: '(unset)', description: 'Client id of your LinkedIn app (connecting real LinkedIn accounts, token refresh).' },
+  { name: 'HERALD_LINKEDIN_CLIENT_SECRET', default: '(unset)', description: 'Client secret of your LinkedIn app.' },
   { name: 'HERALD_PLATFORM_TIMEOUT_MS', default: '15000', description: 'Deadline of one platform API call; a call sent and unanswered by then has an unknown outcome and is reconciled, never blindly repeated.' },
   { name: 'HERALD_HEARTBEAT_INTERVAL_MS', default: '5000', description: 'How often each worker process records that it is alive.' },
   { name: 'HERALD_WORKER_DEAD_AFTER_MS', default: '30000', description: 'A worker silent this long is dead: its jobs are unlocked and its posts taken over.' },
@@ -307,6 +324,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     platforms: {
       x: { apiUrl: (url(env, 'HERALD_X_API_URL', problems, ['http:', 'https:']) ?? 'https://api.x.com').replace(/\/+$/, ''), clientId: env.HERALD_X_CLIENT_ID || undefined, clientSecret: env.HERALD_X_CLIENT_SECRET || undefined },
       bluesky: { serviceUrl: (url(env, 'HERALD_BLUESKY_SERVICE_URL', problems, ['http:', 'https:']) ?? 'https://bsky.social').replace(/\/+$/, '') },
+      linkedin: {
+        apiUrl: (url(env, 'HERALD_LINKEDIN_API_URL', problems, ['http:', 'https:']) ?? 'https://api.linkedin.com').replace(/\/+$/, ''),
+        version: linkedinVersion(env, problems),
+        clientId: env.HERALD_LINKEDIN_CLIENT_ID || undefined,
+        clientSecret: env.HERALD_LINKEDIN_CLIENT_SECRET || undefined,
+      },
       meta: { graphVersion: graphVersion(env, problems) },
     },
     platformTimeoutMs: int(env, 'HERALD_PLATFORM_TIMEOUT_MS', 15_000, problems, 100, 600_000),

@@ -167,7 +167,7 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
-  /** The API version to speak where the platform versions its paths (Meta Graph: HERALD_META_GRAPH_VERSION). */
+  /** The API version Herald speaks where the platform versions its API (LinkedIn's `LinkedIn-Version` header, Meta Graph's path prefix). */
   apiVersion?: string;
 }
 

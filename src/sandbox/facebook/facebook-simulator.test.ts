@@ -1,6 +1,6 @@
 // The Facebook simulator on its own, over raw HTTP: Graph's shapes and refusals, the things the adapter never
 // sends on purpose (bad tokens, another Page's photos, wrong upload offsets, scheduled posts), and the video
-// processing timeline shortened through `settings.videoProcessingMs`. No answer here may be a 500.
+// processing timeline shortened through `settings.facebookVideoProcessingMs`. No answer here may be a 500.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSandbox, type RunningSandbox } from '../server.ts';
@@ -58,7 +58,7 @@ const photoForm = (data: Buffer, type = 'image/png') => {
 };
 
 before(async () => {
-  sandbox = await startSandbox({ platforms: ['facebook'], settings: { videoProcessingMs: 300 } });
+  sandbox = await startSandbox({ platforms: ['facebook'], settings: { facebookVideoProcessingMs: 300 } });
   base = sandbox.baseUrl('facebook');
 });
 after(() => sandbox.close());

@@ -226,3 +226,10 @@ export function graphIdFactory(seed: number): () => string {
   let n = BigInt(seed) * 1000n;
   return () => (17841400000000000n + n++).toString();
 }
+
+/** Times within the last `windowMs` of a key, pruned in place (rolling quotas). */
+export function recentTimes(map: Map<string, number[]>, key: string, now: number, windowMs: number): number[] {
+  const list = (map.get(key) ?? []).filter((t) => t > now - windowMs);
+  map.set(key, list);
+  return list;
+}
