@@ -18,6 +18,7 @@ import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
+import { FACEBOOK_GRAPH_URL } from './platforms/facebook/client.ts';
 import type { Simulator } from './sandbox/framework/simulator.ts';
 import { createSimulators } from './sandbox/server.ts';
 
@@ -71,7 +72,7 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
       facebook: { apiVersion: config.platforms.meta.graphVersion },
     }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl },
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL },
   };
 }
 
