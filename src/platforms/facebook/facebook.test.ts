@@ -103,6 +103,9 @@ describe('facebook specifics against the simulator', () => {
       const held = c.held().filter((p) => p.media === 1 && p.text === '');
       assert.equal(held.length, 1);
       assert.equal((await c.adapter.findPublished(c.session, part))?.id, held[0]!.id);
+      // A look-up that fails is an error to retry, never a "not found" that would send the post again.
+      c.fault({ fault: 'server_error', operation: 'lookup' });
+      await rejects(c.adapter.findPublished(c.session, part), 'transient');
     });
 
     test('reconciliation pages through a busy feed and picks the oldest match', async () => {
