@@ -31,6 +31,10 @@ export interface Config {
   sandbox: { enabled: boolean; url: string; control: boolean; rateLimitFactor: number };
   /** Platform-wide adapter settings (real accounts). */
   platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string }; linkedin: { apiUrl: string; version: string; clientId: string | undefined; clientSecret: string | undefined }; meta: { graphVersion: string } };
+  /** The OAuth app (client id and secret) Herald signs users in with, per platform that has one configured. */
+  platformApps: Partial<Record<OAuthAppPlatform, { clientId: string; clientSecret: string | undefined }>>;
+  /** How long a connect link (`POST /v1/connections/connect-links`) can be used. */
+  connectLinkTtlSeconds: number;
   /** Deadline of one platform API call (uploads get longer). */
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
@@ -75,6 +79,11 @@ export interface MediaConfig {
   /** Set when `storage` is `s3`. */
   s3: S3Config | undefined;
 }
+
+/** Platforms whose OAuth app comes from configuration (`HERALD_<PLATFORM>_CLIENT_ID` / `_CLIENT_SECRET`). */
+export const OAUTH_APP_PLATFORMS = ['x', 'linkedin', 'instagram', 'facebook', 'threads'] as const;
+export type OAuthAppPlatform = (typeof OAUTH_APP_PLATFORMS)[number];
+const OAUTH_APP_NAMES: Record<OAuthAppPlatform, string> = { x: 'X', linkedin: 'LinkedIn', instagram: 'Instagram', facebook: 'Facebook', threads: 'Threads' };
 
 export interface SettingSpec {
   name: string;
@@ -175,7 +184,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_SANDBOX_CONTROL', default: 'off', description: 'Expose the simulators\' control surface (`/_sandbox/faults`, `/_sandbox/posts`, `/_sandbox/reset`); for test rigs only.' },
   { name: 'HERALD_SANDBOX_RATE_LIMIT_FACTOR', default: '1', description: 'Multiplies every simulated rate limit (raise it for load tests).' },
   { name: 'HERALD_X_API_URL', default: 'https://api.x.com', description: 'X API host for real X connections.' },
-  { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (token refresh of real X connections).' },
+  { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (connect links and token refresh of real X connections). Unset: live workspaces cannot connect X accounts.' },
   { name: 'HERALD_X_CLIENT_SECRET', default: '(unset)', description: 'OAuth 2.0 client secret of your X app (confidential clients).' },
   { name: 'HERALD_BLUESKY_SERVICE_URL', default: 'https://bsky.social', description: 'Default PDS for `herald connections add bluesky` without `--service`.' },
   { name: 'HERALD_LINKEDIN_API_URL', default: 'https://api.linkedin.com', description: 'LinkedIn API host for real LinkedIn connections.' },
@@ -209,7 +218,23 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OAUTH_GRANT_TTL_DAYS', default: '30', description: 'Life of an OAuth grant (what a person consented to): after it, the client must ask the person again.' },
   { name: 'HERALD_SESSION_TTL_HOURS', default: '168', description: 'How long a browser sign-in (consent screen, dashboard) lasts.' },
   { name: 'HERALD_META_GRAPH_VERSION', default: 'v23.0', description: 'Graph API version Herald speaks to Meta (Instagram, Facebook Pages), e.g. `v23.0`; raise it when Meta retires the one in use. Threads has its own `v1.0`.' },
+  ...OAUTH_APP_PLATFORMS.filter((p) => p !== 'x' && p !== 'linkedin').flatMap((p) => [
+    { name: `HERALD_${p.toUpperCase()}_CLIENT_ID`, default: '(unset)', description: `Client id of your ${OAUTH_APP_NAMES[p]} app. Unset: live workspaces cannot connect ${OAUTH_APP_NAMES[p]} accounts (test workspaces use the simulator).` },
+    { name: `HERALD_${p.toUpperCase()}_CLIENT_SECRET`, default: '(unset)', description: `Client secret of your ${OAUTH_APP_NAMES[p]} app.` },
+  ]),
+  { name: 'HERALD_CONNECT_LINK_TTL_SECONDS', default: '1800', description: 'How long a connect link stays usable (60 s to 1 day); it works once.' },
 ];
+
+function platformApps(env: Env, problems: Problems): Config['platformApps'] {
+  const apps: Config['platformApps'] = {};
+  for (const p of OAUTH_APP_PLATFORMS) {
+    const clientId = env[`HERALD_${p.toUpperCase()}_CLIENT_ID`] || undefined;
+    const clientSecret = env[`HERALD_${p.toUpperCase()}_CLIENT_SECRET`] || undefined;
+    if (clientSecret && !clientId) problems.add(`HERALD_${p.toUpperCase()}_CLIENT_SECRET is set without HERALD_${p.toUpperCase()}_CLIENT_ID`);
+    if (clientId) apps[p] = { clientId, clientSecret };
+  }
+  return apps;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -332,6 +357,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       },
       meta: { graphVersion: graphVersion(env, problems) },
     },
+    platformApps: platformApps(env, problems),
+    connectLinkTtlSeconds: int(env, 'HERALD_CONNECT_LINK_TTL_SECONDS', 1800, problems, 60, 86_400),
     platformTimeoutMs: int(env, 'HERALD_PLATFORM_TIMEOUT_MS', 15_000, problems, 100, 600_000),
     publishing: {
       heartbeatIntervalMs: int(env, 'HERALD_HEARTBEAT_INTERVAL_MS', 5000, problems, 100, 60_000),
