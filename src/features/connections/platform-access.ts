@@ -33,9 +33,8 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
-/** The API hosts of Meta's platforms for real accounts (platforms.md §3–5), where no setting names another. */
+/** The API hosts of Instagram and Threads for real accounts (platforms.md §3, §5); Facebook's is the adapter's own. */
 export const GRAPH_HOSTS: Partial<Record<PlatformName, string>> = {
-  facebook: 'https://graph.facebook.com',
   instagram: 'https://graph.instagram.com',
   threads: 'https://graph.threads.net',
 };
