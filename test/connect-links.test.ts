@@ -9,6 +9,7 @@ import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { main } from '../src/cli.ts';
 import { openCredentials } from '../src/features/connections/platform-access.ts';
+import { deleteEndedConnectLinks } from '../src/features/connections/connect.repo.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
 import { createBrowser, readForm } from './helpers/connect-browser.ts';
 
@@ -207,6 +208,11 @@ describe('connect links: the whole flow per OAuth platform, against its simulato
     const unknown = await browser.go('http://herald.test/connect/no-such-token');
     assert.equal(unknown.status, 404);
     assert.match(unknown.text, /link_invalid/);
+    // Housekeeping forgets links that ended (here: at once; the job waits a day), never an open one.
+    const open = await createLink('x');
+    await deleteEndedConnectLinks(t.container.pool, 0);
+    const { rows } = await t.container.pool.query('SELECT id FROM connect_links WHERE id = ANY($1)', [[link.id, bare.id, open.id]]);
+    assert.deepEqual(rows.map((r) => r.id), [open.id]);
   });
 
   test('without redirect_url the flow ends on a Herald page naming the account', async () => {
