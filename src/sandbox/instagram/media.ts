@@ -317,12 +317,15 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     return graphError(reply, 400, { message: 'Unsupported delete request. Media can be deleted only by apps using Facebook Login for Business.', type: 'GraphMethodException', code: 100 });
   });
 
-  app.get('/web/:kind/:shortcode', async (request, reply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const { shortcode } = request.params as { kind: string; shortcode: string };
     const media = [...state.media.values()].find((m) => m.shortcode === shortcode.replace(/\/$/, '') && !m.deleted);
     if (!media) return reply.code(404).type('text/html; charset=utf-8').send('<!doctype html><title>Not found</title><p>Sorry, this page isn\'t available.</p>');
     const user = state.users.get(media.owner);
     const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
     return reply.type('text/html; charset=utf-8').send(`<!doctype html><title>@${esc(user?.username ?? '')} on Instagram (sandbox)</title><article><h1>@${esc(user?.username ?? '')}</h1><p>${esc(media.caption)}</p><p>${media.items} media item(s) · ${media.productType}</p><ul>${media.comments.map((c) => `<li>@${esc(c.username)}: ${esc(c.text)}</li>`).join('')}</ul></article>`);
-  });
+  };
+  // Instagram permalinks end with a slash; both spellings are served.
+  app.get('/web/:kind/:shortcode', page);
+  app.get('/web/:kind/:shortcode/', page);
 }
