@@ -76,7 +76,10 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
  */
 export function createConfiguredSimulators(config: Config, keyring: SecretKeyring): Map<PlatformName, Simulator> {
   if (!config.sandbox.enabled) return new Map();
-  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor });
+  // Simulators that fetch media by URL (Instagram, Threads) may reach Herald's own signed URLs (public URL, S3
+  // endpoint) and the outbound allowlist; any other private address is refused, as the platforms cannot reach it.
+  const mediaFetchAllowlist = [new URL(config.publicUrl).hostname, ...(config.media.s3?.endpoint ? [new URL(config.media.s3.endpoint).hostname] : []), ...config.outboundAllowlist];
+  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor, settings: { mediaFetchAllowlist } });
 }
 
 export function buildContainer(options: ContainerOptions): Container {

@@ -38,7 +38,8 @@ describe('GET /v1/connections', () => {
     const res = await t.inject({ url: '/v1/connections', key });
     assert.equal(res.statusCode, 200);
     const items = res.json().data.items as Array<Record<string, unknown>>;
-    assert.deepEqual(items.map((c) => c.platform).sort(), ['bluesky', 'mastodon', 'x']);
+    // One per platform Herald publishes to (the registry), whatever platforms this build has.
+    assert.deepEqual(items.map((c) => c.platform).sort(), [...t.container.platforms.available()].sort());
     for (const c of items) {
       assert.equal(c.object, 'connection');
       assert.equal(c.sandbox, true);
@@ -54,7 +55,7 @@ describe('GET /v1/connections', () => {
     const first = (await t.inject({ url: '/v1/connections?limit=2', key })).json().data;
     assert.equal(first.has_more, true);
     const second = (await t.inject({ url: `/v1/connections?limit=2&cursor=${first.next_cursor}`, key })).json().data;
-    assert.equal(second.items.length, 1);
+    assert.equal(second.items.length, Math.min(2, t.container.platforms.available().length - 2));
     assert.equal((await t.inject({ url: `/v1/connections?limit=2&platform=x&cursor=${first.next_cursor}`, key })).statusCode, 400);
   });
 

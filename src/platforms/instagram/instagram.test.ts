@@ -139,6 +139,20 @@ describe('instagram containers that expire', () => {
   });
 });
 
+describe('instagram media fetches behind the SSRF guard', () => {
+  test('mounted in Herald (an allowlist set), a private address off the list cannot be fetched, as Meta cannot reach it', async () => {
+    const r = await rig({ mediaFetchAllowlist: ['herald.example'] });
+    try {
+      const error = await failure(r.adapter.publish(r.session, r.part(`private ${Date.now()}`, await r.adapter.prepareMedia(r.session, [mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40 })], {}))));
+      assert.equal(error.kind, 'transient');
+      assert.match(error.platformBody ?? '', /2207052/);
+      assert.equal(r.held().length, 0);
+    } finally {
+      await r.sandbox.close();
+    }
+  });
+});
+
 describe('instagram login (OAuth)', () => {
   let t = Date.now();
   let sandbox: RunningSandbox;
