@@ -21,7 +21,8 @@ const MEDIA_TYPES: readonly IgMediaType[] = ['IMAGE', 'VIDEO', 'REELS', 'STORIES
 
 export function publishQuota(kit: SimulatorKit): number {
   const q = kit.settings.instagramPublishQuota;
-  return typeof q === 'number' && q >= 0 ? q : DEFAULT_QUOTA;
+  // Scaled like every simulated rate limit (HERALD_SANDBOX_RATE_LIMIT_FACTOR, load tests).
+  return kit.limit(typeof q === 'number' && q >= 0 ? q : DEFAULT_QUOTA);
 }
 
 const STATUS_TEXT: Record<string, string> = {

@@ -24,7 +24,7 @@ const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 
 function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
   const q = kit.settings[name];
-  return typeof q === 'number' && q >= 0 ? q : fallback;
+  return kit.limit(typeof q === 'number' && q >= 0 ? q : fallback);
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
