@@ -109,6 +109,30 @@ describe('instagram specifics', () => {
     assert.equal(again.id, held[0]!.id);
   });
 
+  test('bad requests get the Graph error envelope, never a 500', async () => {
+    const call = async (method: 'GET' | 'POST', path: string, params: Record<string, string> = {}) => {
+      const res = await r.session.http.request(method === 'GET' ? { method, path, query: { ...params, access_token: r.session.credentials.accessToken } } : { method, path, form: { ...params, access_token: r.session.credentials.accessToken } });
+      assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
+      const body = res.json<{ error: { code: number; fbtrace_id: string; message: string } }>();
+      assert.ok(body.error.fbtrace_id && body.error.message);
+      return body.error.code;
+    };
+    const me = r.session.connection.accountId;
+    assert.equal(await call('GET', '/v99/me'), 2500);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'HOLOGRAM' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'VIDEO', video_url: 'http://127.0.0.1:1/v.mp4' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'CAROUSEL', children: '1' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { image_url: 'not a url' }), 9004);
+    assert.equal(await call('POST', `/v23.0/${me}/media_publish`), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media_publish`, { creation_id: '42' }), 100);
+    assert.equal(await call('POST', '/v23.0/17841400000000001/media', { image_url: 'http://x' }), 100);
+    assert.equal(await call('GET', '/v23.0/nothing-here'), 100);
+    const anonymous = await r.session.http.request({ method: 'GET', path: '/v23.0/me' });
+    assert.equal(anonymous.json<{ error: { code: number } }>().error.code, 104);
+    const forged = await r.session.http.request({ method: 'GET', path: '/v23.0/me', query: { access_token: 'forged' } });
+    assert.equal(forged.json<{ error: { code: number } }>().error.code, 190);
+  });
+
   test('past the 24-hour publishing quota the target fails PLATFORM_QUOTA_EXHAUSTED, nothing published', async () => {
     // The quota of this rig is 6; earlier tests used some of it.
     for (;;) {

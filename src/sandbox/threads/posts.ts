@@ -72,8 +72,9 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   const timings = () => containerTimings(kit.settings);
 
   const begin = (request: FastifyRequest, reply: FastifyReply): { user: ThUser; scopes: string[]; params: Record<string, string> } | undefined => {
-    if (versionOf(request.url) === false) {
-      graphError(reply, 400, { message: `Unknown path components: /${request.url.split('/')[1]}`, code: 2500 });
+    const version = (request.params as { version?: string }).version;
+    if (version !== undefined && versionOf(`/${version}/`) === false) {
+      graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
       return undefined;
     }
     const { params } = graphParams(request);
