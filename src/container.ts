@@ -13,6 +13,8 @@ import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
+import { INSTAGRAM_API_URL } from './platforms/instagram/index.ts';
+import { THREADS_API_URL } from './platforms/threads/index.ts';
 import { hmac } from './lib/crypto.ts';
 import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
@@ -66,7 +68,7 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
   return {
     registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret }, instagram: { apiVersion: config.platforms.meta.graphVersion }, facebook: { apiVersion: config.platforms.meta.graphVersion } }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl },
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
   };
 }
 

@@ -15,6 +15,8 @@ import { limits } from './limits.ts';
 
 const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments'] as const;
 const TOKEN_URL = 'https://api.instagram.com/oauth/access_token';
+/** The Graph host of Instagram Login tokens (real connections). */
+export const INSTAGRAM_API_URL = 'https://graph.instagram.com';
 const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface InstagramOptions {

@@ -12,6 +12,8 @@ import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, t
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
+/** The Threads API host (real connections). */
+export const THREADS_API_URL = 'https://graph.threads.net';
 const VERSION = 'v1.0'; // Threads versions its API apart from the Facebook Graph API
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_delete'] as const;
 const LONG_LIVED_SECONDS = 60 * 86_400;
