@@ -103,3 +103,10 @@ test('one post to every platform, each under injected faults: published exactly 
   }
   assert.equal(sandbox.simulator('instagram').faults.fired().published_but_blocked, 1);
 });
+
+test('an Instagram story with two media items is refused at creation with a 422 naming the rule', async () => {
+  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'story', platforms: ['instagram'], media_ids: [await image(), await image()], platform_options: { instagram: { type: 'story' } } } });
+  assert.equal(res.statusCode, 422, res.body);
+  const detail = res.json().error.details.find((d: { rule: string }) => d.rule === 'story_single_media');
+  assert.equal(detail.path, '/platform_options/instagram');
+});
