@@ -177,6 +177,18 @@ describe('instagram media fetches behind the SSRF guard', () => {
   });
 });
 
+describe('instagram media fetches from an allow-listed host', () => {
+  test('with the media host on the allowlist (Herald\'s public host), the image is fetched and published', async () => {
+    const r = await rig({ mediaFetchAllowlist: ['herald.example', '127.0.0.1'] });
+    try {
+      const post = await r.adapter.publish(r.session, r.part(`allowed ${Date.now()}`, await r.image()));
+      assert.equal(r.held().find((p) => p.id === post.id)?.media, 1);
+    } finally {
+      await r.sandbox.close();
+    }
+  });
+});
+
 describe('instagram login (OAuth)', () => {
   let t = Date.now();
   let sandbox: RunningSandbox;
