@@ -66,9 +66,17 @@ export interface ContainerOptions {
 /** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
 export function createPlatformAccess(config: Config, keyring: SecretKeyring, guard: OutboundGuard, clock: Clock = systemClock): PlatformAccess {
   return {
-    registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret }, instagram: { apiVersion: config.platforms.meta.graphVersion }, facebook: { apiVersion: config.platforms.meta.graphVersion } }),
+    registry: createPlatformRegistry({
+      ...Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret }])),
+      x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret },
+      linkedin: { apiUrl: config.platforms.linkedin.apiUrl, clientId: config.platforms.linkedin.clientId, clientSecret: config.platforms.linkedin.clientSecret, apiVersion: config.platforms.linkedin.version },
+      instagram: { ...config.platformApps.instagram, apiVersion: config.platforms.meta.graphVersion },
+      facebook: { ...config.platformApps.facebook, apiVersion: config.platforms.meta.graphVersion },
+    }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
+    publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
+    apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
   };
 }
 

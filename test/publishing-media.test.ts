@@ -45,3 +45,25 @@ test('an uploaded image is published with the post on X, Bluesky and Mastodon', 
     assert.equal(held[0]!.media, 1, `${platform} got the image`);
   }
 });
+
+test('two uploaded images go out on a Facebook Page as one post (unpublished photos + attached_media)', async () => {
+  const ids: string[] = [];
+  for (const [w, h] of [[64, 48], [48, 64]] as const) {
+    const { mediaId, put } = await uploadBytes(t, key, png(w, h, 2048), 'image/png', { filename: `photo-${w}.png` });
+    assert.equal(put.status, 200, put.body.toString());
+    ids.push(mediaId);
+  }
+  const text = `Facebook album ${Date.now()}`;
+  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['facebook'], media_ids: ids, publish_now: true, platform_options: { facebook: { alt_texts: ['landscape', 'portrait'] } } } });
+  assert.equal(res.statusCode, 201, res.body);
+  const id = res.json().data.post.id;
+  const post = await pollFor('Facebook album published', async () => {
+    const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
+    return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
+  });
+  assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
+  const held = sandbox.simulator('facebook').posts().filter((p) => p.text === text);
+  assert.equal(held.length, 1);
+  assert.equal(held[0]!.media, 2);
+  assert.equal(held[0]!.id, post.targets[0].platform_post_id);
+});

@@ -4,17 +4,21 @@
 import type { PlatformName } from './limits.ts';
 import { createBlueskyAdapter } from './bluesky/index.ts';
 import { createMastodonAdapter } from './mastodon/index.ts';
+import { createLinkedinAdapter } from './linkedin/index.ts';
 import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
 import { createXAdapter } from './x/index.ts';
 import { createInstagramAdapter } from './instagram/index.ts';
 import { createThreadsAdapter } from './threads/index.ts';
+import { createFacebookAdapter } from './facebook/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
   bluesky: createBlueskyAdapter,
   mastodon: createMastodonAdapter,
+  linkedin: createLinkedinAdapter,
   instagram: createInstagramAdapter,
   threads: createThreadsAdapter,
+  facebook: createFacebookAdapter,
 };
 
 export interface PlatformRegistry {

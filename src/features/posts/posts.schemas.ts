@@ -52,7 +52,14 @@ export const PlatformOptions = Type.Object(
       'Options for Threads.',
     ),
     linkedin: options(
-      { content: Type.Optional(ContentOverride), visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'])) },
+      {
+        content: Type.Optional(ContentOverride),
+        visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'], { description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.' })),
+        alt_texts: Type.Optional(Type.Array(Type.String({ maxLength: 4086 }), { maxItems: 20, description: 'Alt text of each image, in `media_ids` order (at most 4,086 characters each); an entry replaces the item\'s own alt text.' })),
+        organization: Type.Optional(Type.String({ pattern: '^urn:li:organization:[0-9]+$', maxLength: 100, description: 'Publish as this company page (`urn:li:organization:<id>`), which the connected member must administer; default: the connection\'s own account.' })),
+        document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Title shown on a PDF document post; default `Document`.' })),
+        disable_reshare: Type.Optional(Type.Boolean({ description: 'Stops others from resharing the post.' })),
+      },
       'Options for LinkedIn.',
     ),
     instagram: options(
@@ -65,7 +72,14 @@ export const PlatformOptions = Type.Object(
       },
       'Options for Instagram.',
     ),
-    facebook: options({ content: Type.Optional(ContentOverride), link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) }, 'Options for Facebook Pages.'),
+    facebook: options(
+      {
+        content: Type.Optional(ContentOverride),
+        link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.' })),
+        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
+      },
+      'Options for Facebook Pages.',
+    ),
   },
   { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
 );
