@@ -51,3 +51,15 @@ export async function me(g: GraphClient, token: string): Promise<{ user_id: stri
   const body = await g.call<{ id: string; user_id?: string; username: string; name?: string }>({ method: 'GET', path: '/me', params: { fields: 'user_id,username,name' }, token });
   return { user_id: body.user_id ?? body.id, username: body.username, name: body.name };
 }
+
+export interface IgComment {
+  id: string;
+  text?: string;
+  username?: string;
+  timestamp?: string;
+}
+
+export async function comments(g: GraphClient, token: string, mediaId: string): Promise<IgComment[]> {
+  const body = await g.call<{ data?: IgComment[] }>({ method: 'GET', path: `/${mediaId}/comments`, params: { fields: 'id,text,username,timestamp' }, token });
+  return body.data ?? [];
+}

@@ -222,6 +222,17 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       }
     },
 
+    async listComments(session, post) {
+      const list = await client.comments(graphOf(session.http), session.credentials.accessToken, post.id);
+      return list.map((c) => ({ id: c.id, authorHandle: c.username ?? '', text: c.text ?? '', createdAt: c.timestamp ? new Date(Date.parse(c.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: null }));
+    },
+
+    // Instagram has no reply posts: a reply is a comment on the media (platforms.md §3).
+    async reply(session, post, text) {
+      const id = await client.comment(graphOf(session.http), session.credentials.accessToken, post.id, text);
+      return { id, url: post.url };
+    },
+
     async verifyAccount(session) {
       const user = await client.me(graphOf(session.http), session.credentials.accessToken);
       return { accountId: user.user_id, handle: user.username, displayName: user.name ?? null };

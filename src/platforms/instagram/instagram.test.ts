@@ -68,6 +68,15 @@ describe('instagram specifics', () => {
     assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [{ id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' }]);
   });
 
+  test('comments are listed, and a reply is a comment on the post', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`commented ${Date.now()}`, await r.image(), { first_comment: 'one' }));
+    const answer = await r.adapter.reply!(r.session, post, 'two');
+    assert.equal(answer.url, post.url);
+    const list = await r.adapter.listComments!(r.session, post);
+    assert.deepEqual(list.map((c) => [c.text, c.authorHandle]), [['one', r.session.connection.handle], ['two', r.session.connection.handle]]);
+    assert.ok(list.every((c) => !Number.isNaN(Date.parse(c.createdAt))));
+  });
+
   test('an image URL Instagram cannot fetch fails the container as 2207052, a transient failure', async () => {
     const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'image', altText: null, width: 40, height: 40 }];
     const error = await failure(r.adapter.publish(r.session, r.part(`broken ${Date.now()}`, media)));

@@ -56,3 +56,9 @@ export async function remove(g: GraphClient, token: string, id: string): Promise
 export async function me(g: GraphClient, token: string): Promise<{ id: string; username: string; name?: string }> {
   return g.call<{ id: string; username: string; name?: string }>({ method: 'GET', path: '/me', params: { fields: 'id,username,name' }, token });
 }
+
+/** The direct replies to a post (GET /{threads-media-id}/replies). */
+export async function repliesTo(g: GraphClient, token: string, id: string): Promise<ThreadsNode[]> {
+  const body = await g.call<{ data?: ThreadsNode[] }>({ method: 'GET', path: `/${id}/replies`, params: { fields: FIELDS }, token });
+  return body.data ?? [];
+}

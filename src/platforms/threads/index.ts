@@ -103,7 +103,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     },
   };
 
-  return {
+  const adapter: PlatformAdapter = {
     platform: 'threads',
     limits,
     limitsFor: () => limits,
@@ -177,6 +177,16 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       }
     },
 
+    async listComments(session, post) {
+      const nodes = await client.repliesTo(graphOf(session.http), session.credentials.accessToken, post.id);
+      return nodes.map((n) => ({ id: n.id, authorHandle: n.username ?? '', text: n.text ?? '', createdAt: n.timestamp ? new Date(Date.parse(n.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: n.shortcode ? postUrl(session, n) : null }));
+    },
+
+    // A reply is a part whose parent is the post: the same container flow, reply quota included.
+    reply(session, post, text) {
+      return adapter.publish(session, { index: 1, text, media: [], parent: post, root: post, key: `th-reply-${randomBytes(8).toString('hex')}`, firstSentAt: session.clock.now(), options: {} });
+    },
+
     async verifyAccount(session) {
       const user = await client.me(graphOf(session.http), session.credentials.accessToken);
       return { accountId: user.id, handle: user.username, displayName: user.name ?? null };
@@ -196,4 +206,5 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       return { account: { accountId: user.id, handle: user.username, displayName: user.name ?? null }, credentials };
     },
   };
+  return adapter;
 }

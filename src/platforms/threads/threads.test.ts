@@ -112,6 +112,14 @@ describe('threads specifics', () => {
     assert.equal(again.id, held[0]!.id);
   });
 
+  test('replies to a post are listed; a reply goes out as a Threads reply', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`conversation ${Date.now()}`));
+    const answer = await r.adapter.reply!(r.session, post, 'a reply from Herald');
+    const list = await r.adapter.listComments!(r.session, post);
+    assert.deepEqual(list.map((c) => [c.id, c.text]), [[answer.id, 'a reply from Herald']]);
+    assert.match(list[0]!.url ?? '', /\/web\/@.*\/post\//);
+  });
+
   test('the reply quota is separate from the post quota and fails the part PLATFORM_QUOTA_EXHAUSTED', async () => {
     const root = await r.adapter.publish(r.session, r.part(`quota root ${Date.now()}`));
     let parent: PublishedPart = root;

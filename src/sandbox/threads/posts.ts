@@ -239,7 +239,15 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   const listing = (edge: 'threads' | 'replies') => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
-    if (!ownAccount(reply, ctx.user, (request.params as { userId: string }).userId)) return reply;
+    const id = (request.params as { userId: string }).userId;
+    const post = state.posts.get(id);
+    if (edge === 'replies' && post && !post.deleted) {
+      // A post's replies edge (GET /{threads-media-id}/replies): the direct replies to it, oldest first.
+      if (!scoped(reply, ctx.scopes, 'threads_read_replies')) return reply;
+      const direct = [...state.posts.values()].filter((p) => p.replyTo === post.id && !p.deleted).sort((a, b) => a.timestamp - b.timestamp);
+      return { data: direct.map((p) => pick(postJson(p, state.users.get(p.owner)), fieldsOf(ctx.params, ['id']))) };
+    }
+    if (!ownAccount(reply, ctx.user, id)) return reply;
     if (edge === 'replies' && !scoped(reply, ctx.scopes, 'threads_read_replies')) return reply;
     const fields = fieldsOf(ctx.params, ['id']);
     const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
