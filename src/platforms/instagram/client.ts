@@ -63,3 +63,9 @@ export async function comments(g: GraphClient, token: string, mediaId: string): 
   const body = await g.call<{ data?: IgComment[] }>({ method: 'GET', path: `/${mediaId}/comments`, params: { fields: 'id,text,username,timestamp' }, token });
   return body.data ?? [];
 }
+
+/** Lifetime insights of one media item, by metric name. */
+export async function insights(g: GraphClient, token: string, mediaId: string, metrics: string[]): Promise<Record<string, number | undefined>> {
+  const body = await g.call<{ data?: Array<{ name: string; values?: Array<{ value?: number }>; total_value?: { value?: number } }> }>({ method: 'GET', path: `/${mediaId}/insights`, params: { metric: metrics.join(',') }, token });
+  return Object.fromEntries((body.data ?? []).map((d) => [d.name, d.values?.[0]?.value ?? d.total_value?.value]));
+}

@@ -75,6 +75,9 @@ describe('instagram specifics', () => {
     const list = await r.adapter.listComments!(r.session, post);
     assert.deepEqual(list.map((c) => [c.text, c.authorHandle]), [['one', r.session.connection.handle], ['two', r.session.connection.handle]]);
     assert.ok(list.every((c) => !Number.isNaN(Date.parse(c.createdAt))));
+    const metrics = await r.adapter.fetchMetrics!(r.session, post);
+    assert.equal(metrics.replies, 2);
+    assert.equal(metrics.likes, 0);
   });
 
   test('an image URL Instagram cannot fetch fails the container as 2207052, a transient failure', async () => {

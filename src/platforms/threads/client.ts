@@ -62,3 +62,9 @@ export async function repliesTo(g: GraphClient, token: string, id: string): Prom
   const body = await g.call<{ data?: ThreadsNode[] }>({ method: 'GET', path: `/${id}/replies`, params: { fields: FIELDS }, token });
   return body.data ?? [];
 }
+
+/** Lifetime insights of one post, by metric name. */
+export async function insights(g: GraphClient, token: string, id: string, metrics: string[]): Promise<Record<string, number | undefined>> {
+  const body = await g.call<{ data?: Array<{ name: string; values?: Array<{ value?: number }>; total_value?: { value?: number } }> }>({ method: 'GET', path: `/${id}/insights`, params: { metric: metrics.join(',') }, token });
+  return Object.fromEntries((body.data ?? []).map((d) => [d.name, d.values?.[0]?.value ?? d.total_value?.value]));
+}

@@ -15,7 +15,7 @@ import { limits } from './limits.ts';
 /** The Threads API host (real connections). */
 export const THREADS_API_URL = 'https://graph.threads.net';
 const VERSION = 'v1.0'; // Threads versions its API apart from the Facebook Graph API
-const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_delete'] as const;
+const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights', 'threads_delete'] as const;
 const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface ThreadsOptions {
@@ -175,6 +175,11 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       } catch (error) {
         throw asAuthFailure(error, 'to refresh the token');
       }
+    },
+
+    async fetchMetrics(session, post) {
+      const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'likes', 'replies', 'reposts', 'quotes']);
+      return { impressions: m.views, likes: m.likes, replies: m.replies, reposts: m.reposts, quotes: m.quotes };
     },
 
     async listComments(session, post) {

@@ -118,6 +118,7 @@ describe('threads specifics', () => {
     const list = await r.adapter.listComments!(r.session, post);
     assert.deepEqual(list.map((c) => [c.id, c.text]), [[answer.id, 'a reply from Herald']]);
     assert.match(list[0]!.url ?? '', /\/web\/@.*\/post\//);
+    assert.equal((await r.adapter.fetchMetrics!(r.session, post)).replies, 1);
   });
 
   test('the reply quota is separate from the post quota and fails the part PLATFORM_QUOTA_EXHAUSTED', async () => {

@@ -285,6 +285,23 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     return graphError(reply, 400, { message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
   });
 
+  // Media insights (platforms.md §3 "Metrics"): `impressions` is gone since v22 and is refused as Graph refuses it.
+  const IG_METRICS = ['views', 'reach', 'likes', 'comments', 'shares', 'saved', 'total_interactions'];
+  app.get('/:version/:mediaId/insights', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    const token = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ctx.params.access_token;
+    if (!igScopes(kit, token).includes('instagram_business_manage_insights')) return graphError(reply, 403, { message: 'Application does not have permission for this action (instagram_business_manage_insights).', code: 10 });
+    const media = state.media.get((request.params as { mediaId: string }).mediaId);
+    if (!media || media.deleted || media.owner !== ctx.user.id) return graphError(reply, 400, { message: 'Unsupported get request. The media does not exist.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    const wanted = (ctx.params.metric ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    if (wanted.length === 0) return graphError(reply, 400, { message: 'The parameter metric is required.', code: 100 });
+    const unknown = wanted.find((m) => !IG_METRICS.includes(m));
+    if (unknown) return graphError(reply, 400, { message: `(#100) metric[0] must be one of the following values: ${IG_METRICS.join(', ')}`, code: 100, userMessage: `${unknown} is not supported.` });
+    const value = (m: string) => (m === 'comments' ? media.comments.length : m === 'total_interactions' ? media.comments.length : 0);
+    return { data: wanted.map((m) => ({ name: m, period: 'lifetime', values: [{ value: value(m) }], title: m, id: `${media.id}/insights/${m}/lifetime` })) };
+  });
+
   app.post('/:version/:mediaId/comments', async (request, reply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;

@@ -261,6 +261,20 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   app.get('/:version/:userId/threads', listing('threads'));
   app.get('/:version/:userId/replies', listing('replies'));
 
+  const TH_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
+  app.get('/:version/:mediaId/insights', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    if (!scoped(reply, ctx.scopes, 'threads_manage_insights')) return reply;
+    const post = state.posts.get((request.params as { mediaId: string }).mediaId);
+    if (!post || post.deleted || post.owner !== ctx.user.id) return graphError(reply, 400, { message: 'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    const wanted = (ctx.params.metric ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    const unknown = wanted.find((m) => !TH_METRICS.includes(m));
+    if (wanted.length === 0 || unknown) return graphError(reply, 400, { message: `The parameter metric must list some of ${TH_METRICS.join(', ')}.`, code: 100 });
+    const replies = [...state.posts.values()].filter((p) => p.replyTo === post.id && !p.deleted).length;
+    return { data: wanted.map((m) => ({ name: m, period: 'lifetime', values: [{ value: m === 'replies' ? replies : 0 }], title: m, id: `${post.id}/insights/${m}/lifetime` })) };
+  });
+
   app.get('/:version/:id', async (request, reply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
