@@ -14,6 +14,7 @@ import { listPostsBenchmark } from './list-posts.ts';
 import { schedulerBenchmark } from './scheduler.ts';
 import { uploadBenchmark } from './upload.ts';
 import { startupBenchmark } from './startup.ts';
+import { facebookPublishBenchmark } from './facebook-publish.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   scheduler: schedulerBenchmark,
   upload: uploadBenchmark,
   startup: startupBenchmark,
+  'facebook-publish': facebookPublishBenchmark,
 };
 
 const { values } = parseArgs({

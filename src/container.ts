@@ -20,6 +20,7 @@ import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
+import { FACEBOOK_GRAPH_URL } from './platforms/facebook/client.ts';
 import type { Simulator } from './sandbox/framework/simulator.ts';
 import { createSimulators } from './sandbox/server.ts';
 
@@ -76,7 +77,7 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
     publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
     apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
   };
 }
 

@@ -117,7 +117,8 @@ describe('connect links: the whole flow per OAuth platform, against its simulato
   });
 
   test('the simulators show a consent page; Cancel sends the user back with error=access_denied', async () => {
-    for (const platform of oauthPlatforms.filter((p) => p === 'x' || p === 'mastodon')) {
+    // LinkedIn cancels with its own error=user_cancelled_authorize, which the service reports as access_denied.
+    for (const platform of oauthPlatforms.filter((p) => p === 'x' || p === 'mastodon' || p === 'linkedin')) {
       const browser = createBrowser(t);
       const link = await createLink(platform);
       const consent = await browser.go((await toAuthorize(browser, link.url)).toString());

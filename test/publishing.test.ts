@@ -225,14 +225,16 @@ describe('publishing through the public API', () => {
     assert.match(await page.text(), /CONNECTIONS/);
   });
 
-  test('all four platforms in one post under injected faults: each holds exactly one copy, the lost LinkedIn answer reconciled', async () => {
+  test('all five text platforms in one post under injected faults: each holds exactly one copy, the lost LinkedIn and Facebook answers reconciled', async () => {
     const text = `Every platform ${Date.now()}`;
     sandbox.simulator('x').faults.add({ fault: 'server_error', operation: 'create_post' });
     sandbox.simulator('mastodon').faults.add({ fault: 'hang', operation: 'create_post' });
     sandbox.simulator('bluesky').faults.add({ fault: 'lost_response', operation: 'create_post' });
     sandbox.simulator('linkedin').faults.add({ fault: 'lost_response', operation: 'create_post' });
     sandbox.simulator('linkedin').faults.add({ fault: 'server_error', operation: 'lookup' });
-    const done = await settled((await create({ content: text, platforms: ['x', 'bluesky', 'mastodon', 'linkedin'], publish_now: true })).id, 'four-platform faulty publish settled', 60_000);
+    sandbox.simulator('facebook').faults.add({ fault: 'lost_response', operation: 'create_post' });
+    sandbox.simulator('facebook').faults.add({ fault: 'server_error', operation: 'lookup' });
+    const done = await settled((await create({ content: text, platforms: ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook'], publish_now: true })).id, 'five-platform faulty publish settled', 60_000);
     assert.equal(done.status, 'published', JSON.stringify(done.targets.map((target) => target.error)));
     for (const target of done.targets) {
       const copies = held(target.platform as 'x', text);
@@ -242,6 +244,7 @@ describe('publishing through the public API', () => {
     const fired = sandbox.simulator('linkedin').faults.fired();
     assert.equal(fired.lost_response, 1, 'the LinkedIn post went out once with its answer lost');
     assert.equal(fired.server_error, 1, 'the first look-up failed and was tried again');
+    assert.deepEqual(sandbox.simulator('facebook').faults.fired(), { lost_response: 1, server_error: 1 }, 'the Facebook post went out once; its first feed look-up failed');
   });
 
   test('a refresh the platform refuses fails the target with PLATFORM_RECONNECT_REQUIRED and expires the connection', async () => {

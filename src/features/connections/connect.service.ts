@@ -296,7 +296,9 @@ export async function handleCallback(deps: ConnectDeps, query: Record<string, st
   };
   if (!binding || binding !== browserBinding(deps.access, state)) return fail('invalid_state', 'This sign-in was started in another browser. Start again from the app that sent you here.');
   if (found.expires_at.getTime() <= Date.now()) return fail('link_expired', 'This connect link expired during the sign-in. Ask the app that sent you here for a new one.');
-  if (query.error) return fail(query.error === 'access_denied' ? 'access_denied' : 'platform_error', query.error === 'access_denied' ? 'You declined to connect the account.' : `The platform answered: ${query.error_description ?? query.error}`);
+  // A refusal: RFC 6749's access_denied, or LinkedIn's own user_cancelled_authorize / user_cancelled_login.
+  const declined = query.error === 'access_denied' || query.error?.startsWith('user_cancelled_');
+  if (query.error) return fail(declined ? 'access_denied' : 'platform_error', declined ? 'You declined to connect the account.' : `The platform answered: ${query.error_description ?? query.error}`);
   if (!query.code) return fail('invalid_request', 'The platform sent no authorization code.');
   const adapter = deps.access.registry.get(found.platform);
   if (!adapter?.oauth) return fail('platform_unavailable', `${found.platform} cannot be connected here.`);

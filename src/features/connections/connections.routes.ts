@@ -99,7 +99,6 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
       operationId: 'deleteConnection', tags, summary: 'Disconnect a connection',
       description: 'Revokes the token at the platform where it supports revocation (`revoked` says whether it did), forgets it, and marks the connection `disconnected` (`connection.disconnected` is emitted); another account of the brand becomes the default. Refused with 409 `PUBLIC_API_STATE_CONFLICT` while scheduled posts will publish through it, unless `force=true`, which fails those targets with `PLATFORM_CONNECTION_UNAVAILABLE`.',
       params: IdParams, querystring: Type.Object({ force: Type.Optional(Type.Boolean({ default: false, description: 'Fail the scheduled targets that depend on the connection instead of refusing.' })) }, { additionalProperties: false }),
-      body: NoBody,
       response: { 200: Envelope(Type.Object({ connection: Type.Ref('Connection'), revoked: Type.Boolean(), failed_targets: Type.Integer({ description: 'Scheduled targets failed by `force=true`.' }) })) },
     },
   }, mutation(deps, async (request, tx) => ({ status: 200, data: await disconnect(serviceContext(request, tx), deps, idOf(request), (request.query as { force?: boolean }).force === true) })));

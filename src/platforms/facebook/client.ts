@@ -5,6 +5,9 @@ import { classifyGraphError } from '../meta/graph-errors.ts';
 import type { MultipartFile, PlatformHttp } from '../http.ts';
 import { FACEBOOK_ERRORS } from './errors.ts';
 
+/** The Graph host of real Page connections (uploads too: graph-video.facebook.com is deprecated in its favour). */
+export const FACEBOOK_GRAPH_URL = 'https://graph.facebook.com';
+
 export const UPLOAD_TIMEOUT_MS = 5 * 60_000; // requests that carry bytes get far longer than the API calls' deadline
 
 export function graph(http: PlatformHttp, version: string | undefined): GraphClient {

@@ -57,6 +57,15 @@ describe('facebook specifics against the simulator', () => {
       assert.equal(c.held().filter((p) => p.text === text).length, 1);
     });
 
+    test('a deleted post is gone from the Page, and deleting it again is refused (100/33)', async () => {
+      const c = get();
+      const post = await c.adapter.publish(c.session, c.part(`to delete ${Date.now()}`));
+      await c.adapter.deletePost(c.session, post);
+      assert.equal(c.held().some((p) => p.id === post.id), false);
+      const again = await rejects(c.adapter.deletePost(c.session, post), 'permanent');
+      assert.match(again.message, /100\/33/);
+    });
+
     test('the duplicate fault switch answers 506 as well', async () => {
       const c = get();
       c.fault({ fault: 'duplicate', operation: 'create_post' });
@@ -94,6 +103,9 @@ describe('facebook specifics against the simulator', () => {
       const held = c.held().filter((p) => p.media === 1 && p.text === '');
       assert.equal(held.length, 1);
       assert.equal((await c.adapter.findPublished(c.session, part))?.id, held[0]!.id);
+      // A look-up that fails is an error to retry, never a "not found" that would send the post again.
+      c.fault({ fault: 'server_error', operation: 'lookup' });
+      await rejects(c.adapter.findPublished(c.session, part), 'transient');
     });
 
     test('reconciliation pages through a busy feed and picks the oldest match', async () => {

@@ -34,7 +34,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
   const api = (http: PlatformHttp, token: string): client.LiApi => ({ http, token, version });
   const sessionApi = (s: PlatformSession) => api(s.http, s.credentials.accessToken);
   const webBase = (s: PlatformSession) => (s.connection.sandbox ? `${s.connection.baseUrl}/web` : WEB);
-  /** The token endpoint: www.linkedin.com for real accounts, the simulator's same path for sandbox ones. */
+  /** Server-to-server OAuth calls: www.linkedin.com for real accounts, the simulator (its API base) for sandbox ones. */
   const oauthUrl = (sandbox: boolean, base: string, path: string) => `${sandbox ? base : WEB}${path}`;
 
   async function member(http: PlatformHttp, token: string): Promise<AccountInfo> {
@@ -126,7 +126,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       const refresh = session.credentials.refreshToken;
       if (!refresh) throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'The LinkedIn token expired and the connection has no refresh token (LinkedIn grants them to approved partners only); reconnect the account.');
       try {
-        return await exchange(session.http, oauthUrl(session.connection.sandbox, session.connection.baseUrl, '/oauth/v2/accessToken'), { grant_type: 'refresh_token', refresh_token: refresh, client_id: app.id, client_secret: app.secret }, session.clock.now().getTime(), session.credentials);
+        return await exchange(session.http, oauthUrl(session.connection.sandbox, session.http.baseUrl, '/oauth/v2/accessToken'), { grant_type: 'refresh_token', refresh_token: refresh, client_id: app.id, client_secret: app.secret }, session.clock.now().getTime(), session.credentials);
       } catch (error) {
         if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
           throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `LinkedIn refused to refresh the token: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
@@ -171,7 +171,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       },
       async exchangeCode(ctx, { code }) {
         if (!ctx.app.clientSecret) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'LinkedIn needs the app\'s client secret (HERALD_LINKEDIN_CLIENT_SECRET) to exchange the code.');
-        const url = oauthUrl(ctx.sandbox, ctx.webUrl.replace(/\/+$/, ''), '/oauth/v2/accessToken');
+        const url = oauthUrl(ctx.sandbox, ctx.http.baseUrl, '/oauth/v2/accessToken');
         try {
           return await exchange(ctx.http, url, { grant_type: 'authorization_code', code, redirect_uri: ctx.redirectUri, client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret }, Date.now());
         } catch (error) {
@@ -185,7 +185,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       accounts: (ctx, credentials) => accountsOf(ctx.http, credentials),
       async revoke(ctx, credentials) {
         if (!ctx.app.clientSecret) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'LinkedIn needs the app\'s client secret to revoke a token.');
-        await client.revoke(ctx.http, oauthUrl(ctx.sandbox, ctx.webUrl.replace(/\/+$/, ''), '/oauth/v2/revoke'), { client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret, token: credentials.accessToken });
+        await client.revoke(ctx.http, oauthUrl(ctx.sandbox, ctx.http.baseUrl, '/oauth/v2/revoke'), { client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret, token: credentials.accessToken });
       },
     },
   };

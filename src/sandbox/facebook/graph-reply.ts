@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { TokenClaims } from '../framework/tokens.ts';
-import { graphError, usageHeaders } from '../meta/graph.ts';
+import { graphError, graphToken, usageHeaders } from '../meta/graph.ts';
 import type { FbState } from './state.ts';
 
 export { graphError } from '../meta/graph.ts';
@@ -13,14 +13,11 @@ export { graphError } from '../meta/graph.ts';
 /** `(#100) message`: how Graph prefixes the message of a numbered API error. */
 export const invalidParameter = (reply: FastifyReply, message: string, subcode?: number) => graphError(reply, 400, { code: 100, subcode, message: `(#100) ${message}` });
 
-/** The token of a Graph request, wherever the client put it. */
+/** The token of a Graph request, wherever the client put it (the shared reader, given query and body fields). */
 export function tokenOf(request: FastifyRequest, fields: Record<string, unknown> = {}): string {
-  const header = request.headers.authorization ?? '';
-  const bearer = /^(Bearer|OAuth) (.+)$/i.exec(header)?.[2];
-  if (bearer) return bearer.trim();
-  const query = (request.query as Record<string, unknown>).access_token;
-  if (typeof query === 'string') return query;
-  return typeof fields.access_token === 'string' ? fields.access_token : '';
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...(request.query as Record<string, unknown>), ...fields })) if (typeof v === 'string') params[k] = v;
+  return graphToken(request, params) ?? '';
 }
 
 /** The claims of a valid user or Page token, or undefined after Graph's code-190 answer. */

@@ -220,6 +220,8 @@ export function registerFbPages(app: FastifyInstance, kit: SimulatorKit, state: 
       return { id: claims.sub, name: String(claims.username).replace(/_/g, ' ') };
     }
     const owner = claims.typ === 'fb_page' ? claims.sub : undefined;
+    // Reads of posts, photos and videos (reconciliation, processing status) take the `lookup` faults.
+    if (owner && applyGraphFault(kit, kit.faults.take('lookup', owner), request, reply, { businessId: owner, type: 'pages' }) === 'sent') return reply;
     const missing = () => graphError(reply, 400, { code: 100, subcode: 33, type: 'GraphMethodException', message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.` });
     const page = state.pages.get(id);
     if (page) return { id: page.id, name: page.name, username: page.username, link: `${baseOf(request, prefix())}/web/${page.id}` };

@@ -16,8 +16,8 @@ const MAX_VIDEO_BYTES = 10 * 1024 ** 3; // ⚠ unverified: the 10 GB Page video 
 const CHUNK_BYTES = 4 * 1024 * 1024; // ⚠ unverified: Meta picks the range per answer; 4 MiB here
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
 
-/** Processing time of a video: `settings.videoProcessingMs` (tests shorten it), else 3 s. */
-const processingMs = (kit: SimulatorKit) => (typeof kit.settings.videoProcessingMs === 'number' ? kit.settings.videoProcessingMs : 3000);
+/** Processing time of a video: `settings.facebookVideoProcessingMs` (tests shorten it), else 3 s. */
+const processingMs = (kit: SimulatorKit) => (typeof kit.settings.facebookVideoProcessingMs === 'number' ? kit.settings.facebookVideoProcessingMs : 3000);
 
 type Phase = 'not_started' | 'in_progress' | 'complete' | 'error';
 

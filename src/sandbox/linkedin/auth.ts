@@ -1,11 +1,12 @@
 // LinkedIn's 3-legged OAuth (platforms.md §2 "Auth") at its real paths: the consent page
-// (/oauth/v2/authorization; the sandbox approves at once when `sandbox_username` is given, as on X), the token
+// (/oauth/v2/authorization: the simulators' shared page; `sandbox_username` approves at once, as on X), the token
 // endpoint (/oauth/v2/accessToken: 30-minute single-use codes, client secret in the form, 60-day access tokens,
 // refresh tokens that keep their first expiry and are not rotated), revocation, OpenID userinfo, and the two
 // gates of every /rest call: the LinkedIn-Version / X-Restli-Protocol-Version headers and the bearer token.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
+import { sendConsentPage } from '../framework/consent.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { liError, type LiMember, type LiOrganization, type LiState } from './state.ts';
 
@@ -49,26 +50,15 @@ function oauthError(reply: FastifyReply, status: number, error: string, descript
   return reply.code(status).send({ error, error_description: description });
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** The consent page: a form that comes back to this path with the member's name and a decision. */
-function consentPage(q: Record<string, string | undefined>): string {
-  const hidden = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope']
-    .filter((k) => q[k] !== undefined)
-    .map((k) => `<input type="hidden" name="${k}" value="${esc(q[k]!)}">`)
-    .join('');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>LinkedIn (Herald sandbox): sign in and allow access</title></head><body>
-<h1>Sandbox LinkedIn</h1><p>The app <b>${esc(q.client_id ?? '')}</b> asks to: <code>${esc(q.scope ?? '')}</code></p>
-<form method="get" action="">${hidden}
-<label>Sign in as <input name="sandbox_username" value="sandbox_member" pattern="[A-Za-z0-9][A-Za-z0-9_\\-]{0,99}" required></label>
-<button type="submit" name="sandbox_decision" value="approve">Allow</button>
-<button type="submit" name="sandbox_decision" value="deny" formnovalidate>Cancel</button>
-</form></body></html>`;
+function stringFields(fields: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
 }
 
 export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: LiState): void {
-  app.get('/oauth/v2/authorization', async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>;
+  // GET shows the consent page (the shared sandbox one), or approves at once for `sandbox_username`; the page
+  // posts back here with `decision`.
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+    const q = { ...(request.query as Record<string, string | undefined>), ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}) };
     for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state'] as const) {
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
     }
@@ -82,21 +72,24 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
     if (target.hash) return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
     const unknown = q.scope!.split(/[ ,]+/).filter((s) => s && !KNOWN_SCOPES.has(s));
     if (unknown.length > 0) return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
+    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'LinkedIn', action: request.url.split('?')[0]!, params: q, scopes: q.scope!, defaultUsername: 'sandbox_member' });
     target.searchParams.set('state', q.state!);
-    if (q.sandbox_decision === 'deny') {
+    if (q.decision === 'deny') {
       // LinkedIn's own error value when the member refuses (not RFC 6749's access_denied).
       target.searchParams.set('error', 'user_cancelled_authorize');
       target.searchParams.set('error_description', 'The user cancelled the authorization');
       return reply.code(302).header('location', target.toString()).send();
     }
-    if (!q.sandbox_username) return reply.type('text/html; charset=utf-8').send(consentPage(q));
-    if (!USERNAME.test(q.sandbox_username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');
-    const member = memberFor(state, q.sandbox_username);
+    const username = q.sandbox_username ?? 'sandbox_member';
+    if (!USERNAME.test(username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');
+    const member = memberFor(state, username);
     const scope = q.scope!.split(/[ ,]+/).filter(Boolean).join(' ');
     const code = kit.tokens.sign({ sub: member.id, typ: 'li_code', username: member.username, cid: q.client_id, redirect: q.redirect_uri, scope, ttlSeconds: CODE_TTL });
     target.searchParams.set('code', code);
     return reply.code(302).header('location', target.toString()).send();
-  });
+  };
+  app.get('/oauth/v2/authorization', authorize);
+  app.post('/oauth/v2/authorization', authorize);
 
   app.post('/oauth/v2/accessToken', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
