@@ -4,6 +4,7 @@
 // taken from the registry, so each new adapter is covered once it is registered.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { main } from '../src/cli.ts';
@@ -232,6 +233,10 @@ describe('connect links: Bluesky app passwords through the hosted form', () => {
     assert.equal(form.status, 200);
     assert.match(form.text, /App password/);
     assert.doesNotMatch(form.text, /name="server_url"/, 'a test workspace signs in on the simulator only');
+    // The form's answer redirects to the client: the page's CSP must let the submission end up there.
+    const headers = (await t.app.inject({ url: new URL(link.url).pathname })).headers;
+    assert.match(String(headers['content-security-policy']), /form-action 'self' https:\/\/client\.example/);
+    assert.equal(headers['x-frame-options'], 'DENY');
     const wrong = await browser.go(readForm(form).action, { method: 'POST', form: { identifier: handle, password: 'wrong-password' } });
     assert.equal(wrong.status, 400);
     assert.match(wrong.text, /refused/);
@@ -272,6 +277,36 @@ describe('POST /v1/connections/connect-links: what is refused', () => {
     const refused = await post({ platform: 'x' }, readOnly);
     assert.equal(refused.statusCode, 403);
     assert.match(refused.json().error.message, /connections:write/);
+  });
+});
+
+describe('connect links: live workspaces with the platforms\' apps configured', () => {
+  test('each OAuth platform with a configured app is available live; its link leads to the platform\'s own consent with that app and Herald\'s callback', async () => {
+    const platforms = oauthPlatforms.filter((p) => !t.container.platforms.get(p)!.oauth!.registerApp);
+    const env = Object.fromEntries(platforms.flatMap((p) => [[`HERALD_${p.toUpperCase()}_CLIENT_ID`, `app-${p}`], [`HERALD_${p.toUpperCase()}_CLIENT_SECRET`, `secret-${p}`]]));
+    const lt = await buildTestApp({ env });
+    try {
+      const live = await lt.workspace('live');
+      const liveKey = await lt.key({ workspaceIds: [live.workspaceId] });
+      const listed = (await lt.inject({ url: '/v1/platforms' })).json().data.items as Array<{ id: string; connect?: { live: { available: boolean } } }>;
+      for (const platform of platforms) {
+        assert.equal(listed.find((p) => p.id === platform)?.connect?.live.available, true, platform);
+        const res = await lt.inject({ method: 'POST', url: '/v1/connections/connect-links', key: liveKey, payload: { platform, redirect_url: CLIENT } });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().data.sandbox, false);
+        const open = await lt.app.inject({ url: new URL(res.json().data.url).pathname });
+        assert.equal(open.statusCode, 302, `${platform}: ${open.body.slice(0, 200)}`);
+        const consent = new URL(String(open.headers.location));
+        assert.equal(consent.protocol, 'https:', platform);
+        assert.ok(!consent.host.includes('herald.test') && !consent.host.includes('127.0.0.1'), `${platform}: the real consent host, not the simulator (${consent.host})`);
+        assert.equal(consent.searchParams.get('client_id'), `app-${platform}`);
+        assert.equal(consent.searchParams.get('redirect_uri'), 'http://herald.test/connect/callback');
+        assert.ok(consent.searchParams.get('state'));
+        assert.doesNotMatch(open.headers.location as string, /secret-/, `${platform}: the client secret never goes to the browser`);
+      }
+    } finally {
+      await lt.close();
+    }
   });
 });
 
@@ -346,4 +381,20 @@ describe('herald connections connect / reseal', () => {
     // Put the test key back for the tests that follow.
     assert.equal((await cli(['connections', 'reseal'], { HERALD_SECRET_KEY: TEST_SECRET, HERALD_SECRET_KEYS_PREVIOUS: rotated })).code, 0);
   });
+});
+
+test('the hosted pages answer any input with a page or a redirect, never a 500 or JSON', async () => {
+  const link = await createLink('bluesky');
+  const token = new URL(link.url).pathname.split('/').pop()!;
+  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'access_denied', '%', '\u0000', 'a'.repeat(3000), 'https://10.0.0.1'));
+  const fields = fc.dictionary(fc.constantFrom('state', 'code', 'error', 'error_description', 'server_url', 'identifier', 'password', 'account_id', 'junk'), text, { maxKeys: 6 });
+  const target = fc.constantFrom('/connect/callback', '/connect/choose', `/connect/${token}`, '/connect/unknown-token', `/connect/${'x'.repeat(400)}`);
+  await fc.assert(fc.asyncProperty(target, fields, fc.constantFrom('GET', 'POST'), fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain'), async (url, body, method, type) => {
+    const query = method === 'GET' ? `?${new URLSearchParams(body as Record<string, string>)}` : '';
+    const payload = method === 'POST' ? (type === 'application/json' ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString()) : undefined;
+    const res = await t.app.inject({ method: method as 'GET', url: url + query, headers: payload ? { 'content-type': type } : {}, payload });
+    assert.ok(res.statusCode < 500, `${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    if (res.statusCode >= 300 && res.statusCode < 400) assert.ok(res.headers.location);
+    else assert.match(String(res.headers['content-type']), /text\/html/, `${method} ${url} ${res.statusCode}`);
+  }), { numRuns: 150 });
 });

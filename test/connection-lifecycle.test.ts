@@ -96,6 +96,18 @@ describe('refreshing', () => {
     }
   });
 
+  test('a long-lived token is renewed in the last tenth of its life, not before', async () => {
+    const id = await newConnection('x');
+    // A 60-day token stored 50 days ago (10 days left): not due. Stored 55 days ago (5 days left): due.
+    await t.container.pool.query(`UPDATE connections SET token_expires_at = now() + interval '10 days', updated_at = now() - interval '50 days' WHERE id = $1`, [id]);
+    const early = await creds(id);
+    await refreshExpiringConnections(deps(), new Date());
+    assert.equal((await creds(id)).accessToken, early.accessToken);
+    await t.container.pool.query(`UPDATE connections SET token_expires_at = now() + interval '5 days', updated_at = now() - interval '55 days' WHERE id = $1`, [id]);
+    await refreshExpiringConnections(deps(), new Date());
+    assert.notEqual((await creds(id)).accessToken, early.accessToken);
+  });
+
   test('two concurrent refreshers of a rotating refresh token: one refresh happens, both get the same tokens, nothing is lost', async () => {
     const id = await newConnection('x');
     const stale = await row(id);

@@ -21,7 +21,7 @@ import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.rout
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
 import { registerMcp } from '../mcp/register.ts';
 import { registerConnectRoutes } from '../features/connections/connect.routes.ts';
-import { connectAvailability } from '../features/connections/connect.service.ts';
+import { connectAvailability } from '../features/connections/connect.platform.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';

@@ -9,9 +9,20 @@ import { acceptForms, cookie, cookieName, formField, readCookie } from '../../ht
 import { sendPage } from '../../http/html.ts';
 import { renderPageError } from '../users/login.routes.ts';
 import { choicePage, donePage, failedPage, passwordForm, serverForm } from './connect.pages.ts';
-import { chooseAccount, ConnectFlowError, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
+import { ConnectFlowError } from './connect.platform.ts';
+import { chooseAccount, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
+
+/**
+ * Where a page's form may lead (CSP `form-action` covers the redirects after a submit): the client's
+ * redirect_url, and for the instance form any http(s) server, since the instance is whatever the user types.
+ */
+function formTargets(link: ConnectLinkRow, anyServer: boolean): string[] {
+  const targets = anyServer ? ['https:', 'http:'] : [];
+  if (link.redirect_url) targets.push(new URL(link.redirect_url).origin);
+  return targets;
+}
 
 /** Errors a user can fix on the same form (the link stays usable). */
 const FORM_ERRORS = new Set(['server_required', 'server_blocked', 'credentials_required', 'login_failed']);
@@ -32,11 +43,11 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
       case 'redirect':
         return reply.code(302).header('set-cookie', cookie(bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure })).header('cache-control', 'no-store').header('location', next.location).send();
       case 'server':
-        return sendPage(reply, 200, 'Connect an account', serverForm(next.link.platform, request.url.split('?')[0]!));
+        return sendPage(reply, 200, 'Connect an account', serverForm(next.link.platform, request.url.split('?')[0]!), formTargets(next.link, true));
       case 'password':
-        return sendPage(reply, 200, 'Connect an account', passwordForm(next.link.platform, request.url.split('?')[0]!, next.labels));
+        return sendPage(reply, 200, 'Connect an account', passwordForm(next.link.platform, request.url.split('?')[0]!, next.labels), formTargets(next.link, false));
       case 'choose':
-        return sendPage(reply, 200, 'Choose an account', choicePage(next.link.platform, next.state, next.accounts));
+        return sendPage(reply, 200, 'Choose an account', choicePage(next.link.platform, next.state, next.accounts), formTargets(next.link, false));
     }
   };
 
@@ -50,7 +61,7 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
         const login = deps.access.registry.get(link.platform)?.passwordLogin;
         return sendPage(reply, 400, 'Connect an account', login
           ? passwordForm(link.platform, action, { identifier: login.identifierLabel, password: login.passwordLabel, server: login.customServer && !link.sandbox }, error.message)
-          : serverForm(link.platform, action, error.message));
+          : serverForm(link.platform, action, error.message), formTargets(link, !login));
       }
       const back = returnUrl(link, { error: error.code, description: error.message });
       if (back) return reply.code(302).header('location', back).header('cache-control', 'no-store').send();
@@ -58,7 +69,9 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
     });
 
     pages.get('/connect/callback', hide, async (request, reply) => {
-      const result = await handleCallback(deps, request.query as Record<string, string | undefined>, readCookie(request, bindingCookie));
+      // A parameter sent twice is ambiguous: keep only single string values (the flow then fails cleanly).
+      const query = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      const result = await handleCallback(deps, query, readCookie(request, bindingCookie));
       return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
     });
 

@@ -7,37 +7,21 @@ import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { decrypt, encrypt, hmac } from '../../lib/crypto.ts';
+import { appFor, ConnectFlowError, connectMethod, oauthContext, SANDBOX_APP } from './connect.platform.ts';
 import { AppError, validationFailed } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
-import { createPlatformHttp } from '../../platforms/http.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
-import { isPlatformError, type ConnectableAccount, type OAuthApp, type OAuthContext, type PlatformAdapter } from '../../platforms/types.ts';
+import { isPlatformError, type ConnectableAccount, type OAuthApp, type PlatformAdapter } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
 import * as links from './connect.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
 import { insertConnection, type ConnectionRow } from './connections.repo.ts';
 import { connectionJson } from './connections.service.ts';
-import { CONSENT_HOSTS, sealCredentials, type PlatformAccess } from './platform-access.ts';
+import { sealCredentials, type PlatformAccess } from './platform-access.ts';
 
 const SECRETS = 'connect-link';
-const APP_SECRET = 'platform-app';
-// The app a test workspace signs in with at the simulators: a confidential client, as LinkedIn and Meta require
-// (the simulators accept any client whose id and secret stay the same from consent to token).
-const SANDBOX_APP: OAuthApp = { clientId: 'herald-sandbox', clientSecret: 'herald-sandbox-secret' };
-
-/** Why a connect flow stopped; `code` goes back to the client's redirect_url as `error`. */
-export class ConnectFlowError extends Error {
-  readonly code: string;
-  /** The link, when known: its redirect_url receives the error. */
-  readonly link: ConnectLinkRow | undefined;
-  constructor(code: string, message: string, link?: ConnectLinkRow) {
-    super(message);
-    this.code = code;
-    this.link = link;
-  }
-}
 
 export interface ConnectDeps {
   pool: Pool;
@@ -51,33 +35,9 @@ interface LinkSecrets {
   accounts?: ConnectableAccount[];
 }
 
-type Method = { ok: true; method: 'oauth' | 'password'; adapter: PlatformAdapter } | { ok: false; reason: string };
-
-/** How a platform connects in a workspace of this mode, or why it cannot (GET /v1/platforms, connect links). */
-export function connectMethod(access: PlatformAccess, platform: PlatformName, mode: 'live' | 'test'): Method {
-  const adapter = access.registry.get(platform);
-  if (!adapter) return { ok: false, reason: `Herald cannot publish to ${platform} yet (no adapter).` };
-  const method = adapter.oauth ? 'oauth' : adapter.passwordLogin ? 'password' : undefined;
-  if (!method) return { ok: false, reason: `${platform} accounts cannot be connected through a link.` };
-  if (mode === 'test') return access.sandboxEnabled === false ? { ok: false, reason: 'The sandbox is off (HERALD_SANDBOX=off), so test workspaces cannot connect accounts.' } : { ok: true, method, adapter };
-  if (adapter.oauth && !adapter.oauth.registerApp && !access.apps?.[platform]) {
-    return { ok: false, reason: `No ${platform} app is configured on this Herald (HERALD_${platform.toUpperCase()}_CLIENT_ID and _CLIENT_SECRET), so live workspaces cannot connect ${platform} accounts.` };
-  }
-  return { ok: true, method, adapter };
-}
-
-/** GET /v1/platforms: how each platform connects, and whether it can in live and in test workspaces. */
-export function connectAvailability(access: PlatformAccess) {
-  return (platform: PlatformName) => {
-    const adapter = access.registry.get(platform);
-    const method = adapter?.oauth ? 'oauth' as const : adapter?.passwordLogin ? 'app_password' as const : null;
-    const of = (m: Method) => (m.ok ? { available: true, reason: null } : { available: false, reason: m.reason });
-    return { method, live: of(connectMethod(access, platform, 'live')), test: of(connectMethod(access, platform, 'test')) };
-  };
-}
-
+/** States Herald issues are base64url; anything else (a NUL byte, 3 kB of junk) is refused before the database. */
+const wellFormed = (value: string | undefined): value is string => value !== undefined && /^[A-Za-z0-9_-]{16,128}$/.test(value);
 const sha = (token: string) => createHash('sha256').update(token).digest();
-const redirectUri = (access: PlatformAccess) => `${access.publicUrl}/connect/callback`;
 
 function invalid(path: string, rule: string, message: string): AppError {
   return validationFailed([{ path, message, rule }]);
@@ -139,21 +99,6 @@ export async function createConnectLink(ctx: ServiceContext, deps: ConnectDeps, 
   };
 }
 
-/** Where the flow's platform calls go and where the browser is sent, for this link. */
-type Where = Pick<ConnectLinkRow, 'sandbox' | 'platform' | 'server_url'>;
-
-function oauthContext(access: PlatformAccess, link: Where & { redirect_url?: string | null }, app: OAuthApp): OAuthContext {
-  if (link.sandbox) {
-    const base = `${access.sandboxUrl}/${link.platform}`;
-    return { http: createPlatformHttp({ baseUrl: base, timeoutMs: access.timeoutMs, transport: access.transport }), webUrl: base, sandbox: true, app, redirectUri: redirectUri(access) };
-  }
-  const server = link.server_url;
-  const apiUrl = server ?? access.platformUrls[link.platform] ?? CONSENT_HOSTS[link.platform];
-  if (!apiUrl) throw new ConnectFlowError('platform_unavailable', `No host is configured for ${link.platform}.`);
-  const http = createPlatformHttp({ baseUrl: apiUrl, guard: server ? access.guard : undefined, timeoutMs: access.timeoutMs, transport: access.transport, userAgent: 'Herald (+https://github.com/herald)' });
-  return { http, webUrl: server ?? CONSENT_HOSTS[link.platform] ?? apiUrl, sandbox: false, app, redirectUri: redirectUri(access) };
-}
-
 function seal(access: PlatformAccess, secrets: LinkSecrets): Buffer {
   return encrypt(access.keyring, SECRETS, JSON.stringify(secrets));
 }
@@ -161,44 +106,6 @@ function seal(access: PlatformAccess, secrets: LinkSecrets): Buffer {
 function unseal(access: PlatformAccess, link: ConnectLinkRow): LinkSecrets {
   if (!link.secrets) throw new ConnectFlowError('link_used', 'This connect link was already used.', link);
   return JSON.parse(decrypt(access.keyring, SECRETS, link.secrets).toString('utf8')) as LinkSecrets;
-}
-
-/** Where an app registered per server is kept: the instance, or the simulator's address for the sandbox. */
-const appServer = (access: PlatformAccess, where: Where) => (where.sandbox ? `${access.sandboxUrl}/${where.platform}` : where.server_url!);
-
-function openApp(access: PlatformAccess, row: links.PlatformAppRow): OAuthApp {
-  return { clientId: row.client_id, clientSecret: row.client_secret ? decrypt(access.keyring, APP_SECRET, row.client_secret).toString('utf8') : null };
-}
-
-/** The app to sign in with: configured, registered on the instance (kept per instance), or the simulator's. */
-async function appFor(deps: Pick<ConnectDeps, 'pool' | 'access'>, adapter: PlatformAdapter, link: Where): Promise<OAuthApp> {
-  const oauth = adapter.oauth!;
-  if (oauth.registerApp) {
-    const ctx = oauthContext(deps.access, link, SANDBOX_APP);
-    const server = appServer(deps.access, link);
-    const known = link.sandbox ? undefined : await links.findPlatformApp(deps.pool, link.platform, server, ctx.redirectUri);
-    if (known) return openApp(deps.access, known);
-    // A simulator forgets its apps when it restarts: each sandbox consent registers afresh (and replaces the one kept).
-    const app = await oauth.registerApp(ctx, { name: 'Herald', website: deps.access.publicUrl ?? 'https://github.com/herald' });
-    const kept = await links.savePlatformApp(deps.pool, link.platform, server, ctx.redirectUri, { clientId: app.clientId, clientSecret: app.clientSecret ? encrypt(deps.access.keyring, APP_SECRET, app.clientSecret) : null }, link.sandbox);
-    return openApp(deps.access, kept);
-  }
-  const configured = deps.access.apps?.[link.platform];
-  if (link.sandbox) return configured ?? SANDBOX_APP;
-  if (!configured) throw new ConnectFlowError('platform_unavailable', `No ${link.platform} app is configured on this Herald.`);
-  return configured;
-}
-
-/** The OAuth context of an existing connection (revocation), or undefined when Herald no longer has its app. */
-export async function oauthContextFor(deps: Pick<ConnectDeps, 'pool' | 'access'>, row: Where): Promise<OAuthContext | undefined> {
-  const adapter = deps.access.registry.get(row.platform);
-  if (!adapter?.oauth) return undefined;
-  if (adapter.oauth.registerApp) {
-    const known = await links.findPlatformApp(deps.pool, row.platform, appServer(deps.access, row), redirectUri(deps.access));
-    return known ? oauthContext(deps.access, row, openApp(deps.access, known)) : undefined;
-  }
-  const app = deps.access.apps?.[row.platform] ?? (row.sandbox ? SANDBOX_APP : undefined);
-  return app ? oauthContext(deps.access, row, app) : undefined;
 }
 
 /** The value of the cookie that ties a consent to the browser that started it (RFC 6749 §10.12). */
@@ -285,7 +192,7 @@ export async function submitLinkForm(deps: ConnectDeps, token: string, form: { s
 /** GET /connect/callback: the platform sends the browser back with a code (or an error) and the state. */
 export async function handleCallback(deps: ConnectDeps, query: Record<string, string | undefined>, binding: string | undefined): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow } | LandingStep> {
   const state = query.state;
-  const found = state ? await links.findLinkByState(deps.pool, state) : undefined;
+  const found = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
   if (!state || !found) throw new ConnectFlowError('invalid_state', 'This sign-in does not match a connect link in progress (state mismatch). Start again from the app that sent you here.');
   // Claim the callback: only one request per consent gets past this line.
   const { rows } = await deps.pool.query<{ id: string }>(`UPDATE connect_links SET used_at = now() WHERE id = $1 AND state = $2 AND status = 'authorizing' AND used_at IS NULL RETURNING id`, [found.id, state]);
@@ -320,7 +227,7 @@ export async function handleCallback(deps: ConnectDeps, query: Record<string, st
 
 /** POST /connect/choose: the account picked on the choice page (Facebook Pages, Instagram business accounts). */
 export async function chooseAccount(deps: ConnectDeps, state: string | undefined, accountId: string | undefined, binding: string | undefined): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow }> {
-  const link = state ? await links.findLinkByState(deps.pool, state) : undefined;
+  const link = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
   if (!state || !link || link.status !== 'choosing' || binding !== browserBinding(deps.access, state)) throw new ConnectFlowError('invalid_state', 'This choice does not match a connect link in progress.', link);
   const account = unseal(deps.access, link).accounts?.find((a) => a.account.accountId === accountId);
   if (!account) throw new ConnectFlowError('account_required', 'Choose one of the accounts listed.', link);

@@ -7,7 +7,7 @@ import { isPlatformError } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import { refreshPostStatus } from '../publishing/post-status.ts';
-import { oauthContextFor } from './connect.service.ts';
+import { oauthContextFor } from './connect.platform.ts';
 import { findConnection } from './connections.repo.ts';
 import { connectionJson, getConnection } from './connections.service.ts';
 import { dependentTargets, failDependentTargets, renewConnection, type LifecycleDeps } from './lifecycle.ts';

@@ -70,7 +70,11 @@ export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): 
   try {
     const credentials = openCredentials(deps.access.keyring, row.credentials);
     if (credentials.expiresAt || credentials.refreshToken) await refreshConnection(deps, row);
-    else await adapter.verifyAccount(sessionFor(deps.access, row));
+    else {
+      await adapter.verifyAccount(sessionFor(deps.access, row));
+      // The platform accepts the token again (an instance that refused it while down): usable again.
+      if (row.status === 'expired') await updateCredentials(deps.pool, row.workspace_id, row.id, row.credentials, row.token_expires_at);
+    }
   } catch (error) {
     if (isPlatformError(error) && error.kind === 'auth_expired') {
       await withTransaction(deps.pool, (tx) => expireConnection(tx, row.workspace_id, row.id, error));
@@ -81,35 +85,52 @@ export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): 
   return (await findConnection(deps.pool, row.workspace_id, row.id))!;
 }
 
-/** How far ahead of expiry the job refreshes a token (the job runs every 5 minutes). */
+/** How far ahead of expiry the job refreshes a token at the latest (the job runs every 5 minutes). */
 export const REFRESH_AHEAD_MS = 15 * 60_000;
 
 /**
- * The job: every active connection whose token expires within `aheadMs` is renewed. Across workspaces (like the
- * publish sweeper), a bounded batch per run. Returns how many were renewed and how many expired.
+ * The job: every active connection whose token expires within `aheadMs` is renewed, `parallel` at a time, in
+ * batches until none is left or `budgetMs` is spent (the next run, 5 minutes later, goes on). Across workspaces
+ * (like the publish sweeper). A connection that failed is not retried in the same run.
  */
-export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date, aheadMs = REFRESH_AHEAD_MS, batch = 100): Promise<{ renewed: number; expired: number; failed: number }> {
-  const { rows } = await deps.pool.query<{ workspace_id: string; id: string }>(
-    `SELECT workspace_id, id FROM connections WHERE status = 'active' AND token_expires_at IS NOT NULL AND token_expires_at < $1
-      ORDER BY token_expires_at LIMIT $2`,
-    [new Date(now.getTime() + aheadMs), batch],
-  );
+export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date, aheadMs = REFRESH_AHEAD_MS, o: { batch?: number; parallel?: number; budgetMs?: number } = {}): Promise<{ renewed: number; expired: number; failed: number }> {
+  const batch = o.batch ?? 100;
+  const started = Date.now();
   const tally = { renewed: 0, expired: 0, failed: 0 };
-  for (const { workspace_id: workspaceId, id } of rows) {
-    const row = await findConnection(deps.pool, workspaceId, id);
-    if (!row || row.status !== 'active') continue;
-    try {
-      await renewConnection(deps, row);
-      tally.renewed++;
-    } catch (error) {
-      if (isPlatformError(error) && error.kind === 'auth_expired') tally.expired++;
-      else {
-        tally.failed++;
-        deps.logger.warn({ connection_id: id, err: isPlatformError(error) ? { code: error.code, message: error.message } : error }, 'token refresh failed; the next run tries again');
-      }
+  const seen: string[] = [];
+  for (;;) {
+    const { rows } = await deps.pool.query<{ workspace_id: string; id: string }>(
+      // Due: within `aheadMs` of expiry, or in the last tenth of the token's life (its life counted from when it
+      // was stored), so a 60-day token is renewed days ahead and a transient failure has many runs to recover.
+      `SELECT workspace_id, id FROM connections
+        WHERE status = 'active' AND token_expires_at IS NOT NULL AND id <> ALL($3::text[])
+          AND token_expires_at < $1::timestamptz + greatest($4 * interval '1 millisecond', (token_expires_at - updated_at) / 10)
+        ORDER BY token_expires_at LIMIT $2`,
+      [now, batch, seen, aheadMs],
+    );
+    seen.push(...rows.map((r) => r.id));
+    const queue = [...rows];
+    const lane = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await renewOne(deps, next.workspace_id, next.id, tally);
+    };
+    await Promise.all(Array.from({ length: o.parallel ?? 4 }, lane));
+    if (rows.length < batch || Date.now() - started > (o.budgetMs ?? 4 * 60_000)) return tally;
+  }
+}
+
+async function renewOne(deps: LifecycleDeps, workspaceId: string, id: string, tally: { renewed: number; expired: number; failed: number }): Promise<void> {
+  const row = await findConnection(deps.pool, workspaceId, id);
+  if (!row || row.status !== 'active') return;
+  try {
+    await renewConnection(deps, row);
+    tally.renewed++;
+  } catch (error) {
+    if (isPlatformError(error) && error.kind === 'auth_expired') tally.expired++;
+    else {
+      tally.failed++;
+      deps.logger.warn({ connection_id: id, err: isPlatformError(error) ? { code: error.code, message: error.message } : error }, 'token refresh failed; the next run tries again');
     }
   }
-  return tally;
 }
 
 /** Scheduled targets that still depend on a connection. */

@@ -33,6 +33,7 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
+
 /** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
 export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
   x: 'https://x.com',
