@@ -38,7 +38,8 @@ export function workerLogger(logger: Logger): WorkerLogger {
 }
 
 export interface WorkerHandle {
-  runner: Runner;
+  /** The job runner in use (a new one after the runner had to be restarted). */
+  readonly runner: Runner;
   stop(): Promise<void>;
 }
 
@@ -51,7 +52,7 @@ export async function startWorker(container: Container, options: { waker?: boole
     workerPool = created;
   });
   const owners = trackLockOwners(events);
-  const runner = await run({
+  const startRunner = () => run({
     pgPool: pool,
     taskList: taskList(container),
     crontab: CRONTAB,
@@ -60,16 +61,59 @@ export async function startWorker(container: Container, options: { waker?: boole
     noHandleSignals: true,
     logger: workerLogger(logger),
     events,
+    // Without batching, graphile-worker marks a job done or failed with a promise nobody awaits: when the
+    // database is away at that moment (a restart, a failover), the rejection kills the process. Batched (even
+    // with no delay), such a failure shuts the runner down cleanly instead, and the supervisor below restarts it.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
+  let stopping = false;
+  let runner = await startRunner();
+  let restarting: Promise<void> | undefined;
+  // The runner ends on its own only when it lost the database at a moment it cannot recover from. Start a new
+  // one once the database answers again; the jobs the old one held are unlocked by the dead-worker sweep, as
+  // after a crash (its lock owners stop getting heartbeats).
+  const supervise = (current: Runner) => {
+    const ended = () => {
+      if (stopping || current !== runner) return;
+      logger.warn('job runner stopped on its own (database lost?); restarting it when the database is back');
+      restarting = (async () => {
+        for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 10_000)) {
+          await new Promise((r) => setTimeout(r, delay));
+          if (stopping) return;
+          try {
+            runner = await startRunner();
+            logger.info('job runner restarted');
+            supervise(runner);
+            return;
+          } catch (error) {
+            logger.warn({ err: error }, 'job runner could not restart yet');
+          }
+        }
+      })();
+    };
+    current.promise.then(ended, ended);
+  };
+  supervise(runner);
+  const nudge = () => {
+    try {
+      workerPool?.nudge(config.workerConcurrency);
+    } catch {
+      // The pool is shutting down (database lost): its successor polls on its own.
+    }
+  };
   const { heartbeatIntervalMs: intervalMs, workerDeadAfterMs: deadAfterMs, overdueAfterMs } = config.publishing;
   const liveness = startLiveness({ pool, schema: 'graphile_worker', owners, logger, options: { intervalMs, deadAfterMs } });
   const sweeper = startPublishSweeper({ pool, logger, intervalMs, graceMs: deadAfterMs, overdueAfterMs });
-  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge: () => workerPool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
+  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge, refreshMs: config.workerPollIntervalMs });
   return {
-    runner,
+    get runner() {
+      return runner;
+    },
     async stop() {
+      stopping = true;
       await waker.stop();
-      await runner.stop();
+      await restarting;
+      await runner.stop().catch((error: unknown) => logger.warn({ err: error }, 'job runner was already stopped'));
       await sweeper.stop();
       await liveness.stop();
     },
