@@ -10,6 +10,7 @@ import { startLiveness, trackLockOwners } from './liveness.ts';
 import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
+import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
 
 /** The tasks this build of Herald runs. A job whose task is absent here waits in the queue for a worker that has it. */
@@ -63,37 +64,10 @@ export async function startWorker(container: Container, options: { waker?: boole
     events,
     // Without batching, graphile-worker marks a job done or failed with a promise nobody awaits: when the
     // database is away at that moment (a restart, a failover), the rejection kills the process. Batched (even
-    // with no delay), such a failure shuts the runner down cleanly instead, and the supervisor below restarts it.
+    // with no delay), such a failure shuts the runner down cleanly instead, and the supervisor restarts it.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
-  let stopping = false;
-  let runner = await startRunner();
-  let restarting: Promise<void> | undefined;
-  // The runner ends on its own only when it lost the database at a moment it cannot recover from. Start a new
-  // one once the database answers again; the jobs the old one held are unlocked by the dead-worker sweep, as
-  // after a crash (its lock owners stop getting heartbeats).
-  const supervise = (current: Runner) => {
-    const ended = () => {
-      if (stopping || current !== runner) return;
-      logger.warn('job runner stopped on its own (database lost?); restarting it when the database is back');
-      restarting = (async () => {
-        for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 10_000)) {
-          await new Promise((r) => setTimeout(r, delay));
-          if (stopping) return;
-          try {
-            runner = await startRunner();
-            logger.info('job runner restarted');
-            supervise(runner);
-            return;
-          } catch (error) {
-            logger.warn({ err: error }, 'job runner could not restart yet');
-          }
-        }
-      })();
-    };
-    current.promise.then(ended, ended);
-  };
-  supervise(runner);
+  const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
   const nudge = () => {
     try {
       workerPool?.nudge(config.workerConcurrency);
@@ -107,13 +81,11 @@ export async function startWorker(container: Container, options: { waker?: boole
   const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge, refreshMs: config.workerPollIntervalMs });
   return {
     get runner() {
-      return runner;
+      return supervised.runner;
     },
     async stop() {
-      stopping = true;
       await waker.stop();
-      await restarting;
-      await runner.stop().catch((error: unknown) => logger.warn({ err: error }, 'job runner was already stopped'));
+      await supervised.stop();
       await sweeper.stop();
       await liveness.stop();
     },
