@@ -42,32 +42,47 @@ function dropCluster(): void {
   }
 }
 
-interface Figure {
-  file: string;
-  name: string;
-  value: number;
+interface Figures {
+  check: string;
+  requests: number;
+  faults: number;
+  lost: number;
+  duplicates: number;
+  unexpected5xx: number;
+  notes?: string;
 }
 
+const COLUMNS = [['requests', 'requests sent'], ['faults', 'faults injected'], ['lost', 'posts lost'], ['duplicates', 'duplicates'], ['unexpected5xx', '5xx']] as const;
+
 function printFigures(file: string): void {
-  let lines: string[] = [];
+  let rows: Figures[] = [];
   try {
-    lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Figures);
   } catch {
     // no figure was recorded (every file failed before its first)
   }
-  const figures = lines.map((line) => JSON.parse(line) as Figure);
-  const totals = new Map<string, number>();
-  for (const f of figures) totals.set(f.name, (totals.get(f.name) ?? 0) + f.value);
-  const width = Math.max(10, ...figures.map((f) => f.file.length));
-  const nameWidth = Math.max(10, ...figures.map((f) => f.name.length));
-  console.log('\nReliability figures');
-  console.log(`${'file'.padEnd(width)}  ${'figure'.padEnd(nameWidth)}  value`);
-  for (const f of figures) console.log(`${f.file.padEnd(width)}  ${f.name.padEnd(nameWidth)}  ${f.value}`);
-  console.log('\nTotals');
-  for (const [name, value] of totals) console.log(`${name.padEnd(nameWidth)}  ${value}`);
+  const total: Figures = { check: 'total', requests: 0, faults: 0, lost: 0, duplicates: 0, unexpected5xx: 0 };
+  for (const r of rows) for (const [key] of COLUMNS) total[key] += r[key];
+  const width = Math.max(5, ...rows.map((r) => r.check.length));
+  const line = (r: Figures) => `${r.check.padEnd(width)}  ${COLUMNS.map(([key, title]) => String(r[key]).padStart(title.length)).join('  ')}  ${r.notes ?? ''}`;
+  console.log(`\nReliability figures (${rows.length} checks)`);
+  console.log(`${'check'.padEnd(width)}  ${COLUMNS.map(([, title]) => title).join('  ')}  notes`);
+  for (const r of rows) console.log(line(r));
+  console.log(line(total));
 }
 
 async function main(): Promise<number> {
+  // Debian's PostgreSQL tools create clusters owned by the postgres user, which only root may do.
+  if (process.getuid?.() !== 0) {
+    console.error('The reliability suite creates its own PostgreSQL cluster with pg_createcluster, which must run as root (sudo npm run test:reliability).');
+    return 1;
+  }
+  try {
+    sh('sh', ['-c', 'command -v pg_createcluster && command -v pg_ctlcluster && command -v pg_dropcluster']);
+  } catch {
+    console.error('pg_createcluster is missing: install postgresql-common and PostgreSQL 15 (apt-get install postgresql-15).');
+    return 1;
+  }
   const port = await freePort();
   const work = mkdtempSync(path.join(os.tmpdir(), 'herald-rel-'));
   const figures = path.join(work, 'figures.jsonl');

@@ -8,9 +8,8 @@ import type { PlatformName } from '../../src/platforms/limits.ts';
 import { auditExactlyOnce, unsettledTargets } from '../helpers/exactly-once.ts';
 import { pollFor } from '../helpers/poll.ts';
 import { pollUntil, runHerald } from '../helpers/processes.ts';
-import { call, killWorker, recordFigure, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
+import { call, killWorker, recordFigures, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
 
-const FILE = import.meta.filename;
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
 const READ_BUDGET = 20;
 let fleet: Fleet;
@@ -26,14 +25,18 @@ after(async () => {
 test('a key revoked with the CLI is refused by both API processes', async () => {
   const key = await fleet.t.key();
   const id = (await fleet.t.container.pool.query<{ id: string }>('SELECT id FROM api_keys ORDER BY created_at DESC, id DESC LIMIT 1')).rows[0]!.id;
-  const status = async (url: string) => (await call(`${url}/v1/posts`, { key })).status;
+  let requests = 0;
+  const status = async (url: string) => {
+    requests++;
+    return (await call(`${url}/v1/posts`, { key })).status;
+  };
   // Warm both processes' key caches, so the test sees revocation reach a process that holds the key.
   assert.deepEqual(await Promise.all(fleet.urls.map(status)), [200, 200]);
   const revoke = await runHerald(['keys', 'revoke', id], fleet.env);
   assert.equal(revoke.code, 0, revoke.stderr);
   const latencies = await Promise.all(fleet.urls.map((url) => pollUntil(async () => (await status(url)) === 401, 10_000, 10)));
   console.log(`# revocation refused by the two API processes after ${latencies.join(' ms and ')} ms (contract 1 s; ceiling 10 s)`);
-  recordFigure(FILE, 'revocation latency, slowest API process (ms)', Math.max(...latencies));
+  recordFigures('revoked key refused by 2 API processes', { requests, faults: 0, lost: 0, duplicates: 0, unexpected5xx: 0, notes: `refused after ${Math.max(...latencies)} ms at most` });
   const body = (await call(`${fleet.urls[1]}/v1/posts`, { key })).json;
   assert.equal(body?.error?.code, 'PUBLIC_API_KEY_INVALID');
 });
@@ -46,7 +49,7 @@ test('the two API processes share one rate-limit budget through Redis', async ()
   const allowed = answers.filter((a) => a.status === 200).length;
   const limited = answers.filter((a) => a.status === 429);
   console.log(`# shared budget of ${READ_BUDGET}: ${allowed} allowed, ${limited.length} refused across both processes`);
-  recordFigure(FILE, 'rate limit: requests sent', answers.length);
+  recordFigures('rate limit shared by 2 API processes', { requests: answers.length, faults: 0, lost: 0, duplicates: 0, unexpected5xx: answers.filter((a) => a.status >= 500).length, notes: `${allowed} allowed of a budget of ${READ_BUDGET}` });
   // The budget refills one request every 60/READ_BUDGET s, so a slow machine may earn one or two more.
   assert.ok(allowed >= READ_BUDGET && allowed <= READ_BUDGET + 2, `${allowed} allowed with a shared budget of ${READ_BUDGET}`);
   assert.equal(allowed + limited.length, answers.length, 'every answer is 200 or 429');
@@ -101,12 +104,7 @@ test('posts sent to either API process publish exactly once while workers are SI
   const audit = await auditExactlyOnce(fleet.t.container.pool, fleet.sandbox, texts, PLATFORMS);
   const fired = PLATFORMS.reduce((sum, p) => sum + Object.values(fleet.sandbox.simulator(p).faults.fired()).reduce((a, b) => a + b, 0), 0);
   console.log(`# ${POSTS} posts, ${audit.targets} targets: ${audit.published} published, ${audit.failed} failed with a reason; ${kills} worker kills, ${fired} platform faults`);
-  recordFigure(FILE, 'worker kills: requests sent', requests);
-  recordFigure(FILE, 'worker kills: faults injected (SIGKILL)', kills);
-  recordFigure(FILE, 'worker kills: faults injected (platform)', fired);
-  recordFigure(FILE, 'worker kills: posts lost', audit.lost);
-  recordFigure(FILE, 'worker kills: duplicates', audit.duplicates);
-  recordFigure(FILE, 'worker kills: 5xx', fiveHundreds);
+  recordFigures('exactly once while workers are SIGKILLed', { requests, faults: kills + fired, lost: audit.lost, duplicates: audit.duplicates, unexpected5xx: fiveHundreds, notes: `${kills} SIGKILLs, ${fired} platform faults; ${audit.published} targets published, ${audit.failed} failed` });
   assert.deepEqual(audit.problems.slice(0, 20), []);
   assert.equal(audit.duplicates, 0);
   assert.equal(audit.lost, 0);
@@ -142,9 +140,7 @@ test('200 concurrent identical requests with one Idempotency-Key, over both API 
   const { rows } = await fleet.t.container.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM posts WHERE content = $1', [body.content]);
   assert.equal(rows[0]!.n, 1);
   console.log(`# 200 identical: ${200 - inProgress} answered at once, ${inProgress} got 409 and were retried`);
-  recordFigure(FILE, 'idempotency identical: requests sent', 200 + retries);
-  recordFigure(FILE, 'idempotency identical: duplicates', rows[0]!.n - 1);
-  recordFigure(FILE, 'idempotency identical: 5xx', final.concat(first).filter((r) => r.status >= 500).length);
+  recordFigures('200 concurrent identical requests', { requests: 200 + retries, faults: 0, lost: 0, duplicates: rows[0]!.n - 1, unexpected5xx: final.concat(first).filter((r) => r.status >= 500).length, notes: `${inProgress} got 409 first` });
 });
 
 test('200 concurrent conflicting requests with one Idempotency-Key: one wins, the others get 422, one post exists', { timeout: 120_000 }, async () => {
@@ -171,7 +167,5 @@ test('200 concurrent conflicting requests with one Idempotency-Key: one wins, th
   assert.equal(rows[0]!.n, 1);
   const retried = first.filter((r) => r.status === 409).length;
   console.log(`# 200 conflicting: ${winners.length} answered 201 (one body), ${final.length - winners.length} 422; ${retried} first got 409`);
-  recordFigure(FILE, 'idempotency conflicting: requests sent', 200 + retries);
-  recordFigure(FILE, 'idempotency conflicting: duplicates', rows[0]!.n - 1);
-  recordFigure(FILE, 'idempotency conflicting: 5xx', final.concat(first).filter((r) => r.status >= 500).length);
+  recordFigures('200 concurrent conflicting requests', { requests: 200 + retries, faults: 0, lost: 0, duplicates: rows[0]!.n - 1, unexpected5xx: final.concat(first).filter((r) => r.status >= 500).length, notes: `${winners.length} × 201, ${final.length - winners.length} × 422` });
 });

@@ -9,9 +9,8 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { ERROR_CATALOGUE } from '../../src/lib/errors.ts';
 import { operationsOf, type Operation, type SchemaNode } from '../helpers/openapi-operations.ts';
-import { call, recordFigure, startFleet, type Fleet } from './harness.ts';
+import { call, recordFigures, startFleet, type Fleet } from './harness.ts';
 
-const FILE = import.meta.filename;
 let fleet: Fleet;
 let base: string;
 let key: string;
@@ -183,10 +182,7 @@ test('no request to any endpoint gets a 5xx or an answer outside the envelope', 
   const logged = fleet.apis[0]!.output().split('\n').filter((l) => l.startsWith('{') && (JSON.parse(l) as { level: number }).level >= 50);
   console.log(`# fuzz requests by kind: ${JSON.stringify(counts)}`);
   console.log(`# fuzz answers by status: ${JSON.stringify(statuses)}`);
-  recordFigure(FILE, 'fuzz: requests sent', inputs.length);
-  recordFigure(FILE, 'fuzz: faults injected (malformed requests)', inputs.length - (counts.schema_body ?? 0));
-  recordFigure(FILE, 'fuzz: 5xx', fiveHundreds);
-  recordFigure(FILE, 'fuzz: answers outside the envelope', problems.length);
+  recordFigures('fuzz of every OpenAPI operation', { requests: inputs.length, faults: inputs.length - (counts.schema_body ?? 0), lost: 0, duplicates: 0, unexpected5xx: fiveHundreds, notes: `${problems.length} answers outside the envelope; seed ${seed}` });
   assert.deepEqual(problems.slice(0, 15), []);
   assert.equal(fiveHundreds, 0);
   assert.deepEqual(logged.slice(0, 5), [], 'no unhandled error in the server log');

@@ -3,16 +3,27 @@
 // calls, and the figures each file records for the table `npm run test:reliability` prints at the end.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { spawnHerald, type HeraldProcess } from '../helpers/processes.ts';
 
-/** Adds a figure to the run's table (and prints it, so a single file run shows it too). */
-export function recordFigure(file: string, name: string, value: number): void {
-  console.log(`# figure ${path.basename(file)}: ${name} = ${value}`);
+/** The figures of one check, for the table `npm run test:reliability` prints at the end. */
+export interface Figures {
+  requests: number;
+  faults: number;
+  lost: number;
+  duplicates: number;
+  /** 5xx answers other than the ones the check expects (the 503s while the database is down). */
+  unexpected5xx: number;
+  /** What the faults were, latencies seen, expected 503s. */
+  notes?: string;
+}
+
+/** Records a check's figures (and prints them, so a single file run shows them too). */
+export function recordFigures(check: string, figures: Figures): void {
+  console.log(`# figures of "${check}": ${JSON.stringify(figures)}`);
   const out = process.env.HERALD_REL_FIGURES;
-  if (out) appendFileSync(out, `${JSON.stringify({ file: path.basename(file), name, value })}\n`);
+  if (out) appendFileSync(out, `${JSON.stringify({ check, ...figures })}\n`);
 }
 
 /** The cluster `npm run test:reliability` created for this run ("15/herald-rel-<pid>"); never the machine's. */

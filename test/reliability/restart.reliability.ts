@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import type { PlatformName } from '../../src/platforms/limits.ts';
 import { auditExactlyOnce, unsettledTargets } from '../helpers/exactly-once.ts';
 import { pollFor } from '../helpers/poll.ts';
-import { call, clusterCtl, recordFigure, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
+import { call, clusterCtl, recordFigures, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
 
-const FILE = import.meta.filename;
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
 let fleet: Fleet;
 let down = false;
@@ -97,7 +96,7 @@ test('PostgreSQL restarted under load: 503 envelopes while it is down, recovery 
     const answers = await Promise.all(fleet.urls.map((url) => call(`${url}/v1/posts?limit=1`, { key })));
     return answers.every((a) => a.status === 200) || undefined;
   }, 60_000, 100);
-  recordFigure(FILE, 'API recovery after PostgreSQL is back (ms)', Date.now() - startedAt);
+  const recoveryMs = Date.now() - startedAt;
   // New posts after the restart must publish too: the workers' runner, waker and LISTEN came back on their own.
   await pollFor('more posts accepted after the restart', async () => texts.size >= accepted + 20 || undefined, 60_000, 100);
   loading = false;
@@ -116,12 +115,7 @@ test('PostgreSQL restarted under load: 503 envelopes while it is down, recovery 
   console.log(`# ${counts.requests} requests, ${counts.unavailable} answered 503 PUBLIC_API_UNAVAILABLE, ${counts.retriedWrites} write retries`);
   const restarts = fleet.workers.reduce((sum, w) => sum + (w.output().match(/job runner restarted/g)?.length ?? 0), 0);
   console.log(`# worker job runners restarted after losing the database: ${restarts}`);
-  recordFigure(FILE, 'restart: requests sent', counts.requests);
-  recordFigure(FILE, 'restart: faults injected (PostgreSQL stop)', 1);
-  recordFigure(FILE, 'restart: 503 PUBLIC_API_UNAVAILABLE while down', counts.unavailable);
-  recordFigure(FILE, 'restart: posts lost', audit.lost);
-  recordFigure(FILE, 'restart: duplicates', audit.duplicates);
-  recordFigure(FILE, 'restart: 5xx other than 503 / unexpected answers', counts.unexpected);
+  recordFigures('PostgreSQL restarted under load', { requests: counts.requests, faults: 1, lost: audit.lost, duplicates: audit.duplicates, unexpected5xx: counts.unexpected, notes: `${counts.unavailable} × 503 while down; API back ${recoveryMs} ms after; ${restarts} job runner restarts` });
   assert.deepEqual(unexpected.slice(0, 10), []);
   assert.ok(counts.unavailable > 0, 'the outage was seen');
   assert.deepEqual(audit.problems.slice(0, 20), []);
