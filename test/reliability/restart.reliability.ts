@@ -1,28 +1,36 @@
 // PostgreSQL stopped and started again under load (the suite's own cluster, never the machine's): while it is
 // down every API answer is a 503 PUBLIC_API_UNAVAILABLE envelope with Retry-After; when it is back the API and
-// the workers recover by themselves (no restart of Herald), and every post the API accepted publishes once.
+// the workers recover by themselves (no restart of Herald), every post the API accepted publishes once, and the
+// webhook delivery runner recovers too (a post.published webhook arrives for each post).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PlatformName } from '../../src/platforms/limits.ts';
 import { auditExactlyOnce, unsettledTargets } from '../helpers/exactly-once.ts';
 import { pollFor } from '../helpers/poll.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { call, clusterCtl, recordFigures, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
 
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
 let fleet: Fleet;
+let receiver: Receiver;
 let down = false;
 
 before(async () => {
-  fleet = await startFleet({ apis: 2, workers: 2, env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '1000000', HERALD_RATE_LIMIT_READ_PER_MIN: '1000000' } });
+  receiver = await startReceiver();
+  fleet = await startFleet({ apis: 2, workers: 2, env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '1000000', HERALD_RATE_LIMIT_READ_PER_MIN: '1000000', HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1' } });
 });
 after(async () => {
   // Whatever happened, leave the cluster running for the files after this one.
   if (down) clusterCtl('start');
   await fleet?.close();
+  await receiver?.close();
 });
 
 test('PostgreSQL restarted under load: 503 envelopes while it is down, recovery without help, no accepted post lost', { timeout: 300_000 }, async () => {
   const key = await fleet.t.key();
+  // Webhooks too: the delivery runner must come back as well, and announce every post (at least once).
+  const hook = await call(`${fleet.urls[0]}/v1/webhooks`, { method: 'POST', key, idem: 'restart-hook', body: { url: `${receiver.origin}/hook`, events: ['post.published'] } });
+  assert.equal(hook.status, 201, hook.text);
   const texts = new Map<string, string[]>();
   const counts = { requests: 0, unavailable: 0, unexpected: 0, retriedWrites: 0 };
   const unexpected: string[] = [];
@@ -111,11 +119,13 @@ test('PostgreSQL restarted under load: 503 envelopes while it is down, recovery 
     throw error;
   });
   const audit = await auditExactlyOnce(fleet.t.container.pool, fleet.sandbox, texts, PLATFORMS);
+  const announced = () => new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { type: string; data: { id: string } })).filter((e) => e.type === 'post.published').map((e) => e.data.id));
+  await pollFor('a post.published webhook for every accepted post', async () => ids.every((id) => announced().has(id)) || undefined, 120_000, 500);
   console.log(`# ${texts.size} posts accepted (${accepted - acceptedBefore} while stopping), ${audit.targets} targets: ${audit.published} published, ${audit.failed} failed`);
   console.log(`# ${counts.requests} requests, ${counts.unavailable} answered 503 PUBLIC_API_UNAVAILABLE, ${counts.retriedWrites} write retries`);
   const restarts = fleet.workers.reduce((sum, w) => sum + (w.output().match(/job runner restarted/g)?.length ?? 0), 0);
   console.log(`# worker job runners restarted after losing the database: ${restarts}`);
-  recordFigures('PostgreSQL restarted under load', { requests: counts.requests, faults: 1, lost: audit.lost, duplicates: audit.duplicates, unexpected5xx: counts.unexpected, notes: `${counts.unavailable} × 503 while down; API back ${recoveryMs} ms after; ${restarts} job runner restarts` });
+  recordFigures('PostgreSQL restarted under load', { requests: counts.requests, faults: 1, lost: audit.lost, duplicates: audit.duplicates, unexpected5xx: counts.unexpected, notes: `${counts.unavailable} × 503 while down; API back ${recoveryMs} ms after; ${restarts} job runner restarts; ${receiver.requests.length} webhooks for ${ids.length} posts` });
   assert.deepEqual(unexpected.slice(0, 10), []);
   assert.ok(counts.unavailable > 0, 'the outage was seen');
   assert.deepEqual(audit.problems.slice(0, 20), []);
