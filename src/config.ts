@@ -2,6 +2,7 @@
 // loadConfig validates all of them, reports every problem at once, and returns a frozen Config. The README's
 // configuration table is checked against SETTINGS by a test, so the two cannot drift.
 import path from 'node:path';
+import { LINKEDIN_DEFAULT_VERSION } from './platforms/linkedin/version.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -29,7 +30,11 @@ export interface Config {
   /** The simulated platforms (src/sandbox) and where sandbox connections reach them. */
   sandbox: { enabled: boolean; url: string; control: boolean; rateLimitFactor: number };
   /** Platform-wide adapter settings (real accounts). */
-  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string } };
+  platforms: { x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined }; bluesky: { serviceUrl: string }; linkedin: { apiUrl: string; version: string; clientId: string | undefined; clientSecret: string | undefined }; meta: { graphVersion: string } };
+  /** The OAuth app (client id and secret) Herald signs users in with, per platform that has one configured. */
+  platformApps: Partial<Record<OAuthAppPlatform, { clientId: string; clientSecret: string | undefined }>>;
+  /** How long a connect link (`POST /v1/connections/connect-links`) can be used. */
+  connectLinkTtlSeconds: number;
   /** Deadline of one platform API call (uploads get longer). */
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
@@ -75,6 +80,11 @@ export interface MediaConfig {
   s3: S3Config | undefined;
 }
 
+/** Platforms whose OAuth app comes from configuration (`HERALD_<PLATFORM>_CLIENT_ID` / `_CLIENT_SECRET`). */
+export const OAUTH_APP_PLATFORMS = ['x', 'linkedin', 'instagram', 'facebook', 'threads'] as const;
+export type OAuthAppPlatform = (typeof OAUTH_APP_PLATFORMS)[number];
+const OAUTH_APP_NAMES: Record<OAuthAppPlatform, string> = { x: 'X', linkedin: 'LinkedIn', instagram: 'Instagram', facebook: 'Facebook', threads: 'Threads' };
+
 export interface SettingSpec {
   name: string;
   default: string;
@@ -112,6 +122,18 @@ function url(env: Env, name: string, problems: Problems, protocols: string[]): s
     problems.add(`${name} is not a valid URL`);
     return undefined;
   }
+}
+
+/** A LinkedIn-Version: YYYYMM (LinkedIn also takes YYYYMM.NN patch versions). */
+function linkedinVersion(env: Env, problems: Problems): string {
+  const raw = env.HERALD_LINKEDIN_VERSION?.trim();
+  if (raw === undefined || raw === '') return LINKEDIN_DEFAULT_VERSION;
+  const m = /^(\d{4})(\d{2})(\.\d{2})?$/.exec(raw);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) {
+    problems.add(`HERALD_LINKEDIN_VERSION must be a LinkedIn API version in YYYYMM form, e.g. ${LINKEDIN_DEFAULT_VERSION} (got "${raw}")`);
+    return LINKEDIN_DEFAULT_VERSION;
+  }
+  return raw;
 }
 
 function flag(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
@@ -162,9 +184,13 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_SANDBOX_CONTROL', default: 'off', description: 'Expose the simulators\' control surface (`/_sandbox/faults`, `/_sandbox/posts`, `/_sandbox/reset`); for test rigs only.' },
   { name: 'HERALD_SANDBOX_RATE_LIMIT_FACTOR', default: '1', description: 'Multiplies every simulated rate limit (raise it for load tests).' },
   { name: 'HERALD_X_API_URL', default: 'https://api.x.com', description: 'X API host for real X connections.' },
-  { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (token refresh of real X connections).' },
+  { name: 'HERALD_X_CLIENT_ID', default: '(unset)', description: 'OAuth 2.0 client id of your X app (connect links and token refresh of real X connections). Unset: live workspaces cannot connect X accounts.' },
   { name: 'HERALD_X_CLIENT_SECRET', default: '(unset)', description: 'OAuth 2.0 client secret of your X app (confidential clients).' },
   { name: 'HERALD_BLUESKY_SERVICE_URL', default: 'https://bsky.social', description: 'Default PDS for `herald connections add bluesky` without `--service`.' },
+  { name: 'HERALD_LINKEDIN_API_URL', default: 'https://api.linkedin.com', description: 'LinkedIn API host for real LinkedIn connections.' },
+  { name: 'HERALD_LINKEDIN_VERSION', default: LINKEDIN_DEFAULT_VERSION, description: 'The `LinkedIn-Version` (YYYYMM) sent on every LinkedIn REST call. LinkedIn retires each version about a year after its release; then targets fail with `PLATFORM_API_VERSION_RETIRED` until this is set to an active one.' },
+  { name: 'HERALD_LINKEDIN_CLIENT_ID', default: '(unset)', description: 'Client id of your LinkedIn app (connecting real LinkedIn accounts, token refresh).' },
+  { name: 'HERALD_LINKEDIN_CLIENT_SECRET', default: '(unset)', description: 'Client secret of your LinkedIn app.' },
   { name: 'HERALD_PLATFORM_TIMEOUT_MS', default: '15000', description: 'Deadline of one platform API call; a call sent and unanswered by then has an unknown outcome and is reconciled, never blindly repeated.' },
   { name: 'HERALD_HEARTBEAT_INTERVAL_MS', default: '5000', description: 'How often each worker process records that it is alive.' },
   { name: 'HERALD_WORKER_DEAD_AFTER_MS', default: '30000', description: 'A worker silent this long is dead: its jobs are unlocked and its posts taken over.' },
@@ -191,9 +217,34 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_OAUTH_ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Life of the API key an OAuth client receives as its access token; a refresh replaces it.' },
   { name: 'HERALD_OAUTH_GRANT_TTL_DAYS', default: '30', description: 'Life of an OAuth grant (what a person consented to): after it, the client must ask the person again.' },
   { name: 'HERALD_SESSION_TTL_HOURS', default: '168', description: 'How long a browser sign-in (consent screen, dashboard) lasts.' },
+  { name: 'HERALD_META_GRAPH_VERSION', default: 'v23.0', description: 'Graph API version Herald speaks to Meta (Instagram, Facebook Pages), e.g. `v23.0`; raise it when Meta retires the one in use. Threads has its own `v1.0`.' },
+  ...OAUTH_APP_PLATFORMS.filter((p) => p !== 'x' && p !== 'linkedin').flatMap((p) => [
+    { name: `HERALD_${p.toUpperCase()}_CLIENT_ID`, default: '(unset)', description: `Client id of your ${OAUTH_APP_NAMES[p]} app. Unset: live workspaces cannot connect ${OAUTH_APP_NAMES[p]} accounts (test workspaces use the simulator).` },
+    { name: `HERALD_${p.toUpperCase()}_CLIENT_SECRET`, default: '(unset)', description: `Client secret of your ${OAUTH_APP_NAMES[p]} app.` },
+  ]),
+  { name: 'HERALD_CONNECT_LINK_TTL_SECONDS', default: '1800', description: 'How long a connect link stays usable (60 s to 1 day); it works once.' },
 ];
 
+function platformApps(env: Env, problems: Problems): Config['platformApps'] {
+  const apps: Config['platformApps'] = {};
+  for (const p of OAUTH_APP_PLATFORMS) {
+    const clientId = env[`HERALD_${p.toUpperCase()}_CLIENT_ID`] || undefined;
+    const clientSecret = env[`HERALD_${p.toUpperCase()}_CLIENT_SECRET`] || undefined;
+    if (clientSecret && !clientId) problems.add(`HERALD_${p.toUpperCase()}_CLIENT_SECRET is set without HERALD_${p.toUpperCase()}_CLIENT_ID`);
+    if (clientId) apps[p] = { clientId, clientSecret };
+  }
+  return apps;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** HERALD_META_GRAPH_VERSION: `v<major>.<minor>` as Meta names its Graph API versions. */
+function graphVersion(env: Env, problems: Problems): string {
+  const raw = (env.HERALD_META_GRAPH_VERSION ?? '').trim();
+  if (!raw) return 'v23.0';
+  if (!/^v\d{1,3}\.\d{1,2}$/.test(raw)) problems.add(`HERALD_META_GRAPH_VERSION must look like v23.0 (got "${raw}")`);
+  return raw;
+}
 
 function bool(env: Env, name: string, fallback: boolean, problems: Problems): boolean {
   const raw = env[name];
@@ -298,7 +349,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     platforms: {
       x: { apiUrl: (url(env, 'HERALD_X_API_URL', problems, ['http:', 'https:']) ?? 'https://api.x.com').replace(/\/+$/, ''), clientId: env.HERALD_X_CLIENT_ID || undefined, clientSecret: env.HERALD_X_CLIENT_SECRET || undefined },
       bluesky: { serviceUrl: (url(env, 'HERALD_BLUESKY_SERVICE_URL', problems, ['http:', 'https:']) ?? 'https://bsky.social').replace(/\/+$/, '') },
+      linkedin: {
+        apiUrl: (url(env, 'HERALD_LINKEDIN_API_URL', problems, ['http:', 'https:']) ?? 'https://api.linkedin.com').replace(/\/+$/, ''),
+        version: linkedinVersion(env, problems),
+        clientId: env.HERALD_LINKEDIN_CLIENT_ID || undefined,
+        clientSecret: env.HERALD_LINKEDIN_CLIENT_SECRET || undefined,
+      },
+      meta: { graphVersion: graphVersion(env, problems) },
     },
+    platformApps: platformApps(env, problems),
+    connectLinkTtlSeconds: int(env, 'HERALD_CONNECT_LINK_TTL_SECONDS', 1800, problems, 60, 86_400),
     platformTimeoutMs: int(env, 'HERALD_PLATFORM_TIMEOUT_MS', 15_000, problems, 100, 600_000),
     publishing: {
       heartbeatIntervalMs: int(env, 'HERALD_HEARTBEAT_INTERVAL_MS', 5000, problems, 100, 60_000),

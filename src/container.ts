@@ -18,6 +18,7 @@ import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
+import { FACEBOOK_GRAPH_URL } from './platforms/facebook/client.ts';
 import type { Simulator } from './sandbox/framework/simulator.ts';
 import { createSimulators } from './sandbox/server.ts';
 
@@ -64,9 +65,17 @@ export interface ContainerOptions {
 /** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
 export function createPlatformAccess(config: Config, keyring: SecretKeyring, guard: OutboundGuard, clock: Clock = systemClock): PlatformAccess {
   return {
-    registry: createPlatformRegistry({ x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret } }),
+    registry: createPlatformRegistry({
+      ...Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret }])),
+      x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret },
+      linkedin: { apiUrl: config.platforms.linkedin.apiUrl, clientId: config.platforms.linkedin.clientId, clientSecret: config.platforms.linkedin.clientSecret, apiVersion: config.platforms.linkedin.version },
+      instagram: { ...config.platformApps.instagram, apiVersion: config.platforms.meta.graphVersion },
+      facebook: { ...config.platformApps.facebook, apiVersion: config.platforms.meta.graphVersion },
+    }),
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl },
+    publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
+    apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL },
   };
 }
 

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PLATFORM_LIMITS } from '../src/platforms/catalogue.ts';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
@@ -15,7 +16,9 @@ import { pollFor } from './helpers/poll.ts';
 
 const POSTS = 300;
 const KILLS = 12;
-const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
+const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook'];
+/** Platforms that take threads get a second part on every fourth post; the others (LinkedIn, Facebook) one part. */
+const threaded = (p: PlatformName) => PLATFORM_LIMITS[p].maxThreadParts > 0;
 const BIN = fileURLToPath(new URL('../bin/herald.js', import.meta.url));
 
 let sandbox: RunningSandbox;
@@ -72,7 +75,7 @@ test(`${POSTS} posts, ${KILLS} worker kills, injected faults: nothing duplicated
   for (let i = 0; i < POSTS; i++) {
     const platforms = PLATFORMS.filter((_, j) => (i + j) % 3 !== 0 || i % 7 === 0);
     const thread = i % 4 === 0 ? [`crash ${i} part 2`] : undefined;
-    const options = thread ? Object.fromEntries(platforms.map((p) => [p, { thread }])) : undefined;
+    const options = thread ? Object.fromEntries(platforms.filter(threaded).map((p) => [p, { thread }])) : undefined;
     const body = { content: `crash ${i} part 1`, platforms, ...(options ? { platform_options: options } : {}), ...(i % 3 === 0 ? { schedule_at: new Date(Date.now() + 2000 + (i % 10) * 300).toISOString() } : { publish_now: true }) };
     const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: body });
     assert.equal(res.statusCode, 201, res.body);
@@ -96,7 +99,7 @@ test(`${POSTS} posts, ${KILLS} worker kills, injected faults: nothing duplicated
   const pool = t.container.pool;
   await pollFor('every target settled after the last kill', async () => ((await unsettledTargets(pool)) === 0 ? true : undefined), 240_000, 500);
 
-  const { targets, parts: partCount, duplicates, lost, failed, problems } = await auditExactlyOnce(pool, sandbox, parts, PLATFORMS);
+  const { targets, parts: partCount, duplicates, lost, failed, problems } = await auditExactlyOnce(pool, sandbox, parts, PLATFORMS, threaded);
   const { rows: attempts } = await pool.query<{ outcome: string; n: number }>('SELECT outcome, count(*)::int AS n FROM target_attempts GROUP BY outcome ORDER BY outcome');
   const fired = Object.fromEntries(PLATFORMS.map((p) => [p, sandbox.simulator(p).faults.fired()]));
   console.log(`# crash test: ${POSTS} posts, ${targets} targets, ${partCount} parts, ${kills} kills, ${Math.round((Date.now() - started) / 1000)} s`);

@@ -55,7 +55,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), their delivery log and retries. The events themselves are listed under `webhooks`.' },
         { name: 'Media', description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.' },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
-        { name: 'Connections', description: 'Platform accounts Herald publishes as.' },
+        { name: 'Connections', description: 'Platform accounts Herald publishes as: read them with `connections:read`; connect (connect links), refresh and disconnect them with `connections:write` — Herald\'s addition to the seed\'s scope list.' },
         { name: 'Platforms', description: 'Platforms and their limits.' },
       ],
     },

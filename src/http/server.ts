@@ -20,6 +20,8 @@ import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
 import { registerMcp } from '../mcp/register.ts';
+import { registerConnectRoutes } from '../features/connections/connect.routes.ts';
+import { connectAvailability } from '../features/connections/connect.service.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';
@@ -86,10 +88,10 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await app.register(async (v1) => {
     registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
-    registerConnectionsRoutes(v1, { pool: container.pool });
+    registerConnectionsRoutes(v1, { pool: container.pool, keyring: container.keyring, access: container.platformAccess, logger: container.logger, postMedia: container.media, connectLinkTtlSeconds: config.connectLinkTtlSeconds });
     registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
     registerWorkspacesRoutes(v1, { pool: container.pool });
-    registerPlatformsRoutes(v1, container.platforms);
+    registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
     registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
     const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
     v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
@@ -99,6 +101,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   // Outside /v1, each with its own format: sign-in pages (HTML), OAuth, discovery documents and /mcp (JSON-RPC).
   await registerLoginRoutes(app, { pool: container.pool, keyring: container.keyring, config, rateLimiter: container.rateLimiter });
   await registerMcp(app, container);
+  await registerConnectRoutes(app, { pool: container.pool, access: container.platformAccess, ttlSeconds: config.connectLinkTtlSeconds });
   if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));

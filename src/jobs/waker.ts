@@ -6,6 +6,12 @@ import type { Pool, PoolClient } from '../db/pool.ts';
 import type { Logger } from '../lib/logger.ts';
 
 export const WAKE_CHANNEL = 'herald_publish_scheduled';
+/**
+ * setTimeout's ceiling (about 24.8 days): a longer delay fires after 1 ms, and a post scheduled next month would
+ * then have the waker nudge and re-read the queue in a tight loop. Jobs further out are left to the periodic
+ * refresh, which arms the timer once they come within range.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface Waker {
   stop(): Promise<void>;
@@ -25,10 +31,11 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
     void refresh();
   };
   const arm = (at: number) => {
-    if (stopped || at >= armedFor) return;
+    const delay = Math.max(0, at - Date.now()) + 2;
+    if (stopped || at >= armedFor || delay > MAX_TIMER_MS) return;
     if (timer) clearTimeout(timer);
     armedFor = at;
-    timer = setTimeout(fire, Math.max(0, at - Date.now()) + 2);
+    timer = setTimeout(fire, delay);
   };
   const refresh = async () => {
     try {

@@ -10,6 +10,7 @@ import { startLiveness, trackLockOwners } from './liveness.ts';
 import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
+import { refreshConnectionsTask } from './tasks/refresh-connections.ts';
 import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
 
@@ -22,11 +23,12 @@ export function taskList(container: Container): TaskList {
       pool: container.pool, access: container.platformAccess, media: container.mediaLibrary, postMedia: container.media, metrics: container.metrics,
       logger: container.logger, clock: container.clock, maxAttempts: container.config.publishing.maxAttempts,
     }),
+    refresh_connections: refreshConnectionsTask({ pool: container.pool, access: container.platformAccess, logger: container.logger, clock: container.clock }),
   };
 }
 
 // Housekeeping, as graphile-worker crontab lines (minute hour day month weekday task).
-const CRONTAB = ['*/10 * * * * cleanup', '*/15 * * * * media_cleanup'].join('\n');
+const CRONTAB = ['*/10 * * * * cleanup', '*/15 * * * * media_cleanup', '*/5 * * * * refresh_connections'].join('\n');
 
 /** graphile-worker logs through the process logger (its debug chatter at debug level). */
 export function workerLogger(logger: Logger): WorkerLogger {

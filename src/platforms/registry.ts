@@ -4,13 +4,21 @@
 import type { PlatformName } from './limits.ts';
 import { createBlueskyAdapter } from './bluesky/index.ts';
 import { createMastodonAdapter } from './mastodon/index.ts';
+import { createLinkedinAdapter } from './linkedin/index.ts';
 import type { AdapterConfig, AdapterFactory, PlatformAdapter } from './types.ts';
 import { createXAdapter } from './x/index.ts';
+import { createInstagramAdapter } from './instagram/index.ts';
+import { createThreadsAdapter } from './threads/index.ts';
+import { createFacebookAdapter } from './facebook/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
   bluesky: createBlueskyAdapter,
   mastodon: createMastodonAdapter,
+  linkedin: createLinkedinAdapter,
+  instagram: createInstagramAdapter,
+  threads: createThreadsAdapter,
+  facebook: createFacebookAdapter,
 };
 
 export interface PlatformRegistry {
@@ -23,7 +31,7 @@ export function createPlatformRegistry(configs: Partial<Record<PlatformName, Par
   const adapters = new Map<PlatformName, PlatformAdapter>();
   for (const [name, factory] of Object.entries(ADAPTERS) as Array<[PlatformName, AdapterFactory]>) {
     const c = configs[name] ?? {};
-    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret }));
+    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret, apiVersion: c.apiVersion }));
   }
   return {
     get: (platform) => adapters.get(platform),

@@ -65,6 +65,8 @@ export interface AccountInfo {
   accountId: string;
   handle: string;
   displayName: string | null;
+  /** The account's picture, where the platform gives one (shown by client apps next to the handle). */
+  avatarUrl?: string | null;
   /** Platform facts worth keeping on the connection (a Mastodon instance's configuration). */
   settings?: Record<string, unknown>;
 }
@@ -167,6 +169,8 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
+  /** The API version Herald speaks where the platform versions its API (LinkedIn's `LinkedIn-Version` header, Meta Graph's path prefix). */
+  apiVersion?: string;
 }
 
 /** What connecting a sandbox account produces. */
@@ -224,6 +228,20 @@ export interface OAuthCapability {
   revoke?(ctx: OAuthContext, credentials: Credentials): Promise<void>;
 }
 
+/**
+ * Sign-in with an identifier and a password the user made for Herald (Bluesky app passwords), for platforms
+ * connected without OAuth. The hosted connect page asks for both; Herald keeps what `login` returns.
+ */
+export interface PasswordLoginCapability {
+  /** Labels of the hosted form's two fields. */
+  readonly identifierLabel: string;
+  readonly passwordLabel: string;
+  /** Whether a user may name their own server (a PDS) instead of the configured default. */
+  readonly customServer: boolean;
+  /** Signs in at `http`'s base URL. A refused identifier or password throws PlatformError (`auth_expired`). */
+  login(http: PlatformHttp, input: { identifier: string; password: string }): Promise<ConnectableAccount>;
+}
+
 export interface PlatformAdapter {
   readonly platform: PlatformName;
   /** Stock limits (GET /v1/platforms, validation at creation). */
@@ -247,6 +265,8 @@ export interface PlatformAdapter {
   connectSandbox(http: PlatformHttp, options: { username: string }): Promise<SandboxAccount>;
   /** OAuth sign-in of real (and, through the simulator, sandbox) accounts; absent where the platform has none. */
   readonly oauth?: OAuthCapability;
+  /** Password sign-in (Bluesky app passwords); absent where the platform connects through OAuth. */
+  readonly passwordLogin?: PasswordLoginCapability;
   /** Optional capabilities; absent ones are shown as unsupported in GET /v1/platforms. */
   fetchMetrics?(session: PlatformSession, post: PublishedPart): Promise<PostMetrics>;
   listComments?(session: PlatformSession, post: PublishedPart): Promise<PlatformComment[]>;

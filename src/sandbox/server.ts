@@ -6,14 +6,22 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformName } from '../platforms/limits.ts';
 import { createSimulator, type PlatformSimulator, type Simulator, type SimulatorKit, type SimulatorOptions } from './framework/simulator.ts';
 import { blueskySimulator } from './bluesky/index.ts';
+import { linkedinSimulator } from './linkedin/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
 import { xSimulator } from './x/index.ts';
+import { instagramSimulator } from './instagram/index.ts';
+import { threadsSimulator } from './threads/index.ts';
+import { facebookSimulator } from './facebook/index.ts';
 
 /** Every simulator Herald has, by platform. */
 export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
   x: xSimulator,
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
+  linkedin: linkedinSimulator,
+  instagram: instagramSimulator,
+  threads: threadsSimulator,
+  facebook: facebookSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {

@@ -24,8 +24,11 @@ export async function unsettledTargets(pool: Pool, postIds?: string[]): Promise<
   return rows[0]!.n;
 }
 
-/** `texts`: for every accepted post id (the posts audited; other posts in the database are ignored), the text of each of its parts, in order. */
-export async function auditExactlyOnce(pool: Pool, sandbox: RunningSandbox, texts: Map<string, string[]>, platforms: PlatformName[]): Promise<ExactlyOnceAudit> {
+/**
+ * `texts`: for every accepted post id (the posts audited; other posts in the database are ignored), the text of
+ * each of its parts, in order. `threaded`: whether a platform gets every part (else only the first).
+ */
+export async function auditExactlyOnce(pool: Pool, sandbox: RunningSandbox, texts: Map<string, string[]>, platforms: PlatformName[], threaded: (platform: PlatformName) => boolean = () => true): Promise<ExactlyOnceAudit> {
   const { rows: targets } = await pool.query<{ id: string; post_id: string; platform: PlatformName; status: string; error: { code: string; message: string } | null; account: string }>(
     `SELECT t.id, t.post_id, t.platform, t.status, t.error, c.account_id AS account FROM post_targets t JOIN connections c ON c.id = t.connection_id WHERE t.post_id = ANY($1)`, [[...texts.keys()]]);
   const { rows: partRows } = await pool.query<{ target_id: string; position: number; platform_post_id: string | null }>('SELECT target_id, position, platform_post_id FROM target_parts');
@@ -35,7 +38,7 @@ export async function auditExactlyOnce(pool: Pool, sandbox: RunningSandbox, text
   for (const target of targets) {
     postsWithTargets.add(target.post_id);
     const held = sandbox.simulator(target.platform).posts().filter((p) => p.account === target.account && !p.deleted);
-    for (const [position, text] of (texts.get(target.post_id) ?? []).entries()) {
+    for (const [position, text] of (texts.get(target.post_id) ?? []).slice(0, threaded(target.platform) ? undefined : 1).entries()) {
       const copies = held.filter((p) => p.text === text);
       if (copies.length > 1) {
         audit.duplicates += copies.length - 1;

@@ -1,5 +1,7 @@
 // In-memory media for adapter and engine tests: real file headers (PNG, GIF, MP4) so the simulators' sniffing accepts
 // them, wrapped as the MediaSource adapters receive.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { MediaSource } from '../../src/platforms/types.ts';
 import type { MediaKind } from '../../src/platforms/limits.ts';
@@ -22,7 +24,47 @@ export function mp4(size = 64 * 1024): Buffer {
   return Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 7)]);
 }
 
+/** A minimal JPEG header (SOI, JFIF APP0, SOF0 with the size, EOI): enough for sniffing and size reading. */
+export function jpeg(width = 1, height = 1): Buffer {
+  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, 0, 0, 0, 0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]);
+  sof.writeUInt16BE(height, 5);
+  sof.writeUInt16BE(width, 7);
+  return Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), sof, Buffer.from('ffd9', 'hex')]);
+}
+
 let counter = 0;
+
+// Platforms that pull media (Instagram, Threads) fetch a URL: the test media are served over real HTTP from a
+// loopback server started on first use, as Herald serves its signed GETs.
+const served = new Map<string, { data: Buffer; contentType: string }>();
+let server: Promise<string> | undefined;
+
+function mediaServer(): Promise<string> {
+  server ??= new Promise<string>((resolve) => {
+    const s: Server = createServer((req, res) => {
+      const item = served.get(new URL(req.url ?? '/', 'http://x').pathname.slice(1));
+      if (!item) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such media');
+        return;
+      }
+      res.writeHead(200, { 'content-type': item.contentType, 'content-length': item.data.length }).end(item.data);
+    });
+    s.unref();
+    s.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as AddressInfo).port}`));
+  });
+  return server;
+}
+
+/** A URL that serves `data` (or answers 404 once `brokenUrl` is used). */
+export async function servedUrl(id: string, data: Buffer, contentType: string): Promise<string> {
+  served.set(id, { data, contentType });
+  return `${await mediaServer()}/${id}`;
+}
+
+/** A URL of the media server that answers 404, like an expired signed URL. */
+export async function brokenUrl(): Promise<string> {
+  return `${await mediaServer()}/expired-${++counter}`;
+}
 
 export function mediaSource(data: Buffer, contentType: string, options: { kind?: MediaKind; altText?: string | null; width?: number; height?: number; durationMs?: number } = {}): MediaSource {
   const kind: MediaKind = options.kind ?? (contentType === 'image/gif' ? 'gif' : contentType.startsWith('video/') ? 'video' : 'image');
@@ -36,5 +78,6 @@ export function mediaSource(data: Buffer, contentType: string, options: { kind?:
     durationMs: options.durationMs ?? (kind === 'video' ? 5000 : null),
     altText: options.altText ?? null,
     open: async () => Readable.from([data]),
+    signedUrl: () => servedUrl(`med_url${counter}_${Math.random().toString(36).slice(2)}`, data, contentType),
   };
 }

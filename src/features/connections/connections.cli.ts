@@ -7,7 +7,12 @@ import { createConfiguredSimulators, createPlatformAccess } from '../../containe
 import { createLogger } from '../../lib/logger.ts';
 import { resolveKeyring } from '../../lib/secrets.ts';
 import { createOutboundGuard } from '../../lib/ssrf.ts';
-import { isPlatformName, type PlatformName } from '../../platforms/limits.ts';
+import { isPlatformName, PLATFORM_NAMES, type PlatformName } from '../../platforms/limits.ts';
+import type { ServiceContext } from '../../http/context.ts';
+import { AppError } from '../../lib/errors.ts';
+import { findWorkspace } from '../workspaces/workspaces.repo.ts';
+import { createConnectLink } from './connect.service.ts';
+import { resealCredentials } from './lifecycle.ts';
 import { isPlatformError } from '../../platforms/types.ts';
 import { inProcessTransport } from '../../sandbox/inprocess.ts';
 import { listConnections, type ConnectionRow } from './connections.repo.ts';
@@ -91,6 +96,42 @@ export function connectionCommands(): Record<string, Command> {
         await withAccess(io, async (pool, access) => {
           const row = await connectMastodon(pool, access, { workspaceId, brandId: brandArg(values), instance, accessToken });
           print(io, values, connectionJson(row), line(row));
+        });
+      },
+    },
+    'connections connect': {
+      usage: 'herald connections connect <platform> --workspace <uuid> [--brand <id>] [--redirect-url <url>] [--server <url>] [--json]',
+      summary: 'Print a connect link: a single-use URL that walks someone through the platform\'s consent and adds the account to the workspace (test workspaces: through the simulator).',
+      positionals: ['platform'],
+      options: { workspace: { type: 'string' }, brand: { type: 'string' }, 'redirect-url': { type: 'string' }, server: { type: 'string' }, ...json },
+      async run(values, positionals, io) {
+        const workspaceId = workspaceArg(values);
+        const platform = positionals[0];
+        if (!platform || !isPlatformName(platform)) throw new UsageError(`give the platform to connect, one of: ${PLATFORM_NAMES.join(', ')}`);
+        await withAccess(io, async (pool, access, config) => {
+          const workspace = await findWorkspace(pool, workspaceId);
+          if (!workspace) throw new UsageError(`no workspace ${workspaceId}`);
+          const ctx: ServiceContext = { db: pool, workspaceId, workspaceMode: workspace.mode, brandId: brandArg(values) ?? workspace.default_brand_id, brandFromHeader: false, allowedBrandIds: null, userId: '', via: 'api' };
+          try {
+            const link = await createConnectLink(ctx, { pool, access, ttlSeconds: config.connectLinkTtlSeconds }, {
+              platform, redirect_url: typeof values['redirect-url'] === 'string' ? values['redirect-url'] : undefined, server_url: typeof values.server === 'string' ? values.server : undefined,
+            });
+            print(io, values, link, `${String(link.url)}\n(single use; expires ${String(link.expires_at)})`);
+          } catch (error) {
+            if (error instanceof AppError) throw new UsageError(error.message);
+            throw error;
+          }
+        });
+      },
+    },
+    'connections reseal': {
+      usage: 'herald connections reseal [--json]',
+      summary: 'After rotating HERALD_SECRET_KEY (old key in HERALD_SECRET_KEYS_PREVIOUS): encrypt every connection\'s tokens again with the new key, so the old one can be dropped.',
+      options: { ...json },
+      async run(values, _p, io) {
+        await withAccess(io, async (pool, access) => {
+          const count = await resealCredentials(pool, access);
+          print(io, values, { resealed: count }, `${count} connection(s) re-encrypted with the current key`);
         });
       },
     },

@@ -14,6 +14,7 @@ export interface ConnectionRow {
   account_id: string;
   handle: string;
   display_name: string | null;
+  avatar_url: string | null;
   server_url: string | null;
   is_default: boolean;
   status: ConnectionStatus;
@@ -26,7 +27,7 @@ export interface ConnectionRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, is_default, status,
+const COLUMNS = `id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, avatar_url, server_url, is_default, status,
   credentials, token_expires_at, settings, throttled_until, last_error, created_at, updated_at`;
 
 export interface NewConnection {
@@ -38,6 +39,7 @@ export interface NewConnection {
   accountId: string;
   handle: string;
   displayName: string | null;
+  avatarUrl?: string | null;
   serverUrl: string | null;
   credentials: Buffer;
   tokenExpiresAt: Date | null;
@@ -47,11 +49,11 @@ export interface NewConnection {
 /** Inserts a connection; it becomes the brand's default for its platform when the brand has none yet. */
 export async function insertConnection(db: Queryable, c: NewConnection): Promise<ConnectionRow> {
   const { rows } = await db.query<ConnectionRow>(
-    `INSERT INTO connections (id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, status, credentials, token_expires_at, settings, is_default)
+    `INSERT INTO connections (id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, status, credentials, token_expires_at, settings, is_default, avatar_url)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $12,
-             NOT EXISTS (SELECT 1 FROM connections d WHERE d.brand_id = $3 AND d.platform = $4 AND d.is_default AND d.status <> 'disconnected'))
+             NOT EXISTS (SELECT 1 FROM connections d WHERE d.brand_id = $3 AND d.platform = $4 AND d.is_default AND d.status <> 'disconnected'), $13)
      RETURNING ${COLUMNS}`,
-    [c.id, c.workspaceId, c.brandId, c.platform, c.sandbox, c.accountId, c.handle, c.displayName, c.serverUrl, c.credentials, c.tokenExpiresAt, JSON.stringify(c.settings)],
+    [c.id, c.workspaceId, c.brandId, c.platform, c.sandbox, c.accountId, c.handle, c.displayName, c.serverUrl, c.credentials, c.tokenExpiresAt, JSON.stringify(c.settings), c.avatarUrl ?? null],
   );
   return rows[0]!;
 }

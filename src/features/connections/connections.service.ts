@@ -24,7 +24,7 @@ export class ConnectionInputError extends Error {}
 export function connectionJson(c: ConnectionRow): Record<string, unknown> {
   return {
     id: c.id, object: 'connection', workspace_id: c.workspace_id, brand_id: c.brand_id, platform: c.platform,
-    account_id: c.account_id, handle: c.handle, display_name: c.display_name, server_url: c.server_url,
+    account_id: c.account_id, handle: c.handle, display_name: c.display_name, avatar_url: c.avatar_url ?? null, server_url: c.server_url,
     is_default: c.is_default, status: c.status, sandbox: c.sandbox,
     token_expires_at: c.token_expires_at?.toISOString() ?? null, created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(),
   };
@@ -45,7 +45,7 @@ async function store(db: Queryable, access: PlatformAccess, input: { workspaceId
   try {
     return await repo.insertConnection(db, {
       id: newId('conn'), workspaceId: input.workspaceId, brandId: input.brandId, platform: input.platform, sandbox: input.sandbox,
-      accountId: input.account.accountId, handle: input.account.handle, displayName: input.account.displayName, serverUrl: input.serverUrl,
+      accountId: input.account.accountId, handle: input.account.handle, displayName: input.account.displayName, avatarUrl: input.account.avatarUrl ?? null, serverUrl: input.serverUrl,
       credentials: sealCredentials(access.keyring, input.credentials), tokenExpiresAt: input.credentials.expiresAt ? new Date(input.credentials.expiresAt) : null,
       settings: input.account.settings ?? {},
     });

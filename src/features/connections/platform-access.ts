@@ -7,7 +7,7 @@ import type { OutboundGuard } from '../../lib/ssrf.ts';
 import { createPlatformHttp, type PlatformHttp, type Transport } from '../../platforms/http.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';
-import type { ConnectionInfo, Credentials, PlatformSession } from '../../platforms/types.ts';
+import type { ConnectionInfo, Credentials, OAuthApp, PlatformSession } from '../../platforms/types.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 
 const PURPOSE = 'connection-credentials';
@@ -25,7 +25,22 @@ export interface PlatformAccess {
   clock: Clock;
   /** Overrides how bytes travel (tests); the outbound primitive otherwise. */
   transport?: Transport;
+  /** Herald's public origin: connect links and the OAuth callback are built from it. */
+  publicUrl?: string;
+  /** Whether the simulators are served (test workspaces connect through them). */
+  sandboxEnabled?: boolean;
+  /** The OAuth app of each platform that has one configured (HERALD_<PLATFORM>_CLIENT_ID/SECRET). */
+  apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
+
+/** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
+export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
+  x: 'https://x.com',
+  linkedin: 'https://www.linkedin.com',
+  instagram: 'https://www.instagram.com',
+  facebook: 'https://www.facebook.com',
+  threads: 'https://threads.net',
+};
 
 export function sealCredentials(keyring: SecretKeyring, credentials: Credentials): Buffer {
   return encrypt(keyring, PURPOSE, JSON.stringify(credentials));

@@ -14,6 +14,10 @@ const AltTexts = (max: number) => Type.Array(Type.String({ maxLength: max }), {
   maxItems: 4,
   description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
 });
+const AltTextsUpTo = (max: number, items: number) => Type.Array(Type.String({ maxLength: max }), {
+  maxItems: items,
+  description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
+});
 const Language = Type.String({ pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.' });
 
 const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
@@ -38,9 +42,24 @@ export const PlatformOptions = Type.Object(
       },
       'Options for Mastodon.',
     ),
-    threads: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts) }, 'Options for Threads.'),
+    threads: options(
+      {
+        content: Type.Optional(ContentOverride),
+        thread: Type.Optional(ThreadParts),
+        alt_texts: Type.Optional(AltTextsUpTo(1000, 20)),
+        reply_control: Type.Optional(StringEnum(['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only'], { description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.' })),
+      },
+      'Options for Threads.',
+    ),
     linkedin: options(
-      { content: Type.Optional(ContentOverride), visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'])) },
+      {
+        content: Type.Optional(ContentOverride),
+        visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'], { description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.' })),
+        alt_texts: Type.Optional(Type.Array(Type.String({ maxLength: 4086 }), { maxItems: 20, description: 'Alt text of each image, in `media_ids` order (at most 4,086 characters each); an entry replaces the item\'s own alt text.' })),
+        organization: Type.Optional(Type.String({ pattern: '^urn:li:organization:[0-9]+$', maxLength: 100, description: 'Publish as this company page (`urn:li:organization:<id>`), which the connected member must administer; default: the connection\'s own account.' })),
+        document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Title shown on a PDF document post; default `Document`.' })),
+        disable_reshare: Type.Optional(Type.Boolean({ description: 'Stops others from resharing the post.' })),
+      },
       'Options for LinkedIn.',
     ),
     instagram: options(
@@ -48,10 +67,19 @@ export const PlatformOptions = Type.Object(
         content: Type.Optional(ContentOverride),
         type: Type.Optional(StringEnum(['feed', 'reel', 'story'], { description: 'What to publish; default `feed`.' })),
         first_comment: Type.Optional(Type.String({ maxLength: 2200, description: 'A comment posted on the new post right after it is published.' })),
+        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
+        share_to_feed: Type.Optional(Type.Boolean({ description: 'Reels only: also show the Reel in the main feed (default true).' })),
       },
       'Options for Instagram.',
     ),
-    facebook: options({ content: Type.Optional(ContentOverride), link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) }, 'Options for Facebook Pages.'),
+    facebook: options(
+      {
+        content: Type.Optional(ContentOverride),
+        link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.' })),
+        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
+      },
+      'Options for Facebook Pages.',
+    ),
   },
   { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
 );

@@ -9,10 +9,9 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { isPlatformError, PlatformError, type PlatformSession } from '../../platforms/types.ts';
-import { appendEvent } from '../events/outbox.ts';
-import { findConnection, markExpired, throttle, updateCredentials, type ConnectionRow } from '../connections/connections.repo.ts';
-import { connectionJson } from '../connections/connections.service.ts';
-import { sealCredentials, sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
+import { findConnection, throttle, type ConnectionRow } from '../connections/connections.repo.ts';
+import { expireConnection, refreshConnection } from '../connections/lifecycle.ts';
+import { sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import type { MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts } from './parts.ts';
@@ -79,7 +78,7 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
     const adapter = deps.access.registry.get(claim.platform);
     if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot publish to ${claim.platform} yet.`);
     const conn = connection;
-    const refresh = () => refreshSession(deps, conn);
+    const refresh = () => refreshConnection(deps, conn);
     let session: PlatformSession = sessionFor(deps.access, conn);
     const expiresAt = session.credentials.expiresAt ? Date.parse(session.credentials.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt - REFRESH_AHEAD_MS < deps.clock.now().getTime()) session = await refresh();
@@ -132,10 +131,7 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
     }
     if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'failed', error: body, platformPostId: first?.platform_post_id ?? undefined, url: first?.url ?? undefined }))) return 'lost_claim' as const;
     await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'failed', errorCode: error.code, error: body });
-    if (decision.reconnect && connection && (await markExpired(tx, claim.workspace_id, connection.id, body))) {
-      const expired = await findConnection(tx, claim.workspace_id, connection.id);
-      if (expired) await appendEvent(tx, claim.workspace_id, 'connection.expired', connectionJson(expired));
-    }
+    if (decision.reconnect && connection) await expireConnection(tx, claim.workspace_id, connection.id, error);
     await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
     return 'failed' as const;
   });
@@ -147,22 +143,4 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
 function record(deps: PublishDeps, platform: string, outcome: string, started: number): void {
   deps.metrics.publishAttempts.inc({ platform, outcome });
   deps.metrics.publishDuration.observe({ platform, outcome }, (performance.now() - started) / 1000);
-}
-
-/**
- * New credentials for a connection, refreshed at most once however many targets ask at the same moment: under
- * the connection's row lock, a caller that finds the credentials already changed uses them (X refresh tokens
- * work once, so two concurrent refreshes would log the account out).
- */
-async function refreshSession(deps: PublishDeps, used: ConnectionRow): Promise<PlatformSession> {
-  return withTransaction(deps.pool, async (tx) => {
-    const row = await findConnection(tx, used.workspace_id, used.id, true);
-    if (!row) throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
-    if (!row.credentials.equals(used.credentials)) return sessionFor(deps.access, row);
-    const adapter = deps.access.registry.get(row.platform)!;
-    const credentials = await adapter.refreshCredentials(sessionFor(deps.access, row));
-    const sealed = sealCredentials(deps.access.keyring, credentials);
-    await updateCredentials(tx, row.workspace_id, row.id, sealed, credentials.expiresAt ? new Date(credentials.expiresAt) : null);
-    return sessionFor(deps.access, { ...row, credentials: sealed });
-  });
 }

@@ -122,6 +122,17 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
       return { accountId: s.did, handle: s.handle, displayName: null };
     },
 
+    // App passwords, not AT Protocol OAuth (docs/decisions.md "Bluesky connects with an app password").
+    passwordLogin: {
+      identifierLabel: 'Handle (e.g. alice.bsky.social)',
+      passwordLabel: 'App password (Settings → Privacy and security → App passwords)',
+      customServer: true,
+      async login(http, { identifier, password }) {
+        const login = await loginWithAppPassword(http, identifier.replace(/^@/, ''), password);
+        return { account: { accountId: login.accountId, handle: login.handle, displayName: null }, credentials: login.credentials };
+      },
+    },
+
     async connectSandbox(http, { username }) {
       const handle = `${username.toLowerCase().replace(/[^a-z0-9-]/g, '-')}.test`;
       const password = randomBytes(18).toString('base64url');

@@ -56,6 +56,7 @@ export interface MastoAccount {
   acct: string;
   display_name: string;
   url: string;
+  avatar?: string | null;
 }
 
 export async function verifyCredentials(http: PlatformHttp, token: string): Promise<MastoAccount> {

@@ -4,7 +4,7 @@
 // Reconciliation reads the account's recent statuses and compares their source text.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sleep } from '../classify.ts';
-import { PlatformError, type AdapterConfig, type PlatformAdapter, type PreparedMedia } from '../types.ts';
+import { PlatformError, type AdapterConfig, type OAuthCapability, type PlatformAdapter, type PlatformSession, type PreparedMedia } from '../types.ts';
 import * as client from './client.ts';
 import { limits, mastodonLimitsFor, type MastodonInstanceConfig } from './limits.ts';
 
@@ -21,6 +21,50 @@ export function instanceSettings(doc: client.InstanceDocument): MastodonInstance
     charactersReservedPerUrl: c.statuses?.characters_reserved_per_url,
     imageSizeLimit: c.media_attachments?.image_size_limit,
     videoSizeLimit: c.media_attachments?.video_size_limit,
+  };
+}
+
+const OAUTH_SCOPES = ['read', 'write:statuses', 'write:media'];
+
+/**
+ * Mastodon's per-instance OAuth (platforms.md §7 "Auth"): an app registered on each instance, PKCE S256 (4.3+),
+ * a token that lives until revoked. A refused code is `auth_expired`: the user must start again.
+ */
+function mastodonOAuth(verify: (session: PlatformSession) => ReturnType<PlatformAdapter['verifyAccount']>): OAuthCapability {
+  const refused = (error: unknown) => (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429
+    ? new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `The instance refused the authorization code: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody })
+    : error);
+  return {
+    pkce: true,
+    scopes: OAUTH_SCOPES,
+    async registerApp(ctx, { name, website }) {
+      const app = (await client.call(ctx.http, { method: 'POST', path: '/api/v1/apps', json: { client_name: name, redirect_uris: ctx.redirectUri, scopes: OAUTH_SCOPES.join(' '), website } })).json<{ client_id: string; client_secret: string }>();
+      return { clientId: app.client_id, clientSecret: app.client_secret };
+    },
+    authorizeUrl(ctx, { state, codeChallenge }) {
+      const url = new URL(`${ctx.webUrl}/oauth/authorize`);
+      const params: Record<string, string> = { response_type: 'code', client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, scope: OAUTH_SCOPES.join(' '), state };
+      if (codeChallenge) Object.assign(params, { code_challenge: codeChallenge, code_challenge_method: 'S256' });
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      return url.toString();
+    },
+    async exchangeCode(ctx, { code, codeVerifier }) {
+      const form: Record<string, string> = { grant_type: 'authorization_code', code, client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret ?? '', redirect_uri: ctx.redirectUri, scope: OAUTH_SCOPES.join(' ') };
+      if (codeVerifier) form.code_verifier = codeVerifier;
+      try {
+        const token = (await client.call(ctx.http, { method: 'POST', path: '/oauth/token', form })).json<{ access_token: string }>();
+        return { accessToken: token.access_token };
+      } catch (error) {
+        throw refused(error);
+      }
+    },
+    async accounts(ctx, credentials) {
+      const session = { connection: { id: '', accountId: '', handle: '', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: ctx.sandbox }, credentials, http: ctx.http, clock: { now: () => new Date() } };
+      return [{ account: await verify(session), credentials }];
+    },
+    async revoke(ctx, credentials) {
+      await client.call(ctx.http, { method: 'POST', path: '/oauth/revoke', form: { client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret ?? '', token: credentials.accessToken } });
+    },
   };
 }
 
@@ -93,8 +137,10 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
     async verifyAccount(session) {
       const account = await client.verifyCredentials(session.http, session.credentials.accessToken);
       const doc = await client.instance(session.http);
-      return { accountId: account.id, handle: `${account.acct}@${doc.domain}`, displayName: account.display_name || null, settings: { instance: instanceSettings(doc) } };
+      return { accountId: account.id, handle: `${account.acct}@${doc.domain}`, displayName: account.display_name || null, avatarUrl: account.avatar ?? null, settings: { instance: instanceSettings(doc) } };
     },
+
+    oauth: mastodonOAuth((session) => adapter.verifyAccount(session)),
 
     async connectSandbox(http, { username }) {
       const redirect = 'http://127.0.0.1/herald/oauth/callback';

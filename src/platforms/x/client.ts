@@ -36,9 +36,9 @@ export async function userTweets(http: PlatformHttp, token: string, userId: stri
   return { data: body.data ?? [], next: body.meta?.next_token };
 }
 
-export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string }> {
-  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token });
-  return res.json<{ data: { id: string; username: string; name: string } }>().data;
+export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string; profile_image_url?: string }> {
+  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token, query: { 'user.fields': 'profile_image_url' } });
+  return res.json<{ data: { id: string; username: string; name: string; profile_image_url?: string } }>().data;
 }
 
 export interface TokenAnswer {
@@ -48,12 +48,19 @@ export interface TokenAnswer {
   scope?: string;
 }
 
-/** POST /2/oauth2/token: Basic auth for a confidential client, `client_id` in the form for a public one. */
+/** Basic auth for a confidential client, `client_id` in the form for a public one. */
+function clientAuth(client: { id: string; secret: string | undefined }, form: Record<string, string>): { headers: Record<string, string>; form: Record<string, string> } {
+  if (client.secret) return { headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` }, form };
+  return { headers: {}, form: { ...form, client_id: client.id } };
+}
+
+/** POST /2/oauth2/token (code exchange and refresh). */
 export async function token(http: PlatformHttp, client: { id: string; secret: string | undefined }, form: Record<string, string>): Promise<TokenAnswer> {
-  const headers: Record<string, string> = {};
-  const fields = { ...form };
-  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
-  else fields.client_id = client.id;
-  const res = await call(http, { method: 'POST', path: '/2/oauth2/token', headers, form: fields });
+  const res = await call(http, { method: 'POST', path: '/2/oauth2/token', ...clientAuth(client, form) });
   return res.json<TokenAnswer>();
+}
+
+/** POST /2/oauth2/revoke. */
+export async function revoke(http: PlatformHttp, client: { id: string; secret: string | undefined }, form: { token: string; token_type_hint: string }): Promise<void> {
+  await call(http, { method: 'POST', path: '/2/oauth2/revoke', ...clientAuth(client, form) });
 }

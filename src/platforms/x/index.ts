@@ -2,7 +2,7 @@
 // protocols, threads as reply chains. X has no idempotency key, so reconciliation looks the part up among the
 // account's recent posts (text and reply target), and a re-send happens only when that finds nothing.
 import { createHash, randomBytes } from 'node:crypto';
-import { PlatformError, type AdapterConfig, type Credentials, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
+import { PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OAuthContext, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
 import { limits } from './limits.ts';
 import * as client from './client.ts';
 import { comparable, createBody, postUrl } from './map.ts';
@@ -17,6 +17,47 @@ function credentialsFrom(answer: client.TokenAnswer, now: number, previous?: Cre
     accessToken: answer.access_token,
     refreshToken: answer.refresh_token ?? previous?.refreshToken ?? null,
     expiresAt: answer.expires_in ? new Date(now + answer.expires_in * 1000).toISOString() : null,
+  };
+}
+
+/** A refused code or refresh token (X answers 400/401) means the user must sign in again. */
+function refusedAsExpired(error: unknown, what: string): unknown {
+  if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
+    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `X refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+  }
+  return error;
+}
+
+/** X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"). */
+function xOAuth(): OAuthCapability {
+  const app = (ctx: OAuthContext) => ({ id: ctx.app.clientId, secret: ctx.app.clientSecret ?? undefined });
+  return {
+    pkce: true,
+    scopes: SCOPES.split(' '),
+    authorizeUrl(ctx, { state, codeChallenge }) {
+      const url = new URL(`${ctx.webUrl}/i/oauth2/authorize`);
+      const params: Record<string, string> = { response_type: 'code', client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, scope: SCOPES, state };
+      if (codeChallenge) Object.assign(params, { code_challenge: codeChallenge, code_challenge_method: 'S256' });
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      return url.toString();
+    },
+    async exchangeCode(ctx, { code, codeVerifier }) {
+      try {
+        const answer = await client.token(ctx.http, app(ctx), { grant_type: 'authorization_code', code, redirect_uri: ctx.redirectUri, code_verifier: codeVerifier ?? '' });
+        return credentialsFrom(answer, Date.now());
+      } catch (error) {
+        throw refusedAsExpired(error, 'the authorization code');
+      }
+    },
+    async accounts(ctx, credentials) {
+      const user = await client.me(ctx.http, credentials.accessToken);
+      return [{ account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials }];
+    },
+    async revoke(ctx, credentials) {
+      // ⚠ unverified: whether revoking the refresh token also ends its access tokens; revoke both to be sure.
+      await client.revoke(ctx.http, app(ctx), { token: credentials.accessToken, token_type_hint: 'access_token' });
+      if (credentials.refreshToken) await client.revoke(ctx.http, app(ctx), { token: credentials.refreshToken, token_type_hint: 'refresh_token' });
+    },
   };
 }
 
@@ -71,17 +112,16 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
         return credentialsFrom(answer, session.clock.now().getTime(), session.credentials);
       } catch (error) {
         // A refused refresh token (400 invalid_request) means the user must connect again.
-        if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
-          throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `X refused to refresh the token: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
-        }
-        throw error;
+        throw refusedAsExpired(error, 'to refresh the token');
       }
     },
 
     async verifyAccount(session) {
       const user = await client.me(session.http, session.credentials.accessToken);
-      return { accountId: user.id, handle: user.username, displayName: user.name };
+      return { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null };
     },
+
+    oauth: xOAuth(),
 
     async connectSandbox(http, { username }) {
       const verifier = randomBytes(48).toString('base64url');
@@ -99,7 +139,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       const answer = await client.token(http, { id: clientId, secret: config.clientSecret }, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, code_verifier: verifier });
       const credentials = credentialsFrom(answer, Date.now());
       const user = await client.me(http, credentials.accessToken);
-      return { account: { accountId: user.id, handle: user.username, displayName: user.name }, credentials };
+      return { account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials };
     },
   };
 }

@@ -10,6 +10,7 @@ export const FAULT_NAMES = [
   'slow_media', //    media processing takes `delayMs` longer
   'media_failed', //  media processing ends in failure
   'duplicate', //     the platform's duplicate-content rejection
+  'published_but_blocked', // the post goes live, yet the answer is a block (Instagram/Threads 2207051 "blocked your request")
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -1,9 +1,10 @@
-// Mastodon's per-instance OAuth (platforms.md §7 "Auth"): register an app, authorize (the sandbox approves at
-// once as `sandbox_username`), exchange the code (PKCE S256 when a challenge was sent) for a token that lives
+// Mastodon's per-instance OAuth (platforms.md §7 "Auth"): register an app, authorize (a consent page with
+// approve and deny, or at once as `sandbox_username`), revoke, exchange the code (PKCE S256 when a challenge was sent) for a token that lives
 // until revoked; verify_credentials; the instance document with its configurable limits.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrayField, parseBody } from '../framework/body.ts';
+import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
 import type { MastoAccount, MastoState } from './state.ts';
 
@@ -39,7 +40,7 @@ export function accountFor(state: MastoState, username: string): MastoAccount {
 }
 
 export function accountJson(a: MastoAccount, host: string): Record<string, unknown> {
-  return { id: a.id, username: a.username, acct: a.username, display_name: a.displayName, locked: false, bot: false, url: `${host}/@${a.username}`, avatar: null, followers_count: 0, following_count: 0, statuses_count: 0, note: '' };
+  return { id: a.id, username: a.username, acct: a.username, display_name: a.displayName, locked: false, bot: false, url: `${host}/@${a.username}`, avatar: `${host}/avatars/original/missing.png`, followers_count: 0, following_count: 0, statuses_count: 0, note: '' };
 }
 
 /** The account behind the bearer token, or undefined after Mastodon's 401. */
@@ -67,11 +68,15 @@ export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state
     return { id: numericId(app.clientId), name: fields.client_name, website: fields.website ?? null, redirect_uri: redirectUris.join('\n'), redirect_uris: redirectUris, client_id: app.clientId, client_secret: app.clientSecret, scopes: app.scopes.split(' ') };
   });
 
-  app.get('/oauth/authorize', async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>;
+  // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+    const posted = request.method === 'POST' ? parseBody(request.headers['content-type'], request.body).fields : {};
+    const q = { ...(request.query as Record<string, string | undefined>), ...Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<string, string> };
     const client = state.apps.get(q.client_id ?? '');
     if (!client) return reply.code(400).send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client.' });
     if (q.response_type !== 'code' || !q.redirect_uri || !client.redirectUris.includes(q.redirect_uri)) return reply.code(400).send({ error: 'invalid_request', error_description: 'response_type must be code and redirect_uri must be registered.' });
+    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'Mastodon', action: request.url.split('?')[0]!, params: q, scopes: q.scope ?? 'read', defaultUsername: 'sandbox' });
+    if (q.decision === 'deny') return deniedRedirect(reply, q.redirect_uri, q.state);
     const username = q.sandbox_username ?? 'sandbox';
     if (!/^[a-z0-9_]{1,30}$/i.test(username)) return reply.code(400).send({ error: 'invalid_request', error_description: 'sandbox_username is not a valid username.' });
     const code = kit.tokens.sign({ sub: accountFor(state, username).id, typ: 'masto_code', username, cid: client.clientId, redirect: q.redirect_uri, scope: q.scope ?? 'read', challenge: q.code_challenge ?? null, ttlSeconds: 600 });
@@ -79,6 +84,18 @@ export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state
     target.searchParams.set('code', code);
     if (q.state) target.searchParams.set('state', q.state);
     return reply.code(302).header('location', target.toString()).send();
+  };
+  app.get('/oauth/authorize', authorize);
+  app.post('/oauth/authorize', authorize);
+
+  // Revokes a token (RFC 7009): Mastodon answers 200 `{}` whether or not the token was valid.
+  app.post('/oauth/revoke', async (request, reply) => {
+    const { fields } = parseBody(request.headers['content-type'], request.body);
+    const client = state.apps.get(String(fields.client_id ?? ''));
+    if (!client || client.clientSecret !== fields.client_secret) return reply.code(403).send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
+    const check = kit.tokens.verify(String(fields.token ?? ''), 'masto_access');
+    if (check.ok) state.revoked.add(check.claims.jti);
+    return {};
   });
 
   app.post('/oauth/token', async (request, reply) => {

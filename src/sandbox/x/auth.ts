@@ -1,10 +1,11 @@
-// X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"): authorize (the sandbox approves at
-// once, as the user named by `sandbox_username` — its stand-in for X's login page), token exchange with a
+// X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"): authorize (a consent page with
+// approve and deny, or at once as the user named by `sandbox_username`), token exchange with a
 // 30-second single-use code, 2-hour access tokens, single-use rotating refresh tokens, revoke; and the bearer
 // check every other route runs.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
+import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
 import { problem, type XState, type XUser } from './state.ts';
 
@@ -23,6 +24,10 @@ function clientOf(request: FastifyRequest, fields: Record<string, unknown>): str
   return typeof fields.client_id === 'string' ? fields.client_id : undefined;
 }
 
+function stringFields(fields: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+}
+
 export function userFor(state: XState, username: string): XUser {
   const id = numericId(`x:${username.toLowerCase()}`);
   let user = state.users.get(id);
@@ -34,8 +39,9 @@ export function userFor(state: XState, username: string): XUser {
 }
 
 export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XState): void {
-  app.get('/i/oauth2/authorize', async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>;
+  // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+    const q = { ...(request.query as Record<string, string | undefined>), ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}) };
     for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge'] as const) {
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
     }
@@ -44,15 +50,24 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
     const method = (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
     if (method !== 'S256' && method !== 'plain') return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
     if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
+    let redirect: URL;
+    try {
+      redirect = new URL(q.redirect_uri!);
+    } catch {
+      return oauthError(reply, 400, 'invalid_request', 'redirect_uri is not a URL.');
+    }
+    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'X', action: request.url.split('?')[0]!, params: q, scopes: q.scope!, defaultUsername: 'sandbox_user' });
+    if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
     const username = q.sandbox_username ?? 'sandbox_user';
     if (!/^[A-Za-z0-9_]{1,15}$/.test(username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
     const user = userFor(state, username);
     const code = kit.tokens.sign({ sub: user.id, typ: 'x_code', username, cid: q.client_id, redirect: q.redirect_uri, challenge: q.code_challenge, method, scope: q.scope, ttlSeconds: CODE_TTL });
-    const target = new URL(q.redirect_uri!);
-    target.searchParams.set('state', q.state!);
-    target.searchParams.set('code', code);
-    return reply.code(302).header('location', target.toString()).send();
-  });
+    redirect.searchParams.set('state', q.state!);
+    redirect.searchParams.set('code', code);
+    return reply.code(302).header('location', redirect.toString()).send();
+  };
+  app.get('/i/oauth2/authorize', authorize);
+  app.post('/i/oauth2/authorize', authorize);
 
   app.post('/2/oauth2/token', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);

@@ -140,7 +140,10 @@ export function registerXTweets(app: FastifyInstance, kit: SimulatorKit, state: 
   app.get('/2/users/me', async (request, reply) => {
     const user = authenticate(kit, state, request, reply, ['users.read']);
     if (!user) return reply;
-    return { data: { id: user.id, name: user.name, username: user.username } };
+    // Optional fields come only when asked for (`user.fields`), as on X.
+    const fields = String((request.query as Record<string, unknown>)['user.fields'] ?? '').split(',');
+    const host = `${request.protocol}://${request.headers.host}${app.prefix}`;
+    return { data: { id: user.id, name: user.name, username: user.username, ...(fields.includes('profile_image_url') ? { profile_image_url: `${host}/web/avatars/${user.id}_normal.png` } : {}) } };
   });
 
   // Sandbox URLs of posts point here (the real ones are https://x.com/<user>/status/<id>).

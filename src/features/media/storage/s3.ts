@@ -3,8 +3,7 @@
 // Herald then checks the object, copies it to an immutable key and deletes the upload key (see media.complete.ts).
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../../config.ts';
 import { inlineDisposition } from '../content-disposition.ts';
 import type { ByteReader } from '../sniff/byte-reader.ts';
@@ -25,8 +24,19 @@ function isNotFound(error: unknown): boolean {
   return name === 'NotFound' || name === 'NoSuchKey' || statusOf(error) === 404;
 }
 
+/**
+ * The AWS SDK is loaded on first use, not at start: it costs some 45 MiB of RSS and 0.2 s of start-up, and an
+ * installation on local storage never needs it (the start-up benchmark, bench/startup.ts, measures both).
+ */
+async function loadSdk() {
+  const [sdk, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+  return { ...sdk, getSignedUrl: presigner.getSignedUrl };
+}
+
 export function createS3Storage(config: S3Config): S3Storage {
-  const client = new S3Client({
+  let loaded: Promise<{ sdk: Awaited<ReturnType<typeof loadSdk>>; client: S3Client }> | undefined;
+  const s3 = () => (loaded ??= loadSdk().then((sdk) => ({ sdk, client: makeClient(sdk.S3Client) })));
+  const makeClient = (Client: typeof S3Client) => new Client({
     region: config.region,
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
@@ -39,7 +49,8 @@ export function createS3Storage(config: S3Config): S3Storage {
   const Bucket = config.bucket;
 
   async function get(key: string, range?: string): Promise<Readable> {
-    const result = await client.send(new GetObjectCommand({ Bucket, Key: key, Range: range }));
+    const { sdk, client } = await s3();
+    const result = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key, Range: range }));
     return result.Body as Readable;
   }
 
@@ -47,14 +58,16 @@ export function createS3Storage(config: S3Config): S3Storage {
     driver: 's3',
 
     async signUpload(ticket) {
-      const command = new PutObjectCommand({ Bucket, Key: ticket.uploadKey, ContentType: ticket.contentType, ContentLength: ticket.declaredSize });
-      const url = await getSignedUrl(client, command, { ...expiringAt(ticket.expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
+      const { sdk, client } = await s3();
+      const command = new sdk.PutObjectCommand({ Bucket, Key: ticket.uploadKey, ContentType: ticket.contentType, ContentLength: ticket.declaredSize });
+      const url = await sdk.getSignedUrl(client, command, { ...expiringAt(ticket.expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
       return { url, headers: { 'Content-Type': ticket.contentType } };
     },
 
     async signRead(ticket) {
-      const command = new GetObjectCommand({ Bucket, Key: ticket.storageKey, ResponseContentType: ticket.contentType, ResponseContentDisposition: inlineDisposition(ticket.filename) });
-      return getSignedUrl(client, command, expiringAt(ticket.expiresAt));
+      const { sdk, client } = await s3();
+      const command = new sdk.GetObjectCommand({ Bucket, Key: ticket.storageKey, ResponseContentType: ticket.contentType, ResponseContentDisposition: inlineDisposition(ticket.filename) });
+      return sdk.getSignedUrl(client, command, expiringAt(ticket.expiresAt));
     },
 
     open: (key, range) => get(key, range ? `bytes=${range.start}-${range.end}` : undefined),
@@ -76,8 +89,9 @@ export function createS3Storage(config: S3Config): S3Storage {
     },
 
     async stat(key) {
+      const { sdk, client } = await s3();
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        const head = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: key }));
         return { size: head.ContentLength ?? 0, etag: head.ETag ?? null };
       } catch (error) {
         if (isNotFound(error)) return null;
@@ -86,16 +100,18 @@ export function createS3Storage(config: S3Config): S3Storage {
     },
 
     async remove(key) {
+      const { sdk, client } = await s3();
       try {
-        await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+        await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key }));
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
     },
 
     async copy(fromKey, toKey, etag) {
+      const { sdk, client } = await s3();
       try {
-          await client.send(new CopyObjectCommand({
+          await client.send(new sdk.CopyObjectCommand({
           Bucket,
           Key: toKey,
           CopySource: `${Bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,

@@ -1,0 +1,135 @@
+// Benchmark 3: the scheduler. (a) Single posts under no load: one post due each second, created through the API,
+// lateness of publication against schedule_at. (b) A burst: N posts (10,000) due in the same whole second, spread
+// over 100 sandbox Mastodon accounts with unique texts, seeded by SQL and queued with Herald's own
+// queuePublishJobs; time until the last is published and the lateness distribution. The floor: graphile-worker
+// with the same concurrency and poll interval draining N empty jobs due in one second (floor/empty-jobs.ts).
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { queuePublishJobs } from '../src/jobs/queue.ts';
+import { addSandboxAccounts, prepareWorkspace, startHerald, type Workspace } from './lib/herald.ts';
+import { quantile } from './lib/load.ts';
+import { runNode, sleep } from './lib/processes.ts';
+import { fmt, type BenchContext, type Row } from './lib/report.ts';
+
+const ACCOUNTS = 100;
+const DRAIN_TARGET = 2;
+const SINGLE_TARGET_MS = 1000;
+
+interface Lateness {
+  /** Due → last target published. */
+  drainMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+}
+
+/** Waits until every target of `postIds` is published or failed, then measures lateness of publication. */
+async function awaitPublished(client: pg.Client, postIds: string[], ceilingMs: number, log?: (m: string) => void): Promise<Lateness> {
+  const started = Date.now();
+  for (let lastReport = 0; ;) {
+    const { rows } = await client.query<{ open: number; done: number }>(
+      `SELECT count(*) FILTER (WHERE status NOT IN ('published', 'failed'))::int AS open, count(*) FILTER (WHERE status = 'published')::int AS done FROM post_targets WHERE post_id = ANY($1::text[])`, [postIds]);
+    if (rows[0]!.open === 0) break;
+    if (Date.now() - started > ceilingMs) throw new Error(`${rows[0]!.open} of ${postIds.length} posts still unpublished after ${fmt.s(ceilingMs)}`);
+    if (log && Date.now() - lastReport > 10_000) {
+      lastReport = Date.now();
+      log(`scheduler: ${rows[0]!.done} of ${postIds.length} published`);
+    }
+    await sleep(250);
+  }
+  const { rows } = await client.query<{ late: number; published: boolean }>(
+    `SELECT extract(epoch FROM t.updated_at - p.schedule_at)::float * 1000 AS late, t.status = 'published' AS published
+       FROM post_targets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ANY($1::text[])`, [postIds]);
+  const late = rows.filter((r) => r.published).map((r) => r.late);
+  return { drainMs: Math.max(...late), p50Ms: quantile(late, 0.5), p99Ms: quantile(late, 0.99), failed: rows.length - late.length };
+}
+
+/** N scheduled posts (one target each) spread over the given connections, due at `due`, queued like the API queues them. */
+async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string[], count: number, tag: string): Promise<{ postIds: string[]; due: Date }> {
+  const began = Date.now();
+  await client.query('BEGIN');
+  const placeholder = new Date(Date.now() + 86_400_000);
+  const { rows } = await client.query<{ post_id: string; target_id: string }>(
+    `WITH c AS (SELECT id, brand_id, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM connections WHERE workspace_id = $1 AND id = ANY($2::text[])),
+          p AS (INSERT INTO posts (id, workspace_id, brand_id, content, platforms, status, schedule_at, created_via, created_by)
+                SELECT 'post_burst' || $3 || lpad(g::text, 8, '0'), $1, c.brand_id, 'Burst ' || $3 || ' post ' || g || ' of ' || $4, ARRAY['mastodon'], 'scheduled', $5, 'api', $6
+                  FROM generate_series(1, $4::int) AS g JOIN c ON c.n = g % cardinality($2::text[])
+                RETURNING id, content)
+     INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
+     SELECT 'tgt_burst' || substr(p.id, 11), $1, p.id, 0, 'mastodon', c.id, true, 'scheduled'
+       FROM p JOIN c ON c.n = split_part(p.content, ' ', 4)::int % cardinality($2::text[])
+     RETURNING post_id, id AS target_id`,
+    [ws.workspaceId, connectionIds, tag, count, placeholder, ws.userId]);
+  // Queueing costs about what inserting the rows did (one add_job per target): leave three times that, at least 5 s.
+  const due = new Date(Math.ceil((Date.now() + Math.max(5000, 3 * (Date.now() - began))) / 1000) * 1000);
+  await client.query('UPDATE posts SET schedule_at = $2 WHERE id = ANY($1::text[])', [rows.map((r) => r.post_id), due]);
+  await queuePublishJobs(client, rows.map((r) => r.target_id), due, due);
+  await client.query('COMMIT');
+  if (Date.now() >= due.getTime()) throw new Error('seeding the burst took longer than the margin before it was due');
+  return { postIds: rows.map((r) => r.post_id), due };
+}
+
+export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
+  const burstSize = ctx.quick ? 1000 : 10_000;
+  const singles = ctx.quick ? 5 : 20;
+  const defaults = loadConfig({});
+  const concurrency = defaults.workerConcurrency;
+  const pollMs = defaults.workerPollIntervalMs;
+  const db = await ctx.server.createDatabase();
+  const client = new pg.Client({ connectionString: db.url });
+  try {
+    const ws = await prepareWorkspace(db.url);
+    const accounts = await addSandboxAccounts(db.url, ws, 'mastodon', ACCOUNTS);
+    await client.connect();
+    const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler'), secret: ws.secret });
+    let single: Lateness;
+    let burst: Lateness;
+    try {
+      // (a) one post due each second, nothing else running
+      const first = Math.ceil((Date.now() + 3000) / 1000) * 1000;
+      const ids: string[] = [];
+      for (let i = 0; i < singles; i++) {
+        const res = await fetch(`${herald.url}/v1/posts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', 'idempotency-key': `single-${i}` },
+          body: JSON.stringify({ content: `Single scheduled post ${i} ${first}`, platforms: ['mastodon'], schedule_at: new Date(first + i * 1000).toISOString() }),
+        });
+        const body = await res.json() as { data: { post_id: string } };
+        if (res.status !== 201) throw new Error(`creating a single post: ${res.status} ${JSON.stringify(body)}`);
+        ids.push(body.data.post_id);
+      }
+      single = await awaitPublished(client, ids, 120_000 + singles * 1000);
+      ctx.log(`scheduler, single posts: lateness p50 ${fmt.ms(single.p50Ms)}, p99 ${fmt.ms(single.p99Ms)}`);
+
+      // (b) the burst
+      const seeded = await seedBurst(client, ws, accounts, burstSize, String(Date.now() % 100000));
+      ctx.log(`scheduler: ${burstSize} posts over ${ACCOUNTS} accounts due at ${seeded.due.toISOString()}`);
+      burst = await awaitPublished(client, seeded.postIds, 3_600_000, ctx.log);
+      ctx.log(`scheduler, burst: all published ${fmt.s(burst.drainMs)} after due; lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}; ${burst.failed} failed`);
+    } finally {
+      await herald.stop();
+    }
+    const floorOut = await runNode([path.join(import.meta.dirname, 'floor/empty-jobs.ts'), db.url, String(burstSize), String(concurrency), String(pollMs)]);
+    const floor = JSON.parse(floorOut.trim().split('\n').at(-1)!) as Lateness;
+    ctx.log(`scheduler, floor: ${burstSize} empty jobs drained ${fmt.s(floor.drainMs)} after due`);
+    const ratio = floor.drainMs / burst.drainMs;
+    const setting = `concurrency ${concurrency}, poll ${pollMs} ms`;
+    return [
+      {
+        benchmark: `Scheduler: ${burstSize.toLocaleString('en')} posts due in one second, ${ACCOUNTS} accounts (${setting})`,
+        herald: `all published in ${fmt.s(burst.drainMs)} (${(burstSize / (burst.drainMs / 1000)).toFixed(0)}/s); lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}${burst.failed ? `; ${burst.failed} FAILED` : ''}`,
+        floor: `${burstSize.toLocaleString('en')} empty jobs in ${fmt.s(floor.drainMs)}; p50 ${fmt.s(floor.p50Ms)}, p99 ${fmt.s(floor.p99Ms)}`,
+        ratio, target: `drain ≤ ${DRAIN_TARGET} × floor (ratio ≥ ${(1 / DRAIN_TARGET).toFixed(1)})`, pass: ratio >= 1 / DRAIN_TARGET && burst.failed === 0, database: ctx.server.label,
+      },
+      {
+        benchmark: `Scheduler: single due post, no load (${singles} posts, 1 s apart)`,
+        herald: `lateness p50 ${fmt.ms(single.p50Ms)}, p99 ${fmt.ms(single.p99Ms)}`,
+        floor: '—', ratio: null, target: `p99 < ${SINGLE_TARGET_MS} ms`, pass: single.p99Ms < SINGLE_TARGET_MS && single.failed === 0, database: ctx.server.label,
+      },
+    ];
+  } finally {
+    await client.end().catch(() => {});
+    await db.drop();
+  }
+}

@@ -1,0 +1,75 @@
+// The hosted connect pages, outside /v1 (HTML, no API key: the link's token is the capability):
+//   GET  /connect/{token}   the link: on to the platform's consent, or a form (instance, app password)
+//   POST /connect/{token}   that form
+//   GET  /connect/callback  where the platform sends the browser back (code or error, and the state)
+//   POST /connect/choose    the account picked when the consent covers several (Pages, business accounts)
+// Every ending goes back to the client's redirect_url (`connection_id` or `error`), else to a Herald page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { acceptForms, cookie, cookieName, formField, readCookie } from '../../http/forms.ts';
+import { sendPage } from '../../http/html.ts';
+import { renderPageError } from '../users/login.routes.ts';
+import { choicePage, donePage, failedPage, passwordForm, serverForm } from './connect.pages.ts';
+import { chooseAccount, ConnectFlowError, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
+import type { ConnectionRow } from './connections.repo.ts';
+import type { ConnectLinkRow } from './connect.repo.ts';
+
+/** Errors a user can fix on the same form (the link stays usable). */
+const FORM_ERRORS = new Set(['server_required', 'server_blocked', 'credentials_required', 'login_failed']);
+
+export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectDeps): Promise<void> {
+  const secure = (deps.access.publicUrl ?? '').startsWith('https:');
+  const bindingCookie = cookieName('herald_connect', secure);
+  const hide = { schema: { hide: true } };
+  const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
+
+  const finish = (reply: FastifyReply, result: { link: ConnectLinkRow; connection: ConnectionRow }) => {
+    const back = returnUrl(result.link, { connectionId: result.connection.id });
+    return back ? reply.code(302).header('location', back).header('cache-control', 'no-store').send() : sendPage(reply, 200, 'Account connected', donePage(result.link.platform, result.connection.handle));
+  };
+
+  const step = (request: FastifyRequest, reply: FastifyReply, next: LandingStep) => {
+    switch (next.kind) {
+      case 'redirect':
+        return reply.code(302).header('set-cookie', cookie(bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure })).header('cache-control', 'no-store').header('location', next.location).send();
+      case 'server':
+        return sendPage(reply, 200, 'Connect an account', serverForm(next.link.platform, request.url.split('?')[0]!));
+      case 'password':
+        return sendPage(reply, 200, 'Connect an account', passwordForm(next.link.platform, request.url.split('?')[0]!, next.labels));
+      case 'choose':
+        return sendPage(reply, 200, 'Choose an account', choicePage(next.link.platform, next.state, next.accounts));
+    }
+  };
+
+  await app.register(async (pages) => {
+    acceptForms(pages);
+    pages.setErrorHandler((error, request, reply) => {
+      if (!(error instanceof ConnectFlowError)) return renderPageError(error, request, reply);
+      const link = error.link;
+      if (link && FORM_ERRORS.has(error.code) && request.method === 'POST' && request.url.startsWith('/connect/') && !request.url.startsWith('/connect/choose')) {
+        const action = request.url.split('?')[0]!;
+        const login = deps.access.registry.get(link.platform)?.passwordLogin;
+        return sendPage(reply, 400, 'Connect an account', login
+          ? passwordForm(link.platform, action, { identifier: login.identifierLabel, password: login.passwordLabel, server: login.customServer && !link.sandbox }, error.message)
+          : serverForm(link.platform, action, error.message));
+      }
+      const back = returnUrl(link, { error: error.code, description: error.message });
+      if (back) return reply.code(302).header('location', back).header('cache-control', 'no-store').send();
+      return sendPage(reply, error.code === 'link_invalid' ? 404 : 400, 'Not connected', failedPage(error.message, error.code));
+    });
+
+    pages.get('/connect/callback', hide, async (request, reply) => {
+      const result = await handleCallback(deps, request.query as Record<string, string | undefined>, readCookie(request, bindingCookie));
+      return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
+    });
+
+    pages.post('/connect/choose', hide, async (request, reply) => finish(reply, await chooseAccount(deps, formField(request.body, 'state'), formField(request.body, 'account_id'), readCookie(request, bindingCookie))));
+
+    pages.get('/connect/:token', hide, async (request, reply) => step(request, reply, await openLink(deps, tokenOf(request))));
+
+    pages.post('/connect/:token', hide, async (request, reply) => {
+      const body = request.body;
+      const result = await submitLinkForm(deps, tokenOf(request), { server_url: formField(body, 'server_url'), identifier: formField(body, 'identifier'), password: formField(body, 'password') });
+      return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
+    });
+  });
+}

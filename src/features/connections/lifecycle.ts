@@ -1,0 +1,151 @@
+// The life of a connection's tokens after it is made: refreshed under the connection's row lock (one refresh
+// however many callers ask at once, so a rotating refresh token is spent exactly once), stored atomically with
+// the refresh token kept when the platform sends none, refreshed ahead of expiry by a job, marked `expired`
+// (with `connection.expired`) when the platform refuses, and disconnected (revoked where the platform can).
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import { removePublishJobs } from '../../jobs/queue.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { isPlatformError, PlatformError, type Credentials, type PlatformSession } from '../../platforms/types.ts';
+import { appendEvent } from '../events/outbox.ts';
+import { findConnection, markExpired, updateCredentials, type ConnectionRow } from './connections.repo.ts';
+import { connectionJson } from './connections.service.ts';
+import { openCredentials, sealCredentials, sessionFor, type PlatformAccess } from './platform-access.ts';
+
+export interface LifecycleDeps {
+  pool: Pool;
+  access: PlatformAccess;
+  logger: Logger;
+}
+
+/**
+ * What to store after a refresh: the new tokens, but never an empty refresh token over a good one (a platform
+ * that does not rotate may omit it), and the app password kept (Bluesky re-creates sessions from it).
+ */
+export function mergeCredentials(previous: Credentials, fresh: Credentials): Credentials {
+  return {
+    ...previous,
+    ...fresh,
+    refreshToken: fresh.refreshToken ? fresh.refreshToken : (previous.refreshToken ?? null),
+    appPassword: fresh.appPassword ? fresh.appPassword : (previous.appPassword ?? null),
+  };
+}
+
+/**
+ * New credentials for a connection, refreshed at most once however many callers ask at the same moment: under
+ * the connection's row lock, a caller that finds the credentials already changed since it read them uses those
+ * (X refresh tokens work once, so two refreshes would log the account out). The platform call and the write
+ * happen inside the lock, so the stored refresh token is always the newest one issued.
+ */
+export async function refreshConnection(deps: Pick<LifecycleDeps, 'pool' | 'access'>, used: ConnectionRow): Promise<PlatformSession> {
+  return withTransaction(deps.pool, async (tx) => {
+    const row = await findConnection(tx, used.workspace_id, used.id, true);
+    if (!row || row.status === 'disconnected') throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
+    if (!row.credentials.equals(used.credentials)) return sessionFor(deps.access, row);
+    const adapter = deps.access.registry.get(row.platform);
+    if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
+    const session = sessionFor(deps.access, row);
+    const credentials = mergeCredentials(session.credentials, await adapter.refreshCredentials(session));
+    const sealed = sealCredentials(deps.access.keyring, credentials);
+    await updateCredentials(tx, row.workspace_id, row.id, sealed, credentials.expiresAt ? new Date(credentials.expiresAt) : null);
+    return sessionFor(deps.access, { ...row, credentials: sealed });
+  });
+}
+
+/** Marks the connection expired and emits `connection.expired`, once. */
+export async function expireConnection(db: Queryable, workspaceId: string, id: string, error: PlatformError): Promise<void> {
+  const changed = await markExpired(db, workspaceId, id, { code: error.code, message: error.message, platform_status: error.platformStatus ?? null });
+  if (!changed) return;
+  const row = await findConnection(db, workspaceId, id);
+  if (row) await appendEvent(db, workspaceId, 'connection.expired', connectionJson(row));
+}
+
+/**
+ * Brings a connection's authorisation up to date on request (`POST /v1/connections/{id}/refresh`) or ahead of
+ * expiry (the job): tokens that expire are refreshed; tokens that do not (Mastodon) are checked with the
+ * platform. A refusal marks the connection expired; other failures leave it as it was and are thrown.
+ */
+export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): Promise<ConnectionRow> {
+  const adapter = deps.access.registry.get(row.platform);
+  if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
+  try {
+    const credentials = openCredentials(deps.access.keyring, row.credentials);
+    if (credentials.expiresAt || credentials.refreshToken) await refreshConnection(deps, row);
+    else await adapter.verifyAccount(sessionFor(deps.access, row));
+  } catch (error) {
+    if (isPlatformError(error) && error.kind === 'auth_expired') {
+      await withTransaction(deps.pool, (tx) => expireConnection(tx, row.workspace_id, row.id, error));
+      deps.logger.warn({ connection_id: row.id, platform: row.platform, code: error.code }, 'connection expired: the platform refused to renew it');
+    }
+    throw error;
+  }
+  return (await findConnection(deps.pool, row.workspace_id, row.id))!;
+}
+
+/** How far ahead of expiry the job refreshes a token (the job runs every 5 minutes). */
+export const REFRESH_AHEAD_MS = 15 * 60_000;
+
+/**
+ * The job: every active connection whose token expires within `aheadMs` is renewed. Across workspaces (like the
+ * publish sweeper), a bounded batch per run. Returns how many were renewed and how many expired.
+ */
+export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date, aheadMs = REFRESH_AHEAD_MS, batch = 100): Promise<{ renewed: number; expired: number; failed: number }> {
+  const { rows } = await deps.pool.query<{ workspace_id: string; id: string }>(
+    `SELECT workspace_id, id FROM connections WHERE status = 'active' AND token_expires_at IS NOT NULL AND token_expires_at < $1
+      ORDER BY token_expires_at LIMIT $2`,
+    [new Date(now.getTime() + aheadMs), batch],
+  );
+  const tally = { renewed: 0, expired: 0, failed: 0 };
+  for (const { workspace_id: workspaceId, id } of rows) {
+    const row = await findConnection(deps.pool, workspaceId, id);
+    if (!row || row.status !== 'active') continue;
+    try {
+      await renewConnection(deps, row);
+      tally.renewed++;
+    } catch (error) {
+      if (isPlatformError(error) && error.kind === 'auth_expired') tally.expired++;
+      else {
+        tally.failed++;
+        deps.logger.warn({ connection_id: id, err: isPlatformError(error) ? { code: error.code, message: error.message } : error }, 'token refresh failed; the next run tries again');
+      }
+    }
+  }
+  return tally;
+}
+
+/** Scheduled targets that still depend on a connection. */
+export async function dependentTargets(db: Queryable, workspaceId: string, connectionId: string): Promise<Array<{ id: string; post_id: string }>> {
+  const { rows } = await db.query<{ id: string; post_id: string }>(
+    `SELECT id, post_id FROM post_targets WHERE workspace_id = $1 AND connection_id = $2 AND status = 'scheduled'`,
+    [workspaceId, connectionId],
+  );
+  return rows;
+}
+
+/** Fails scheduled targets of a connection being disconnected (`?force=true`), and removes their jobs. */
+export async function failDependentTargets(db: Queryable, workspaceId: string, connectionId: string): Promise<string[]> {
+  const targets = await dependentTargets(db, workspaceId, connectionId);
+  const error = { code: 'PLATFORM_CONNECTION_UNAVAILABLE', category: 'auth', message: 'The connection was disconnected before the post went out.', retryable: false, platform_status: null, platform_response: null };
+  await db.query(
+    `UPDATE post_targets SET status = 'failed', error = $3, updated_at = now() WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'scheduled'`,
+    [workspaceId, targets.map((t) => t.id), JSON.stringify(error)],
+  );
+  await removePublishJobs(db, targets.map((t) => t.id));
+  return [...new Set(targets.map((t) => t.post_id))];
+}
+
+/**
+ * After a key rotation (HERALD_SECRET_KEY replaced, the old one in HERALD_SECRET_KEYS_PREVIOUS): seals every
+ * connection's credentials again with the current key, so the previous key can then be dropped. Tokens that
+ * refresh are re-sealed anyway at their next refresh; tokens that never expire (Mastodon) only here. A row whose
+ * credentials changed meanwhile (a refresh) is left as the refresh wrote it.
+ */
+export async function resealCredentials(pool: Pool, access: Pick<PlatformAccess, 'keyring'>): Promise<number> {
+  const { rows } = await pool.query<{ id: string; workspace_id: string; credentials: Buffer }>(`SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`);
+  let resealed = 0;
+  for (const r of rows) {
+    const sealed = sealCredentials(access.keyring, openCredentials(access.keyring, r.credentials));
+    const { rowCount } = await pool.query('UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4', [r.workspace_id, r.id, sealed, r.credentials]);
+    resealed += rowCount ?? 0;
+  }
+  return resealed;
+}

@@ -1,0 +1,48 @@
+// The waker arms one timer for the next publish job due; a job further out than setTimeout can wait must not
+// make it spin (a longer delay fires after 1 ms).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/db.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { createLogger } from '../lib/logger.ts';
+import { queuePublishJobs } from './queue.ts';
+import { startWaker } from './waker.ts';
+
+let db: TestDatabase;
+let pool: Pool;
+before(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.connectionString, 4);
+});
+after(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a post scheduled two months ahead does not make the waker nudge the workers in a loop', async () => {
+  const due = new Date(Date.now() + 60 * 86_400_000);
+  await queuePublishJobs(pool, ['tgt_far_ahead'], due, due);
+  let nudges = 0;
+  const waker = await startWaker({ pool, logger: createLogger('silent'), nudge: () => nudges++, refreshMs: 60_000 });
+  try {
+    await sleep(500);
+    assert.equal(nudges, 0, `nudged ${nudges} times for a job due in 60 days`);
+  } finally {
+    await waker.stop();
+  }
+});
+
+test('a post due in a moment still wakes the workers at its time', async () => {
+  const due = new Date(Date.now() + 300);
+  await queuePublishJobs(pool, ['tgt_soon'], due, due);
+  let nudged = 0;
+  const waker = await startWaker({ pool, logger: createLogger('silent'), nudge: () => nudged++, refreshMs: 60_000 });
+  try {
+    for (let waited = 0; nudged === 0 && waited < 30_000; waited += 50) await sleep(50);
+    assert.ok(nudged > 0, 'the waker never nudged for a job due within a second');
+  } finally {
+    await waker.stop();
+  }
+});

@@ -1,0 +1,49 @@
+// Graph API calls of the Facebook Pages adapter, one function each (platforms.md §4 "Calls"). Plain calls go
+// through the shared Graph client (versioned paths, `access_token`, the error table); byte uploads are multipart.
+import { createGraphClient, DEFAULT_GRAPH_VERSION, graphUsage, type GraphClient } from '../meta/graph.ts';
+import { classifyGraphError } from '../meta/graph-errors.ts';
+import type { MultipartFile, PlatformHttp } from '../http.ts';
+import { FACEBOOK_ERRORS } from './errors.ts';
+
+/** The Graph host of real Page connections (uploads too: graph-video.facebook.com is deprecated in its favour). */
+export const FACEBOOK_GRAPH_URL = 'https://graph.facebook.com';
+
+export const UPLOAD_TIMEOUT_MS = 5 * 60_000; // requests that carry bytes get far longer than the API calls' deadline
+
+export function graph(http: PlatformHttp, version: string | undefined): GraphClient {
+  return createGraphClient({ http, version: version ?? DEFAULT_GRAPH_VERSION, platform: 'Facebook', errors: FACEBOOK_ERRORS });
+}
+
+/** A multipart POST (photo `source`, video `video_file_chunk`) with the token as a form field. */
+export async function upload<T>(g: GraphClient, path: string, token: string, fields: Record<string, string | MultipartFile>): Promise<T> {
+  const res = await g.http.request({ method: 'POST', path: g.path(path), multipart: { ...fields, access_token: token }, timeoutMs: UPLOAD_TIMEOUT_MS });
+  if (res.status < 200 || res.status > 299) throw classifyGraphError(res, 'Facebook', FACEBOOK_ERRORS, graphUsage(res.headers).regainAccessMs);
+  return res.json<T>();
+}
+
+export interface FeedItem {
+  id: string;
+  message?: string;
+  created_time?: string;
+}
+
+export interface FeedPage {
+  data: FeedItem[];
+  paging?: { next?: string; cursors?: { after?: string } };
+}
+
+/** One page of the Page's feed, newest first, from `since` (Unix seconds). */
+export function feed(g: GraphClient, token: string, pageId: string, query: { since: number; after?: string }): Promise<FeedPage> {
+  return g.call<FeedPage>({ method: 'GET', path: `/${encodeURIComponent(pageId)}/feed`, token, params: { fields: 'id,message,created_time', limit: 100, since: query.since, after: query.after } });
+}
+
+export interface VideoState {
+  id: string;
+  published?: boolean;
+  post_id?: string;
+  status?: { video_status?: string; processing_phase?: { status?: string; errors?: Array<{ message?: string }> } };
+}
+
+export function video(g: GraphClient, token: string, id: string, fields: string): Promise<VideoState> {
+  return g.call<VideoState>({ method: 'GET', path: `/${encodeURIComponent(id)}`, token, params: { fields } });
+}

@@ -1,0 +1,219 @@
+// The instagram adapter against its simulator: the shared contract, then Instagram's own behaviour over real
+// HTTP — carousels, container ERROR / EXPIRED, the 24-hour quota, media Instagram cannot fetch, a block whose
+// post is live anyway, the first comment, and Instagram Login (consent, code exchange, long-lived token, refresh).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { brokenUrl, jpeg, mediaSource, mp4, png, servedUrl } from '../../../test/helpers/media-sources.ts';
+import { createPlatformHttp } from '../http.ts';
+import { createPlatformRegistry } from '../registry.ts';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { isPlatformError, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia } from '../types.ts';
+
+adapterContract('instagram');
+
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
+  return error;
+}
+
+interface Rig {
+  sandbox: RunningSandbox;
+  adapter: PlatformAdapter;
+  session: PlatformSession;
+  part(text: string, media: PreparedMedia[], options?: Record<string, unknown>): OutgoingPart;
+  image(width?: number, height?: number): Promise<PreparedMedia[]>;
+  held(): ReturnType<ReturnType<RunningSandbox['simulator']>['posts']>;
+}
+
+let account = 0;
+
+async function rig(settings: Record<string, unknown> = {}, now?: () => number): Promise<Rig> {
+  const sandbox = await startSandbox({ platforms: ['instagram'], settings, ...(now ? { now } : {}) });
+  const adapter = createPlatformRegistry().get('instagram')!;
+  const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 1500 });
+  const { account: acc, credentials } = await adapter.connectSandbox(http, { username: `ig_specific_${++account}` });
+  const session: PlatformSession = { connection: { id: 'conn_ig', accountId: acc.accountId, handle: acc.handle, baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+  return {
+    sandbox, adapter, session,
+    part: (text, media, options = {}) => ({ index: 0, text, media, parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options }),
+    image: (width = 40, height = 40) => adapter.prepareMedia(session, [mediaSource(jpeg(width, height), 'image/jpeg', { width, height })], {}),
+    held: () => sandbox.simulator('instagram').posts().filter((p) => p.account === acc.accountId && !p.deleted),
+  };
+}
+
+describe('instagram specifics', () => {
+  let r: Rig;
+  before(async () => {
+    r = await rig({ instagramPublishQuota: 6 });
+  });
+  after(() => r.sandbox.close());
+
+  test('a carousel of images and a video is made from child containers, published as one post', async () => {
+    const media = await r.adapter.prepareMedia(r.session, [
+      mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40, altText: 'first' }),
+      mediaSource(jpeg(40, 50), 'image/jpeg', { width: 40, height: 50 }),
+      mediaSource(mp4(), 'video/mp4'),
+    ], {});
+    const post = await r.adapter.publish(r.session, r.part(`carousel ${Date.now()}`, media));
+    assert.equal(r.held().find((p) => p.id === post.id)?.media, 3);
+    assert.match(post.url, /\/web\/p\/[A-Za-z0-9_-]+\/$/);
+  });
+
+  test('the first comment is posted on the new post', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`with comment ${Date.now()}`, await r.image(), { first_comment: 'More in the link in bio #herald' }));
+    assert.ok(post.ref?.first_comment_id);
+    const res = await r.session.http.request({ method: 'GET', path: `/v23.0/${post.id}/comments`, query: { fields: 'id,text', access_token: r.session.credentials.accessToken } });
+    assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [{ id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' }]);
+  });
+
+  test('an image URL Instagram cannot fetch fails the container as 2207052, a transient failure', async () => {
+    const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'image', altText: null, width: 40, height: 40 }];
+    const error = await failure(r.adapter.publish(r.session, r.part(`broken ${Date.now()}`, media)));
+    assert.equal(error.kind, 'transient');
+    assert.match(error.platformBody ?? '', /2207052/);
+  });
+
+  test('a video URL Instagram cannot fetch ends the container in ERROR, also transient', async () => {
+    const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'video', altText: null, width: null, height: null }];
+    const error = await failure(r.adapter.publish(r.session, r.part(`broken video ${Date.now()}`, media)));
+    assert.equal(error.kind, 'transient');
+    assert.match(error.message, /could not fetch/);
+  });
+
+  test('a PNG is refused as Instagram refuses it (JPEG only)', async () => {
+    const media: PreparedMedia[] = [{ platformRef: await servedUrl(`png-${Date.now()}`, png(), 'image/png'), kind: 'image', altText: null, width: 1, height: 1 }];
+    const error = await failure(r.adapter.publish(r.session, r.part(`png ${Date.now()}`, media)));
+    assert.equal(error.code, 'PLATFORM_MEDIA_REJECTED');
+  });
+
+  test('"blocked your request" while the post went live is an unknown outcome, reconciled without a duplicate', async () => {
+    r.sandbox.simulator('instagram').faults.add({ fault: 'published_but_blocked', operation: 'create_post' });
+    const part = r.part(`blocked but live ${Date.now()}`, await r.image());
+    const error = await failure(r.adapter.publish(r.session, part));
+    assert.equal(error.kind, 'unknown_outcome');
+    const found = await r.adapter.findPublished(r.session, part);
+    const held = r.held().filter((p) => p.text === part.text);
+    assert.equal(held.length, 1);
+    assert.equal(found?.id, held[0]!.id);
+  });
+
+  test('a re-send after a lost answer publishes nothing twice (the container remembers)', async () => {
+    r.sandbox.simulator('instagram').faults.add({ fault: 'lost_response', operation: 'create_post' });
+    const part = r.part(`lost then resent ${Date.now()}`, await r.image());
+    assert.equal((await failure(r.adapter.publish(r.session, part))).kind, 'unknown_outcome');
+    const again = await r.adapter.publish(r.session, part);
+    const held = r.held().filter((p) => p.text === part.text);
+    assert.equal(held.length, 1);
+    assert.equal(again.id, held[0]!.id);
+  });
+
+  test('past the 24-hour publishing quota the target fails PLATFORM_QUOTA_EXHAUSTED, nothing published', async () => {
+    // The quota of this rig is 6; earlier tests used some of it.
+    for (;;) {
+      const limit = await r.session.http.request({ method: 'GET', path: `/v23.0/${r.session.connection.accountId}/content_publishing_limit`, query: { fields: 'quota_usage,config', access_token: r.session.credentials.accessToken } });
+      const entry = limit.json<{ data: Array<{ quota_usage: number; config: { quota_total: number } }> }>().data[0]!;
+      if (entry.quota_usage >= entry.config.quota_total) break;
+      await r.adapter.publish(r.session, r.part(`filler ${entry.quota_usage} ${Date.now()}`, await r.image()));
+    }
+    const text = `over quota ${Date.now()}`;
+    const error = await failure(r.adapter.publish(r.session, r.part(text, await r.image())));
+    assert.equal(error.code, 'PLATFORM_QUOTA_EXHAUSTED');
+    assert.equal(r.held().filter((p) => p.text === text).length, 0);
+  });
+});
+
+describe('instagram containers that expire', () => {
+  test('a container that expires while processing is a transient failure and is not published', async () => {
+    const r = await rig({ containerVideoMs: 2000, containerExpiryMs: 300 });
+    try {
+      const media = await r.adapter.prepareMedia(r.session, [mediaSource(mp4(), 'video/mp4')], {});
+      const error = await failure(r.adapter.publish(r.session, r.part(`expiring ${Date.now()}`, media)));
+      assert.equal(error.kind, 'transient');
+      assert.match(error.message, /expired/);
+      assert.equal(r.held().length, 0);
+    } finally {
+      await r.sandbox.close();
+    }
+  });
+});
+
+describe('instagram login (OAuth)', () => {
+  let t = Date.now();
+  let sandbox: RunningSandbox;
+  let ctx: OAuthContext;
+  const adapter = createPlatformRegistry().get('instagram')!;
+  before(async () => {
+    sandbox = await startSandbox({ platforms: ['instagram'], now: () => t });
+    const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 3000 });
+    ctx = { http, webUrl: sandbox.baseUrl('instagram'), sandbox: true, app: { clientId: '990602627938098', clientSecret: 'app-secret-1' }, redirectUri: 'https://herald.example/connect/callback' };
+  });
+  after(() => sandbox.close());
+
+  async function consent(decision: 'approve' | 'deny', username = 'oauth_user'): Promise<URL> {
+    const url = new URL(adapter.oauth!.authorizeUrl(ctx, { state: 'st4te', codeChallenge: null }));
+    const page = await ctx.http.request({ method: 'GET', path: url.toString() });
+    assert.equal(page.status, 200);
+    assert.match(page.text(), /<form[\s\S]*decision[\s\S]*approve[\s\S]*deny/);
+    url.searchParams.set('sandbox_username', username);
+    url.searchParams.set('decision', decision);
+    const back = await ctx.http.request({ method: 'GET', path: url.toString() });
+    assert.equal(back.status, 302);
+    return new URL(String(back.headers.location));
+  }
+
+  test('authorize → consent → code → long-lived token → the account', async () => {
+    const back = await consent('approve');
+    assert.equal(back.searchParams.get('state'), 'st4te');
+    const credentials = await adapter.oauth!.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null });
+    assert.ok(credentials.expiresAt && Date.parse(credentials.expiresAt) - Date.now() > 59 * 86_400_000, 'a 60-day token');
+    const accounts = await adapter.oauth!.accounts(ctx, credentials);
+    assert.equal(accounts.length, 1);
+    assert.equal(accounts[0]!.account.handle, 'oauth_user');
+    assert.match(accounts[0]!.account.accountId, /^\d+$/);
+  });
+
+  test('a denied consent comes back with error=access_denied', async () => {
+    const back = await consent('deny');
+    assert.equal(back.searchParams.get('error'), 'access_denied');
+    assert.equal(back.searchParams.get('state'), 'st4te');
+    assert.equal(back.searchParams.get('code'), null);
+  });
+
+  test('a code works once: a replay is auth_expired', async () => {
+    const code = (await consent('approve')).searchParams.get('code')!;
+    await adapter.oauth!.exchangeCode(ctx, { code, codeVerifier: null });
+    const error = await failure(adapter.oauth!.exchangeCode(ctx, { code, codeVerifier: null }));
+    assert.equal(error.kind, 'auth_expired');
+    assert.match(error.message, /has been used/);
+  });
+
+  test('a code older than an hour is auth_expired', async () => {
+    const code = (await consent('approve')).searchParams.get('code')!;
+    t += 3601_000;
+    const error = await failure(adapter.oauth!.exchangeCode(ctx, { code, codeVerifier: null }));
+    assert.equal(error.kind, 'auth_expired');
+  });
+
+  test('a code exchanged with another redirect_uri or secret is refused', async () => {
+    const code = (await consent('approve')).searchParams.get('code')!;
+    assert.equal((await failure(adapter.oauth!.exchangeCode({ ...ctx, redirectUri: 'https://evil.example/cb' }, { code, codeVerifier: null }))).kind, 'auth_expired');
+    const other = (await consent('approve')).searchParams.get('code')!;
+    assert.equal((await failure(adapter.oauth!.exchangeCode({ ...ctx, app: { clientId: ctx.app.clientId, clientSecret: 'not-the-secret' } }, { code: other, codeVerifier: null }))).kind, 'auth_expired');
+  });
+
+  test('a long-lived token is refreshed once it is a day old; the new one works', async () => {
+    const credentials = await adapter.oauth!.exchangeCode(ctx, { code: (await consent('approve', 'refresher')).searchParams.get('code')!, codeVerifier: null });
+    const session: PlatformSession = { connection: { id: 'c', accountId: '0', handle: 'refresher', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: true }, credentials, http: ctx.http, clock: { now: () => new Date(t) } };
+    assert.equal((await failure(adapter.refreshCredentials(session))).kind, 'auth_expired', 'a token younger than 24 h cannot be refreshed');
+    t += 25 * 3600_000;
+    const fresh = await adapter.refreshCredentials(session);
+    assert.notEqual(fresh.accessToken, credentials.accessToken);
+    assert.ok(Date.parse(fresh.expiresAt!) > Date.parse(credentials.expiresAt!));
+    const me = await adapter.verifyAccount({ ...session, credentials: fresh });
+    assert.equal(me.handle, 'refresher');
+    t += 61 * 86_400_000;
+    assert.equal((await failure(adapter.refreshCredentials({ ...session, credentials: fresh }))).kind, 'auth_expired', 'an expired token cannot be refreshed');
+  });
+});

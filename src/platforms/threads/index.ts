@@ -1,0 +1,197 @@
+// The Threads adapter (platforms.md §5): each part is a container (TEXT, IMAGE, VIDEO or a CAROUSEL of 2–20
+// children, media fetched by Threads from Herald's signed URLs), polled until FINISHED, checked against the
+// rolling quotas (250 posts, 1,000 replies per 24 h, threads_publishing_limit) and published (threads_publish);
+// thread parts reply to the part before (reply_to_id). As on Instagram, the container made for a part key is
+// remembered so that a re-send after an unknown outcome looks at it before anything else, and a look-up of the
+// account's recent posts or replies (text, reply target, time) covers what this process does not remember.
+import { randomBytes } from 'node:crypto';
+import { comparable, LOOKUP_SLACK_MS, pullUrl, RememberedContainers } from '../meta/containers.ts';
+import { createGraphClient, waitForContainer, type ContainerPollOptions, type GraphClient, type GraphParams } from '../meta/graph.ts';
+import type { PlatformHttp } from '../http.ts';
+import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
+import * as client from './client.ts';
+import { limits } from './limits.ts';
+
+const VERSION = 'v1.0'; // Threads versions its API apart from the Facebook Graph API
+const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_delete'] as const;
+const LONG_LIVED_SECONDS = 60 * 86_400;
+
+interface ThreadsOptions {
+  reply_control?: string;
+}
+
+function asAuthFailure(error: unknown, what: string): unknown {
+  if (isPlatformError(error) && error.platformStatus !== undefined && error.platformStatus >= 400 && error.platformStatus < 500 && error.kind !== 'rate_limited') {
+    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `Threads refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+  }
+  return error;
+}
+
+export function createThreadsAdapter(config: AdapterConfig, pollOptions: ContainerPollOptions = {}): PlatformAdapter {
+  const clientId = config.clientId ?? 'herald-sandbox';
+  const clientSecret = config.clientSecret ?? 'herald-sandbox-secret';
+  const remembered = new RememberedContainers();
+  const graphOf = (http: PlatformHttp): GraphClient => createGraphClient({ http, version: VERSION, platform: 'Threads' });
+
+  const postUrl = (session: PlatformSession, node: client.ThreadsNode): string => {
+    if (session.connection.sandbox) return `${session.connection.baseUrl}/web/@${session.connection.handle}/post/${node.shortcode ?? node.id}`;
+    return node.permalink ?? `https://www.threads.net/@${session.connection.handle}/post/${node.shortcode ?? node.id}`;
+  };
+
+  async function createContainers(g: GraphClient, session: PlatformSession, part: OutgoingPart): Promise<string> {
+    const token = session.credentials.accessToken;
+    const user = session.connection.accountId;
+    const options = part.options as ThreadsOptions;
+    const common: GraphParams = { text: part.text || undefined, reply_to_id: part.parent?.id, reply_control: part.index === 0 ? options.reply_control : undefined };
+    const item = (m: PreparedMedia, extra: GraphParams): GraphParams => (m.kind === 'video'
+      ? { media_type: 'VIDEO', video_url: m.platformRef, alt_text: m.altText ?? undefined, ...extra }
+      : { media_type: 'IMAGE', image_url: m.platformRef, alt_text: m.altText ?? undefined, ...extra });
+    if (part.media.length === 0) {
+      if (!part.text.trim()) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'A Threads post without media needs text.');
+      return client.createContainer(g, token, user, { media_type: 'TEXT', ...common });
+    }
+    if (part.media.length === 1) return client.createContainer(g, token, user, item(part.media[0]!, common));
+    if (part.media.length > 20) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', `A Threads carousel holds 2 to 20 items; the post has ${part.media.length}.`);
+    const children: string[] = [];
+    for (const m of part.media) children.push(await client.createContainer(g, token, user, item(m, { is_carousel_item: true })));
+    for (const id of children) await waitForContainer('Threads', id, () => client.containerState(g, token, id), pollOptions);
+    return client.createContainer(g, token, user, { media_type: 'CAROUSEL', children: children.join(','), ...common });
+  }
+
+  async function lookUp(g: GraphClient, session: PlatformSession, part: OutgoingPart): Promise<PublishedPart | null> {
+    const since = Math.floor((part.firstSentAt.getTime() - LOOKUP_SLACK_MS) / 1000);
+    const nodes = await client.recent(g, session.credentials.accessToken, session.connection.accountId, part.parent ? 'replies' : 'threads', since);
+    const wanted = comparable(part.text);
+    const match = nodes.filter((n) => comparable(n.text) === wanted && (n.replied_to?.id ?? null) === (part.parent?.id ?? null)).at(-1);
+    return match ? { id: match.id, url: postUrl(session, match) } : null;
+  }
+
+  const credentialsOf = (accessToken: string, expiresIn: number | undefined, now: number): Credentials => ({
+    accessToken, refreshToken: null, expiresAt: new Date(now + (expiresIn ?? LONG_LIVED_SECONDS) * 1000).toISOString(),
+  });
+
+  /** Code → short-lived token → long-lived token (th_exchange_token), all on graph.threads.net. */
+  async function exchange(http: PlatformHttp, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> {
+    const g = graphOf(http);
+    let short: string;
+    try {
+      short = (await g.call<{ access_token: string }>({ method: 'POST', path: '/oauth/access_token', unversioned: true, params: { client_id: app.id, client_secret: app.secret, grant_type: 'authorization_code', redirect_uri: redirectUri, code: code.replace(/#_$/, '') } })).access_token;
+    } catch (error) {
+      throw asAuthFailure(error, 'the authorization code');
+    }
+    try {
+      const long = await g.call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/access_token', unversioned: true, params: { grant_type: 'th_exchange_token', client_secret: app.secret }, token: short });
+      return credentialsOf(long.access_token, long.expires_in, Date.now());
+    } catch (error) {
+      throw asAuthFailure(error, 'the long-lived token exchange');
+    }
+  }
+
+  const oauth: OAuthCapability = {
+    pkce: false,
+    scopes: SCOPES,
+    authorizeUrl(ctx, { state }) {
+      const query = new URLSearchParams({ client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, scope: SCOPES.join(','), response_type: 'code', state });
+      return `${ctx.webUrl.replace(/\/+$/, '')}/oauth/authorize?${query.toString()}`;
+    },
+    exchangeCode: (ctx, { code }) => exchange(ctx.http, code, ctx.redirectUri, { id: ctx.app.clientId, secret: ctx.app.clientSecret ?? '' }),
+    async accounts(ctx, credentials) {
+      const user = await client.me(graphOf(ctx.http), credentials.accessToken);
+      return [{ account: { accountId: user.id, handle: user.username, displayName: user.name ?? null }, credentials }];
+    },
+  };
+
+  return {
+    platform: 'threads',
+    limits,
+    limitsFor: () => limits,
+    oauth,
+    newPartKey: () => `th-${randomBytes(8).toString('hex')}`,
+
+    async prepareMedia(_session, sources) {
+      const out: PreparedMedia[] = [];
+      for (const source of sources) {
+        if (source.kind !== 'image' && source.kind !== 'video') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `Threads takes images and videos, not ${source.kind} (media ${source.id}).`);
+        out.push({ platformRef: await pullUrl('Threads', source), kind: source.kind, altText: source.altText, width: source.width, height: source.height });
+      }
+      return out;
+    },
+
+    async publish(session, part) {
+      const g = graphOf(session.http);
+      const token = session.credentials.accessToken;
+      const user = session.connection.accountId;
+      let containerId = remembered.get(part.key);
+      if (containerId) {
+        const state = await client.containerState(g, token, containerId).catch(() => undefined);
+        if (state?.status === 'PUBLISHED') {
+          const found = await lookUp(g, session, part);
+          if (found) return found;
+        }
+        if (!state || state.status !== 'FINISHED' && state.status !== 'IN_PROGRESS') containerId = undefined;
+      }
+      if (!containerId) {
+        containerId = await createContainers(g, session, part);
+        remembered.set(part.key, containerId);
+      }
+      const id = containerId;
+      try {
+        await waitForContainer('Threads', id, () => client.containerState(g, token, id), pollOptions);
+      } catch (error) {
+        remembered.forget(part.key);
+        throw error;
+      }
+      const quota = await client.publishingLimit(g, token, user);
+      const which = part.parent ? quota.replies : quota.posts;
+      if (which.total !== undefined && which.usage >= which.total) {
+        throw new PlatformError('permanent', 'PLATFORM_QUOTA_EXHAUSTED', `The Threads account has published ${which.usage} of its ${which.total} ${part.parent ? 'replies' : 'posts'} allowed in 24 hours; retry once the oldest is a day old.`);
+      }
+      const mediaId = await client.publishContainer(g, token, user, id);
+      remembered.forget(part.key);
+      const node = await client.node(g, token, mediaId).catch(() => ({ id: mediaId }) as client.ThreadsNode);
+      return { id: mediaId, url: postUrl(session, node) };
+    },
+
+    async findPublished(session, part) {
+      const g = graphOf(session.http);
+      const containerId = remembered.get(part.key);
+      if (containerId) {
+        const state = await client.containerState(g, session.credentials.accessToken, containerId).catch(() => undefined);
+        if (state && state.status !== 'PUBLISHED') return null;
+      }
+      return lookUp(g, session, part);
+    },
+
+    async deletePost(session, post) {
+      await client.remove(graphOf(session.http), session.credentials.accessToken, post.id);
+    },
+
+    async refreshCredentials(session) {
+      try {
+        const body = await graphOf(session.http).call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/refresh_access_token', unversioned: true, params: { grant_type: 'th_refresh_token' }, token: session.credentials.accessToken });
+        return credentialsOf(body.access_token, body.expires_in, session.clock.now().getTime());
+      } catch (error) {
+        throw asAuthFailure(error, 'to refresh the token');
+      }
+    },
+
+    async verifyAccount(session) {
+      const user = await client.me(graphOf(session.http), session.credentials.accessToken);
+      return { accountId: user.id, handle: user.username, displayName: user.name ?? null };
+    },
+
+    async connectSandbox(http, { username }) {
+      const state = randomBytes(12).toString('base64url');
+      const redirect = 'http://127.0.0.1/herald/oauth/callback';
+      const authorize = await http.request({ method: 'GET', path: '/oauth/authorize', query: { client_id: clientId, redirect_uri: redirect, scope: SCOPES.join(','), response_type: 'code', state, sandbox_username: username } });
+      const location = authorize.headers.location;
+      const back = typeof location === 'string' ? new URL(location) : undefined;
+      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
+        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The Threads sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
+      }
+      const credentials = await exchange(http, back.searchParams.get('code')!, redirect, { id: clientId, secret: clientSecret });
+      const user = await client.me(graphOf(http), credentials.accessToken);
+      return { account: { accountId: user.id, handle: user.username, displayName: user.name ?? null }, credentials };
+    },
+  };
+}

@@ -1,0 +1,293 @@
+// Threads publishing (platforms.md §5 "Calls"): containers for text, images, videos and carousels (2–20 children),
+// reply chains through `reply_to_id`, the 500-character rule with emoji counted as UTF-8 bytes and the 5-link
+// rule; Threads fetches media from its URL (images at creation, videos while processing, failures as
+// `error_message` FAILED_DOWNLOADING_VIDEO …); threads_publish under the rolling quotas (250 posts and 1,000
+// replies per 24 h); threads_publishing_limit; reads of a post, the account's threads and replies; delete
+// (100 per 24 h); and a web page per post for sandbox URLs.
+import { createRequire } from 'node:module';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { measure } from '../../platforms/threads/limits.ts';
+import type { SimulatorKit } from '../framework/simulator.ts';
+import { fetchMedia } from '../meta/fetch.ts';
+import { applyGraphFault, containerTimings, graphError, graphParams, recentTimes, usageHeaders, versionOf, type SimContainer } from '../meta/graph.ts';
+import { thAuthenticate } from './auth.ts';
+import type { ThContainerData, ThMediaType, ThPost, ThState, ThUser } from './state.ts';
+
+const twitterText = createRequire(import.meta.url)('twitter-text') as { extractUrls(text: string): string[] };
+
+const DAY_MS = 24 * 3600_000;
+const CALLS_PER_HOUR = 500; // ⚠ unverified: Threads' budget is 4,800 × impressions per 24 h; a flat figure here
+const REPLY_CONTROLS = ['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only'];
+const MEDIA_TYPES: readonly ThMediaType[] = ['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL'];
+const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
+
+function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
+  const q = kit.settings[name];
+  return typeof q === 'number' && q >= 0 ? q : fallback;
+}
+
+const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
+
+function fieldsOf(params: Record<string, string>, fallback: string[]): string[] {
+  const list = (params.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  return list.length > 0 ? list : fallback;
+}
+
+function pick(all: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: all.id };
+  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
+  return out;
+}
+
+function shortcodeOf(id: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let n = BigInt(id);
+  let out = '';
+  while (n > 0n) {
+    out = alphabet[Number(n % 64n)]! + out;
+    n /= 64n;
+  }
+  return out.slice(-11);
+}
+
+export function postJson(p: ThPost, user: ThUser | undefined): Record<string, unknown> {
+  return {
+    id: p.id,
+    media_product_type: 'THREADS',
+    media_type: p.mediaType,
+    text: p.text || undefined,
+    permalink: `https://www.threads.net/@${user?.username ?? 'unknown'}/post/${p.shortcode}`,
+    shortcode: p.shortcode,
+    timestamp: isoTime(p.timestamp),
+    username: user?.username,
+    is_reply: p.replyTo !== null,
+    replied_to: p.replyTo ? { id: p.replyTo } : undefined,
+    root_post: p.root ? { id: p.root } : undefined,
+    reply_audience: p.replyControl.toUpperCase(),
+  };
+}
+
+export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, state: ThState): void {
+  const timings = () => containerTimings(kit.settings);
+
+  const begin = (request: FastifyRequest, reply: FastifyReply): { user: ThUser; scopes: string[]; params: Record<string, string> } | undefined => {
+    if (versionOf(request.url) === false) {
+      graphError(reply, 400, { message: `Unknown path components: /${request.url.split('/')[1]}`, code: 2500 });
+      return undefined;
+    }
+    const { params } = graphParams(request);
+    const auth = thAuthenticate(kit, state, request, reply, params);
+    if (!auth) return undefined;
+    const window = kit.windows.hit(`th-calls:${auth.user.id}`, kit.limit(CALLS_PER_HOUR), 3600_000);
+    reply.headers(usageHeaders(auth.user.id, 'threads', window.allowed ? ((window.limit - window.remaining) / window.limit) * 100 : 100, window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000)));
+    if (!window.allowed) {
+      graphError(reply, 400, { message: 'Application request limit reached', code: 4, isTransient: true });
+      return undefined;
+    }
+    return { ...auth, params };
+  };
+
+  const ownAccount = (reply: FastifyReply, user: ThUser, id: string): boolean => {
+    if (id === 'me' || id === user.id) return true;
+    graphError(reply, 400, { message: `Unsupported request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+    return false;
+  };
+
+  const scoped = (reply: FastifyReply, scopes: string[], scope: string): boolean => {
+    if (scopes.includes(scope)) return true;
+    graphError(reply, 403, { message: `Application does not have permission for this action (${scope} is required).`, code: 10 });
+    return false;
+  };
+
+  app.get('/:version/me', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    return pick({ id: ctx.user.id, username: ctx.user.username, name: ctx.user.name, threads_biography: '' }, fieldsOf(ctx.params, ['id', 'username']));
+  });
+
+  app.post('/:version/:userId/threads', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    const { user, params } = ctx;
+    if (!ownAccount(reply, user, (request.params as { userId: string }).userId)) return reply;
+    if (!scoped(reply, ctx.scopes, 'threads_content_publish')) return reply;
+    const carouselItem = params.is_carousel_item === 'true';
+    const mediaType = (params.media_type ?? '').toUpperCase() as ThMediaType;
+    if (!MEDIA_TYPES.includes(mediaType)) return graphError(reply, 400, { message: 'The parameter media_type is required: TEXT, IMAGE, VIDEO or CAROUSEL.', code: 100 });
+    if (carouselItem && (mediaType === 'TEXT' || mediaType === 'CAROUSEL')) return graphError(reply, 400, { message: 'A carousel item is an IMAGE or a VIDEO.', code: 100 });
+    const text = carouselItem ? '' : (params.text ?? '');
+    if (mediaType === 'TEXT' && !text.trim()) return graphError(reply, 400, { message: 'The parameter text is required for TEXT posts.', code: 100 });
+    if (measure(text) > 500) return graphError(reply, 400, { message: 'Param text must be at most 500 characters long.', code: 100 });
+    if (twitterText.extractUrls(text).length > 5) return graphError(reply, 400, { message: 'THREADS_API__LINK_LIMIT_EXCEEDED: a post can contain at most 5 links.', code: 100 });
+    const replyControl = params.reply_control ?? 'everyone';
+    if (!REPLY_CONTROLS.includes(replyControl)) return graphError(reply, 400, { message: `reply_control must be one of ${REPLY_CONTROLS.join(', ')}.`, code: 100 });
+    const altText = params.alt_text ?? null;
+    if (altText !== null && altText.length > 1000) return graphError(reply, 400, { message: 'alt_text must be at most 1000 characters.', code: 100 });
+    let replyTo: string | null = null;
+    if (params.reply_to_id) {
+      const parent = state.posts.get(params.reply_to_id);
+      if (!parent || parent.deleted) return graphError(reply, 400, { message: `The post you are replying to (${params.reply_to_id}) does not exist or was deleted.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+      replyTo = parent.id;
+    }
+    const base: ThContainerData = { mediaType, carouselItem, text, children: [], replyTo, replyControl, altText };
+    const t = timings();
+    if (mediaType === 'TEXT') return { id: state.containers.create(user.id, base, t.otherMs).id };
+    if (mediaType === 'CAROUSEL') {
+      const ids = (params.children ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      if (ids.length < 2 || ids.length > 20) return graphError(reply, 400, { message: `A carousel needs 2 to 20 children; got ${ids.length}.`, code: 100 });
+      for (const id of ids) {
+        const child: SimContainer<ThContainerData> | undefined = state.containers.get(id);
+        if (!child || child.owner !== user.id || !child.data.carouselItem) return graphError(reply, 400, { message: `Invalid carousel child ${id}.`, code: 100, subcode: 33 });
+        const status = state.containers.status(child);
+        if (status === 'IN_PROGRESS') return graphError(reply, 400, { message: 'Media Not Ready', code: 9007, subcode: 2207027, userMessage: `Child container ${id} is still being processed.` });
+        if (status !== 'FINISHED') return graphError(reply, 400, { message: `Child container ${id} is ${status}.`, code: 100 });
+      }
+      return { id: state.containers.create(user.id, { ...base, children: ids }, t.otherMs).id };
+    }
+    const isVideo = mediaType === 'VIDEO';
+    const url = isVideo ? params.video_url : params.image_url;
+    if (!url) return graphError(reply, 400, { message: `The parameter ${isVideo ? 'video_url' : 'image_url'} is required.`, code: 100 });
+    const fault = kit.faults.take('upload_media', user.id);
+    if (applyGraphFault(kit, fault, request, reply, { businessId: user.id, type: 'threads' }) === 'sent') return reply;
+    const extra = fault?.fault === 'slow_media' ? (fault.delayMs ?? 3000) : 0;
+    if (!isVideo) {
+      const got = await fetchMedia(url, kit.settings);
+      if (!got.ok) return graphError(reply, 400, { message: 'The media could not be fetched from this URI.', code: 100, subcode: 2207052, userMessage: got.reason });
+      if (got.contentType !== 'image/jpeg' && got.contentType !== 'image/png') return graphError(reply, 400, { message: 'The image format is not supported (JPEG or PNG).', code: 100, subcode: 2207005 });
+      if (got.size > MAX_IMAGE_BYTES) return graphError(reply, 400, { message: 'The image is larger than 8 MB.', code: 100, subcode: 2207004 });
+      return { id: state.containers.create(user.id, base, t.imageMs + extra, fault?.fault === 'media_failed' ? 'UNKNOWN' : null).id };
+    }
+    const container = state.containers.create(user.id, base, Number.POSITIVE_INFINITY);
+    const started = kit.now();
+    void fetchMedia(url, kit.settings).then((got) => {
+      let failure: string | null = null;
+      if (!got.ok) failure = 'FAILED_DOWNLOADING_VIDEO';
+      else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = 'FAILED_PROCESSING_VIDEO';
+      else if (got.size > MAX_VIDEO_BYTES) failure = 'FAILED_PROCESSING_VIDEO';
+      else if (fault?.fault === 'media_failed') failure = 'FAILED_PROCESSING_VIDEO';
+      container.failure = failure;
+      container.readyAt = Math.max(kit.now(), started + t.videoMs + extra);
+    });
+    return { id: container.id };
+  });
+
+  app.post('/:version/:userId/threads_publish', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    const { user, params } = ctx;
+    if (!ownAccount(reply, user, (request.params as { userId: string }).userId)) return reply;
+    if (!scoped(reply, ctx.scopes, 'threads_content_publish')) return reply;
+    const fault = kit.faults.take('create_post', user.id);
+    const applied = applyGraphFault(kit, fault, request, reply, { businessId: user.id, type: 'threads' });
+    if (applied === 'sent') return reply;
+    if (!params.creation_id) return graphError(reply, 400, { message: 'The parameter creation_id is required.', code: 100 });
+    const container = state.containers.get(params.creation_id);
+    if (!container || container.owner !== user.id) return graphError(reply, 400, { message: `Object with ID '${params.creation_id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+    if (container.data.carouselItem) return graphError(reply, 400, { message: 'A carousel item cannot be published on its own.', code: 100 });
+    const status = state.containers.status(container);
+    // ⚠ unverified: Threads' codes for publishing a container that is not ready, failed, expired or published.
+    if (status === 'IN_PROGRESS') return graphError(reply, 400, { message: 'Media Not Ready', code: 9007, subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment.' });
+    if (status === 'ERROR') return graphError(reply, 400, { message: `The media could not be published: ${container.failure}`, code: 100, subcode: 2207001 });
+    if (status === 'EXPIRED') return graphError(reply, 400, { message: 'The container has expired. Please create a new one.', code: 100, subcode: 2207020 });
+    if (status === 'PUBLISHED') return graphError(reply, 400, { message: 'This container has already been published.', code: 100, subcode: 2207008 });
+    const d = container.data;
+    if (d.replyTo) {
+      const parent = state.posts.get(d.replyTo);
+      if (!parent || parent.deleted) return graphError(reply, 400, { message: 'The post you are replying to does not exist or was deleted.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    }
+    const times = recentTimes(d.replyTo ? state.replies : state.publishes, user.id, kit.now(), DAY_MS);
+    const limit = d.replyTo ? quota(kit, 'threadsReplyQuota', 1000) : quota(kit, 'threadsPublishQuota', 250);
+    // ⚠ unverified: the error Threads gives past its publishing quota (Instagram's 9/2207042 here).
+    if (times.length >= limit) return graphError(reply, 400, { message: 'Application request limit reached', code: 9, subcode: 2207042, userTitle: 'Reached maximum number of posts', userMessage: `At most ${limit} ${d.replyTo ? 'replies' : 'posts'} can be published in 24 hours.` });
+    const id = state.nextId();
+    const parent = d.replyTo ? state.posts.get(d.replyTo) : undefined;
+    const post: ThPost = {
+      id, owner: user.id, containerId: container.id, text: d.text,
+      mediaType: d.mediaType === 'TEXT' ? 'TEXT_POST' : d.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : d.mediaType,
+      shortcode: shortcodeOf(id), items: d.mediaType === 'TEXT' ? 0 : d.mediaType === 'CAROUSEL' ? d.children.length : 1,
+      replyTo: parent?.id ?? null, root: parent ? (parent.root ?? parent.id) : null, replyControl: d.replyControl, timestamp: kit.now(), deleted: false,
+    };
+    state.posts.set(id, post);
+    state.containers.markPublished(container, id);
+    times.push(kit.now());
+    if (applied === 'drop') return kit.dropConnection(request, reply);
+    if (fault?.fault === 'published_but_blocked') return graphError(reply, 400, { message: 'Application does not have permission for this action', code: 10, subcode: 2207051, userMessage: 'We restrict certain activity to protect our community.' });
+    return { id };
+  });
+
+  app.get('/:version/:userId/threads_publishing_limit', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    if (!ownAccount(reply, ctx.user, (request.params as { userId: string }).userId)) return reply;
+    const fields = fieldsOf(ctx.params, ['quota_usage']);
+    const now = kit.now();
+    const all: Record<string, unknown> = {
+      quota_usage: recentTimes(state.publishes, ctx.user.id, now, DAY_MS).length,
+      config: { quota_total: quota(kit, 'threadsPublishQuota', 250), quota_duration: 86400 },
+      reply_quota_usage: recentTimes(state.replies, ctx.user.id, now, DAY_MS).length,
+      reply_config: { quota_total: quota(kit, 'threadsReplyQuota', 1000), quota_duration: 86400 },
+      delete_quota_usage: recentTimes(state.deletions, ctx.user.id, now, DAY_MS).length,
+      delete_config: { quota_total: 100, quota_duration: 86400 },
+    };
+    const entry: Record<string, unknown> = {};
+    for (const f of fields) if (all[f] !== undefined) entry[f] = all[f];
+    return { data: [entry] };
+  });
+
+  const listing = (edge: 'threads' | 'replies') => async (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    if (!ownAccount(reply, ctx.user, (request.params as { userId: string }).userId)) return reply;
+    if (edge === 'replies' && !scoped(reply, ctx.scopes, 'threads_read_replies')) return reply;
+    const fields = fieldsOf(ctx.params, ['id']);
+    const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
+    const limit = Math.min(100, Math.max(1, Number(ctx.params.limit) || 25));
+    const list = [...state.posts.values()]
+      .filter((p) => p.owner === ctx.user.id && !p.deleted && (edge === 'replies') === (p.replyTo !== null) && p.timestamp >= since)
+      .sort((a, b) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      .slice(0, limit);
+    return { data: list.map((p) => pick(postJson(p, ctx.user), fields)) };
+  };
+  app.get('/:version/:userId/threads', listing('threads'));
+  app.get('/:version/:userId/replies', listing('replies'));
+
+  app.get('/:version/:id', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    const id = (request.params as { id: string }).id;
+    const container = state.containers.get(id);
+    if (container && container.owner === ctx.user.id) {
+      const status = state.containers.status(container);
+      return pick({ id, status, error_message: status === 'ERROR' ? container.failure : undefined }, fieldsOf(ctx.params, ['id']));
+    }
+    const post = state.posts.get(id);
+    if (post && !post.deleted) return pick(postJson(post, state.users.get(post.owner)), fieldsOf(ctx.params, ['id']));
+    return graphError(reply, 400, { message: `Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+  });
+
+  app.delete('/:version/:id', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    if (!scoped(reply, ctx.scopes, 'threads_delete')) return reply;
+    const applied = applyGraphFault(kit, kit.faults.take('delete_post', ctx.user.id), request, reply, { businessId: ctx.user.id, type: 'threads' });
+    if (applied === 'sent') return reply;
+    const post = state.posts.get((request.params as { id: string }).id);
+    if (!post || post.deleted || post.owner !== ctx.user.id) return graphError(reply, 400, { message: 'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    const deletions = recentTimes(state.deletions, ctx.user.id, kit.now(), DAY_MS);
+    if (deletions.length >= 100) return graphError(reply, 400, { message: 'Application request limit reached', code: 9, subcode: 2207042, userMessage: 'At most 100 posts can be deleted in 24 hours.' });
+    post.deleted = true;
+    deletions.push(kit.now());
+    if (applied === 'drop') return kit.dropConnection(request, reply);
+    return { success: true, deleted_id: post.id };
+  });
+
+  app.get('/web/:handle/post/:shortcode', async (request, reply) => {
+    const { shortcode } = request.params as { handle: string; shortcode: string };
+    const post = [...state.posts.values()].find((p) => p.shortcode === shortcode && !p.deleted);
+    if (!post) return reply.code(404).type('text/html; charset=utf-8').send('<!doctype html><title>Not found</title><p>Sorry, this post isn\'t available.</p>');
+    const user = state.users.get(post.owner);
+    const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+    return reply.type('text/html; charset=utf-8').send(`<!doctype html><title>@${esc(user?.username ?? '')} on Threads (sandbox)</title><article><h1>@${esc(user?.username ?? '')}</h1>${post.replyTo ? `<p>Replying to ${esc(post.replyTo)}</p>` : ''}<p>${esc(post.text)}</p><p>${post.items} media item(s)</p></article>`);
+  });
+}
