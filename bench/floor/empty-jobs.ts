@@ -16,6 +16,7 @@ const finished = new Promise<void>((resolve) => (done = resolve));
 
 const pool = new pg.Pool({ connectionString: url, max: Number(concurrencyArg) + 2 });
 pool.on('error', () => {});
+pool.on('connect', (client) => client.on('error', () => {}));
 const runner = await run({
   pgPool: pool,
   concurrency: Number(concurrencyArg),
