@@ -45,11 +45,15 @@ async function awaitPublished(client: pg.Client, postIds: string[], ceilingMs: n
   return { drainMs: Math.max(...late), p50Ms: quantile(late, 0.5), p99Ms: quantile(late, 0.99), failed: rows.length - late.length };
 }
 
-/** N scheduled posts (one target each) spread over the given connections, due at `due`, queued like the API queues them. */
+/**
+ * N scheduled posts (one target each) spread over the given connections, all due at one whole second, queued
+ * with Herald's own queuePublishJobs, in one transaction so the worker sees none of them before all are there.
+ * Queueing 10,000 jobs takes a while on a loaded machine, so it is timed first with a placeholder due time
+ * a day ahead, and the real due time (1.5 × that, plus 3 s) replaces it (job_key_mode 'replace').
+ */
 async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string[], count: number, tag: string): Promise<{ postIds: string[]; due: Date }> {
-  const began = Date.now();
   await client.query('BEGIN');
-  const placeholder = new Date(Date.now() + 86_400_000);
+  const placeholder = new Date(Math.ceil((Date.now() + 86_400_000) / 1000) * 1000);
   const { rows } = await client.query<{ post_id: string; target_id: string }>(
     `WITH c AS (SELECT id, brand_id, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM connections WHERE workspace_id = $1 AND id = ANY($2::text[])),
           p AS (INSERT INTO posts (id, workspace_id, brand_id, content, platforms, status, schedule_at, created_via, created_by)
@@ -61,13 +65,16 @@ async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string
        FROM p JOIN c ON c.n = split_part(p.content, ' ', 4)::int % cardinality($2::text[])
      RETURNING post_id, id AS target_id`,
     [ws.workspaceId, connectionIds, tag, count, placeholder, ws.userId]);
-  // Queueing costs about what inserting the rows did (one add_job per target): leave three times that, at least 5 s.
-  const due = new Date(Math.ceil((Date.now() + Math.max(5000, 3 * (Date.now() - began))) / 1000) * 1000);
-  await client.query('UPDATE posts SET schedule_at = $2 WHERE id = ANY($1::text[])', [rows.map((r) => r.post_id), due]);
-  await queuePublishJobs(client, rows.map((r) => r.target_id), due, due);
+  const postIds = rows.map((r) => r.post_id);
+  const targetIds = rows.map((r) => r.target_id);
+  const began = Date.now();
+  await queuePublishJobs(client, targetIds, placeholder, placeholder);
+  const due = new Date(Math.ceil((Date.now() + 1.5 * (Date.now() - began) + 3000) / 1000) * 1000);
+  await client.query('UPDATE posts SET schedule_at = $2 WHERE id = ANY($1::text[])', [postIds, due]);
+  await queuePublishJobs(client, targetIds, due, due);
   await client.query('COMMIT');
   if (Date.now() >= due.getTime()) throw new Error('seeding the burst took longer than the margin before it was due');
-  return { postIds: rows.map((r) => r.post_id), due };
+  return { postIds, due };
 }
 
 export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {

@@ -13,8 +13,10 @@ import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
+import { INSTAGRAM_API_URL } from './platforms/instagram/index.ts';
+import { THREADS_API_URL } from './platforms/threads/index.ts';
 import { hmac } from './lib/crypto.ts';
-import { GRAPH_HOSTS, type PlatformAccess } from './features/connections/platform-access.ts';
+import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
 import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
@@ -75,7 +77,7 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
     keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
     publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
     apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
-    platformUrls: { ...GRAPH_HOSTS, x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL },
+    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
   };
 }
 
@@ -85,7 +87,10 @@ export function createPlatformAccess(config: Config, keyring: SecretKeyring, gua
  */
 export function createConfiguredSimulators(config: Config, keyring: SecretKeyring): Map<PlatformName, Simulator> {
   if (!config.sandbox.enabled) return new Map();
-  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor });
+  // Simulators that fetch media by URL (Instagram, Threads) may reach Herald's own signed URLs (public URL, S3
+  // endpoint) and the outbound allowlist; any other private address is refused, as the platforms cannot reach it.
+  const mediaFetchAllowlist = [new URL(config.publicUrl).hostname, ...(config.media.s3?.endpoint ? [new URL(config.media.s3.endpoint).hostname] : []), ...config.outboundAllowlist];
+  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor, settings: { mediaFetchAllowlist } });
 }
 
 export function buildContainer(options: ContainerOptions): Container {

@@ -11,11 +11,13 @@ import { PLATFORM_LIMITS } from '../src/platforms/catalogue.ts';
 import type { PlatformName } from '../src/platforms/limits.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
+import { auditExactlyOnce, unsettledTargets } from './helpers/exactly-once.ts';
 import { pollFor } from './helpers/poll.ts';
 
 const POSTS = 300;
 const KILLS = 12;
-const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook'];
+// Instagram is left out: every Instagram post needs media, which this test does not upload (test/publishing-meta.test.ts covers it).
+const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook', 'threads'];
 /** Platforms that take threads get a second part on every fourth post; the others (LinkedIn, Facebook) one part. */
 const threaded = (p: PlatformName) => PLATFORM_LIMITS[p].maxThreadParts > 0;
 const BIN = fileURLToPath(new URL('../bin/herald.js', import.meta.url));
@@ -96,48 +98,12 @@ test(`${POSTS} posts, ${KILLS} worker kills, injected faults: nothing duplicated
   }
 
   const pool = t.container.pool;
-  await pollFor('every target settled after the last kill', async () => {
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM post_targets WHERE status NOT IN ('published', 'failed')`);
-    return rows[0]!.n === 0 ? true : undefined;
-  }, 240_000, 500);
+  await pollFor('every target settled after the last kill', async () => ((await unsettledTargets(pool)) === 0 ? true : undefined), 240_000, 500);
 
-  const { rows: targets } = await pool.query<{ id: string; post_id: string; platform: PlatformName; status: string; platform_post_id: string | null; error: { code: string; message: string } | null; account: string }>(
-    `SELECT t.id, t.post_id, t.platform, t.status, t.platform_post_id, t.error, c.account_id AS account FROM post_targets t JOIN connections c ON c.id = t.connection_id`);
-  const { rows: partRows } = await pool.query<{ target_id: string; position: number; platform_post_id: string | null }>('SELECT target_id, position, platform_post_id FROM target_parts');
-  let duplicates = 0;
-  let lost = 0;
-  let failed = 0;
-  const problems: string[] = [];
-  const claimedIds = new Set<string>();
-  for (const target of targets) {
-    const sim = sandbox.simulator(target.platform).posts().filter((p) => p.account === target.account && !p.deleted);
-    for (const [position, text] of parts.get(target.post_id)!.slice(0, threaded(target.platform) ? undefined : 1).entries()) {
-      const copies = sim.filter((p) => p.text === text);
-      if (copies.length > 1) {
-        duplicates += copies.length - 1;
-        problems.push(`${target.platform} ${text}: ${copies.length} copies`);
-      }
-      const recorded = partRows.find((p) => p.target_id === target.id && p.position === position)?.platform_post_id;
-      if (recorded) claimedIds.add(`${target.platform}:${recorded}`);
-      if (target.status === 'published' && (copies.length !== 1 || copies[0]!.id !== recorded)) problems.push(`${target.platform} ${text}: published but the platform holds ${copies.length} (recorded ${recorded})`);
-    }
-    if (target.status === 'failed') {
-      failed++;
-      if (!target.error?.code || !target.error.message) problems.push(`${target.id} failed without a reason`);
-    }
-  }
-  // Lost: a post on a platform that no published target accounts for (an unknown outcome marked failed).
-  for (const platform of PLATFORMS) {
-    for (const post of sandbox.simulator(platform).posts()) {
-      if (!claimedIds.has(`${platform}:${post.id}`)) {
-        lost++;
-        problems.push(`${platform} holds ${post.text} (${post.id}) but no target records it`);
-      }
-    }
-  }
+  const { targets, parts: partCount, duplicates, lost, failed, problems } = await auditExactlyOnce(pool, sandbox, parts, PLATFORMS, threaded);
   const { rows: attempts } = await pool.query<{ outcome: string; n: number }>('SELECT outcome, count(*)::int AS n FROM target_attempts GROUP BY outcome ORDER BY outcome');
   const fired = Object.fromEntries(PLATFORMS.map((p) => [p, sandbox.simulator(p).faults.fired()]));
-  console.log(`# crash test: ${POSTS} posts, ${targets.length} targets, ${partRows.length} parts, ${kills} kills, ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(`# crash test: ${POSTS} posts, ${targets} targets, ${partCount} parts, ${kills} kills, ${Math.round((Date.now() - started) / 1000)} s`);
   console.log(`# faults fired: ${JSON.stringify(fired)}`);
   console.log(`# attempts by outcome: ${attempts.map((a) => `${a.outcome ?? 'open'} ${a.n}`).join(', ')}`);
   console.log(`# duplicates ${duplicates}, lost ${lost}, failed ${failed} (with reasons), stuck 0`);

@@ -7,16 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ERROR_CATALOGUE } from '../src/lib/errors.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-
-interface Operation {
-  method: string;
-  path: string;
-  public: boolean;
-  mutates: boolean;
-  hasBody: boolean;
-  hasQuery: boolean;
-  action: boolean;
-}
+import { operationsOf, type Operation } from './helpers/openapi-operations.ts';
 
 let t: TestApp;
 let key: string;
@@ -27,23 +18,7 @@ before(async () => {
   t = await buildTestApp({ env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '1000000', HERALD_RATE_LIMIT_READ_PER_MIN: '1000000', HERALD_RATE_LIMIT_ANON_PER_MIN: '1000000' } });
   key = await t.key();
   postId = (await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'fuzz target', platforms: ['x'] } })).json().data.post_id;
-  const doc = t.app.swagger() as { paths: Record<string, Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
-  operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => {
-      const params = op.parameters ?? [];
-      const bodySchema = op.requestBody?.content['application/json']?.schema;
-      return {
-        method: method.toUpperCase(),
-        path,
-        public: !op['x-herald-scopes'],
-        mutates: params.some((p) => p.in === 'header' && p.name === 'idempotency-key'),
-        hasBody: Boolean(op.requestBody),
-        hasQuery: params.some((p) => p.in === 'query'),
-        // Action routes take no body or {}: their body schema has no properties.
-        action: Boolean(op.requestBody) && Object.keys(bodySchema?.properties ?? {}).length === 0,
-      };
-    }),
-  );
+  operations = operationsOf(t.app.swagger());
 });
 after(() => t.close());
 

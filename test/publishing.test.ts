@@ -81,8 +81,8 @@ describe('publishing through the public API', () => {
   test('threads are reply chains on every platform, each part once', async () => {
     const text = `Thread ${Date.now()}`;
     const thread = ['second part', 'third part'];
-    const post = await create({ content: text, platforms: ['x', 'bluesky', 'mastodon'], publish_now: true, platform_options: { x: { thread }, bluesky: { thread }, mastodon: { thread, visibility: 'unlisted' } } });
-    const done = await settled(post.id, 'three-part threads on three platforms');
+    const post = await create({ content: text, platforms: ['x', 'bluesky', 'mastodon', 'threads'], publish_now: true, platform_options: { x: { thread }, bluesky: { thread }, mastodon: { thread, visibility: 'unlisted' }, threads: { thread } } });
+    const done = await settled(post.id, 'three-part threads on four platforms');
     assert.equal(done.status, 'published');
     for (const target of done.targets) {
       const sim = sandbox.simulator(target.platform as 'x');

@@ -3,6 +3,7 @@
 // whose details go to the log only. Unknown routes get 404, known routes with another method 405 + Allow.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import type { Socket } from 'node:net';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { errorBody } from './envelope.ts';
@@ -121,4 +122,38 @@ export function registerErrorHandling(app: FastifyInstance, docsBaseUrl: string)
     }
     return sendError(request, reply, new AppError('PUBLIC_API_ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`), docsBaseUrl);
   });
+}
+
+/** The body of an answer given outside Fastify's request cycle: the envelope under /v1, the small JSON elsewhere. */
+function earlyErrorBody(url: string, requestId: string, code: ErrorCode, message: string, docsBaseUrl: string): string {
+  return JSON.stringify(url.startsWith('/v1') ? errorBody(requestId, code, message, docsBaseUrl) : { error: code, message });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path whose percent-encoding is not UTF-8 (`/v1/posts/%FF`) fails before any
+ * hook runs. It gets the catalogue's 400 with the envelope, not Fastify's own body (or no answer at all).
+ */
+export function frameworkErrorHandler(docsBaseUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const message = error.code === 'FST_ERR_BAD_URL' ? 'The path is not valid: percent-encoded bytes must be UTF-8.' : 'The request could not be routed.';
+    void reply.header('x-request-id', request.id).code(400).type('application/json; charset=utf-8')
+      .send(earlyErrorBody(request.url, request.id, 'PUBLIC_API_QUERY_INVALID', message, docsBaseUrl));
+  };
+}
+
+/**
+ * Node's `clientError`: a request Node's HTTP parser rejects (bytes outside ASCII in the request line, a broken
+ * header, headers over the size limit) never reaches Fastify. Answer 400 with the envelope and close.
+ */
+export function clientErrorHandler(docsBaseUrl: string, newId: () => string) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const id = newId();
+    const reason = error.code === 'HPE_HEADER_OVERFLOW' ? 'its headers are larger than this server accepts' : 'it is not valid HTTP/1.1 (for example raw bytes outside ASCII in the request line)';
+    const body = earlyErrorBody('/v1', id, 'PUBLIC_API_BODY_INVALID', `The request could not be read: ${reason}.`, docsBaseUrl);
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`);
+  };
 }

@@ -26,7 +26,7 @@ import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';
 import { ErrorEnvelopeSchema, successBody } from './envelope.ts';
-import { registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { registerOpenApi, errorCatalogueRows } from './openapi.ts';
 import { createValidatorCompiler } from './validation.ts';
 
@@ -46,6 +46,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     return503OnClosing: false,
     trustProxy: false,
     routerOptions: { maxParamLength: 500 },
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
+    clientErrorHandler: clientErrorHandler(config.publicUrl, newRequestId),
     ajv: undefined,
   });
   app.setValidatorCompiler(createValidatorCompiler());

@@ -14,10 +14,12 @@ import { DELIVER_WEBHOOK_TASK } from './delivery-queue.ts';
 import { DEFAULT_LIVENESS, startLiveness, trackLockOwners, type LivenessOptions } from './liveness.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { pruneWebhookDeliveriesTask } from './tasks/prune-webhook-deliveries.ts';
+import { superviseRunner, type SupervisedRunner } from './supervisor.ts';
 import { workerLogger } from './worker.ts';
 
 export interface DeliveryRunner {
-  runner: Runner;
+  /** The runner in use (a new one after a database outage forced a restart). */
+  readonly runner: Runner;
   stop(): Promise<void>;
 }
 
@@ -62,9 +64,9 @@ export async function startDeliveryRunner(container: Container, options: Deliver
   });
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   const owners = trackLockOwners(events);
-  let runner: Runner;
+  let supervised: SupervisedRunner;
   try {
-    runner = await run({
+    supervised = await superviseRunner({ name: 'deliveries', events, owners, logger, start: () => run({
       pgPool: pool,
       schema: JOB_SCHEMAS.deliveries,
       taskList: {
@@ -79,17 +81,20 @@ export async function startDeliveryRunner(container: Container, options: Deliver
       events,
       // Jobs fetched and completed in batches: a burst costs a fraction of the queue round trips. Jobs held in
       // the local queue are locked under the pool's id, which the liveness sweeper also watches.
-      preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: 10 } },
-    });
+      // Failures batched too (no delay): unbatched, a failure the database misses is an unawaited rejection.
+      preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: 10, failJobBatchDelay: 0 } },
+    }) });
   } catch (error) {
     await pool.end();
     throw error;
   }
   const liveness = startLiveness({ pool, schema: JOB_SCHEMAS.deliveries, owners, logger, options: options.liveness ?? DEFAULT_LIVENESS });
   return {
-    runner,
+    get runner() {
+      return supervised.runner;
+    },
     async stop() {
-      await runner.stop();
+      await supervised.stop();
       await liveness.stop();
       await pool.end();
     },

@@ -23,6 +23,9 @@ export interface Liveness {
 export function trackLockOwners(events: WorkerEvents): Set<string> {
   const ids = new Set<string>();
   events.on('pool:create', ({ workerPool }) => ids.add(workerPool.id));
+  // A pool that ended (a runner restarted after losing the database) must stop looking alive, so that the jobs
+  // it could not release are unlocked by the sweep.
+  events.on('pool:release', ({ workerPool }) => ids.delete(workerPool.id));
   events.on('worker:create', ({ worker }) => ids.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => ids.delete(worker.workerId));
   return ids;

@@ -48,20 +48,48 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
     }
   };
 
+  // The LISTEN connection: when it breaks (a database restart), it is dropped and opened again every second
+  // until the database is back; meanwhile the periodic refresh still arms the timer, a little later.
   let listener: PoolClient | undefined;
-  try {
-    listener = await o.pool.connect();
-    listener.on('notification', (message) => {
-      const at = Date.parse(message.payload ?? '');
-      if (!Number.isNaN(at)) arm(at);
-    });
-    await listener.query(`LISTEN ${WAKE_CHANNEL}`);
-  } catch (error) {
-    // Without LISTEN the periodic refresh still arms the timer, a little later.
-    listener?.release();
-    listener = undefined;
-    o.logger.warn({ err: error }, 'waker could not LISTEN; falling back to periodic reads');
-  }
+  let reconnect: NodeJS.Timeout | undefined;
+  const retryListen = () => {
+    if (stopped || reconnect) return;
+    reconnect = setTimeout(() => {
+      reconnect = undefined;
+      void listen();
+    }, 1000);
+    reconnect.unref();
+  };
+  const listen = async (): Promise<void> => {
+    let client: PoolClient | undefined;
+    try {
+      client = await o.pool.connect();
+      const own = client;
+      own.on('notification', (message) => {
+        const at = Date.parse(message.payload ?? '');
+        if (!Number.isNaN(at)) arm(at);
+      });
+      own.on('error', () => {
+        if (listener !== own) return;
+        listener = undefined;
+        own.release(true);
+        retryListen();
+      });
+      await own.query(`LISTEN ${WAKE_CHANNEL}`);
+      if (stopped) {
+        own.release();
+        return;
+      }
+      listener = own;
+      // Jobs queued while we were not listening: read the queue now.
+      void refresh();
+    } catch (error) {
+      client?.release(true);
+      o.logger.warn({ err: error }, 'waker could not LISTEN; retrying, and reading the queue periodically meanwhile');
+      retryListen();
+    }
+  };
+  await listen();
   const interval = setInterval(() => void refresh(), o.refreshMs);
   await refresh();
   return {
@@ -69,6 +97,7 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
       stopped = true;
       clearInterval(interval);
       if (timer) clearTimeout(timer);
+      if (reconnect) clearTimeout(reconnect);
       if (listener) {
         await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => {});
         listener.release();

@@ -11,6 +11,7 @@ import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
 import { refreshConnectionsTask } from './tasks/refresh-connections.ts';
+import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
 
 /** The tasks this build of Herald runs. A job whose task is absent here waits in the queue for a worker that has it. */
@@ -40,7 +41,8 @@ export function workerLogger(logger: Logger): WorkerLogger {
 }
 
 export interface WorkerHandle {
-  runner: Runner;
+  /** The job runner in use (a new one after the runner had to be restarted). */
+  readonly runner: Runner;
   stop(): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export async function startWorker(container: Container, options: { waker?: boole
     workerPool = created;
   });
   const owners = trackLockOwners(events);
-  const runner = await run({
+  const startRunner = () => run({
     pgPool: pool,
     taskList: taskList(container),
     crontab: CRONTAB,
@@ -62,16 +64,30 @@ export async function startWorker(container: Container, options: { waker?: boole
     noHandleSignals: true,
     logger: workerLogger(logger),
     events,
+    // Without batching, graphile-worker marks a job done or failed with a promise nobody awaits: when the
+    // database is away at that moment (a restart, a failover), the rejection kills the process. Batched (even
+    // with no delay), such a failure shuts the runner down cleanly instead, and the supervisor restarts it.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
+  const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
+  const nudge = () => {
+    try {
+      workerPool?.nudge(config.workerConcurrency);
+    } catch {
+      // The pool is shutting down (database lost): its successor polls on its own.
+    }
+  };
   const { heartbeatIntervalMs: intervalMs, workerDeadAfterMs: deadAfterMs, overdueAfterMs } = config.publishing;
   const liveness = startLiveness({ pool, schema: 'graphile_worker', owners, logger, options: { intervalMs, deadAfterMs } });
   const sweeper = startPublishSweeper({ pool, logger, intervalMs, graceMs: deadAfterMs, overdueAfterMs });
-  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge: () => workerPool?.nudge(config.workerConcurrency), refreshMs: config.workerPollIntervalMs });
+  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge, refreshMs: config.workerPollIntervalMs });
   return {
-    runner,
+    get runner() {
+      return supervised.runner;
+    },
     async stop() {
       await waker.stop();
-      await runner.stop();
+      await supervised.stop();
       await sweeper.stop();
       await liveness.stop();
     },

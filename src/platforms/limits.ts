@@ -61,4 +61,6 @@ export interface PlatformLimits {
   media: MediaRules;
   /** Threads as chained posts (`platform_options.<p>.thread`): most parts, 0 when unsupported. */
   maxThreadParts: number;
+  /** Rules tying the platform's own options to the post (an Instagram story is one item), checked at creation. */
+  checkOptions?(options: Record<string, unknown>, mediaCount: number): LimitIssue[];
 }

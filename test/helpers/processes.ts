@@ -31,7 +31,8 @@ export function spawnHerald(args: string[], env: Record<string, string>): Herald
     url,
     output: () => output,
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // Already gone (exited, or killed by a signal: then exitCode stays null and signalCode is set).
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);

@@ -33,11 +33,6 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
-/** The API hosts of Instagram and Threads for real accounts (platforms.md §3, §5); Facebook's is the adapter's own. */
-export const GRAPH_HOSTS: Partial<Record<PlatformName, string>> = {
-  instagram: 'https://graph.instagram.com',
-  threads: 'https://graph.threads.net',
-};
 
 /** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
 export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {

@@ -50,6 +50,7 @@ export function checkPlatformRules(post: PostDraft, limitsOf: (platform: Platfor
       issues.push({ platform, rule: 'media_required', message: `${limits.displayName} posts need at least one image or video.`, path: '/media_ids' });
     }
     for (const issue of limits.text.check(text)) issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
+    for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount) ?? []) issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
     if ((options.alt_texts?.length ?? 0) > post.mediaCount) {
       issues.push({ platform, rule: 'alt_text_without_media', message: `${options.alt_texts!.length} alt texts for ${post.mediaCount} media items.`, path: `/platform_options/${platform}/alt_texts` });
     }

@@ -32,7 +32,8 @@ export function mediaLibraryFrom(media: Pick<MediaService, 'mediaForPost' | 'ope
           durationMs: row.duration_ms,
           altText: null,
           open: () => media.openMediaStream(storageKey),
-          signedUrl: async () => String(await media.signedReadUrl(row, PULL_URL_TTL_SECONDS)),
+          // signedReadUrl answers { url, expiresAt }: the platform gets the URL itself.
+          signedUrl: async () => (await media.signedReadUrl(row, PULL_URL_TTL_SECONDS)).url,
         };
       });
     },

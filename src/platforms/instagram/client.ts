@@ -51,3 +51,21 @@ export async function me(g: GraphClient, token: string): Promise<{ user_id: stri
   const body = await g.call<{ id: string; user_id?: string; username: string; name?: string }>({ method: 'GET', path: '/me', params: { fields: 'user_id,username,name' }, token });
   return { user_id: body.user_id ?? body.id, username: body.username, name: body.name };
 }
+
+export interface IgComment {
+  id: string;
+  text?: string;
+  username?: string;
+  timestamp?: string;
+}
+
+export async function comments(g: GraphClient, token: string, mediaId: string): Promise<IgComment[]> {
+  const body = await g.call<{ data?: IgComment[] }>({ method: 'GET', path: `/${mediaId}/comments`, params: { fields: 'id,text,username,timestamp' }, token });
+  return body.data ?? [];
+}
+
+/** Lifetime insights of one media item, by metric name. */
+export async function insights(g: GraphClient, token: string, mediaId: string, metrics: string[]): Promise<Record<string, number | undefined>> {
+  const body = await g.call<{ data?: Array<{ name: string; values?: Array<{ value?: number }>; total_value?: { value?: number } }> }>({ method: 'GET', path: `/${mediaId}/insights`, params: { metric: metrics.join(',') }, token });
+  return Object.fromEntries((body.data ?? []).map((d) => [d.name, d.values?.[0]?.value ?? d.total_value?.value]));
+}

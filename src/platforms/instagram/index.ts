@@ -13,8 +13,10 @@ import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, t
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
-const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments'] as const;
+const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights'] as const;
 const TOKEN_URL = 'https://api.instagram.com/oauth/access_token';
+/** The Graph host of Instagram Login tokens (real connections). */
+export const INSTAGRAM_API_URL = 'https://graph.instagram.com';
 const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface InstagramOptions {
@@ -218,6 +220,22 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       } catch (error) {
         throw asAuthFailure(error, 'to refresh the token');
       }
+    },
+
+    async fetchMetrics(session, post) {
+      const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'reach', 'likes', 'comments', 'shares', 'saved']);
+      return { impressions: m.views, reach: m.reach, likes: m.likes, replies: m.comments, shares: m.shares, saved: m.saved };
+    },
+
+    async listComments(session, post) {
+      const list = await client.comments(graphOf(session.http), session.credentials.accessToken, post.id);
+      return list.map((c) => ({ id: c.id, authorHandle: c.username ?? '', text: c.text ?? '', createdAt: c.timestamp ? new Date(Date.parse(c.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: null }));
+    },
+
+    // Instagram has no reply posts: a reply is a comment on the media (platforms.md §3).
+    async reply(session, post, text) {
+      const id = await client.comment(graphOf(session.http), session.credentials.accessToken, post.id, text);
+      return { id, url: post.url };
     },
 
     async verifyAccount(session) {

@@ -68,6 +68,18 @@ describe('instagram specifics', () => {
     assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [{ id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' }]);
   });
 
+  test('comments are listed, and a reply is a comment on the post', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`commented ${Date.now()}`, await r.image(), { first_comment: 'one' }));
+    const answer = await r.adapter.reply!(r.session, post, 'two');
+    assert.equal(answer.url, post.url);
+    const list = await r.adapter.listComments!(r.session, post);
+    assert.deepEqual(list.map((c) => [c.text, c.authorHandle]), [['one', r.session.connection.handle], ['two', r.session.connection.handle]]);
+    assert.ok(list.every((c) => !Number.isNaN(Date.parse(c.createdAt))));
+    const metrics = await r.adapter.fetchMetrics!(r.session, post);
+    assert.equal(metrics.replies, 2);
+    assert.equal(metrics.likes, 0);
+  });
+
   test('an image URL Instagram cannot fetch fails the container as 2207052, a transient failure', async () => {
     const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'image', altText: null, width: 40, height: 40 }];
     const error = await failure(r.adapter.publish(r.session, r.part(`broken ${Date.now()}`, media)));
@@ -109,6 +121,30 @@ describe('instagram specifics', () => {
     assert.equal(again.id, held[0]!.id);
   });
 
+  test('bad requests get the Graph error envelope, never a 500', async () => {
+    const call = async (method: 'GET' | 'POST', path: string, params: Record<string, string> = {}) => {
+      const res = await r.session.http.request(method === 'GET' ? { method, path, query: { ...params, access_token: r.session.credentials.accessToken } } : { method, path, form: { ...params, access_token: r.session.credentials.accessToken } });
+      assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
+      const body = res.json<{ error: { code: number; fbtrace_id: string; message: string } }>();
+      assert.ok(body.error.fbtrace_id && body.error.message);
+      return body.error.code;
+    };
+    const me = r.session.connection.accountId;
+    assert.equal(await call('GET', '/v99/me'), 2500);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'HOLOGRAM' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'VIDEO', video_url: 'http://127.0.0.1:1/v.mp4' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'CAROUSEL', children: '1' }), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media`, { image_url: 'not a url' }), 9004);
+    assert.equal(await call('POST', `/v23.0/${me}/media_publish`), 100);
+    assert.equal(await call('POST', `/v23.0/${me}/media_publish`, { creation_id: '42' }), 100);
+    assert.equal(await call('POST', '/v23.0/17841400000000001/media', { image_url: 'http://x' }), 100);
+    assert.equal(await call('GET', '/v23.0/nothing-here'), 100);
+    const anonymous = await r.session.http.request({ method: 'GET', path: '/v23.0/me' });
+    assert.equal(anonymous.json<{ error: { code: number } }>().error.code, 104);
+    const forged = await r.session.http.request({ method: 'GET', path: '/v23.0/me', query: { access_token: 'forged' } });
+    assert.equal(forged.json<{ error: { code: number } }>().error.code, 190);
+  });
+
   test('past the 24-hour publishing quota the target fails PLATFORM_QUOTA_EXHAUSTED, nothing published', async () => {
     // The quota of this rig is 6; earlier tests used some of it.
     for (;;) {
@@ -133,6 +169,32 @@ describe('instagram containers that expire', () => {
       assert.equal(error.kind, 'transient');
       assert.match(error.message, /expired/);
       assert.equal(r.held().length, 0);
+    } finally {
+      await r.sandbox.close();
+    }
+  });
+});
+
+describe('instagram media fetches behind the SSRF guard', () => {
+  test('mounted in Herald (an allowlist set), a private address off the list cannot be fetched, as Meta cannot reach it', async () => {
+    const r = await rig({ mediaFetchAllowlist: ['herald.example'] });
+    try {
+      const error = await failure(r.adapter.publish(r.session, r.part(`private ${Date.now()}`, await r.adapter.prepareMedia(r.session, [mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40 })], {}))));
+      assert.equal(error.kind, 'transient');
+      assert.match(error.platformBody ?? '', /2207052/);
+      assert.equal(r.held().length, 0);
+    } finally {
+      await r.sandbox.close();
+    }
+  });
+});
+
+describe('instagram media fetches from an allow-listed host', () => {
+  test('with the media host on the allowlist (Herald\'s public host), the image is fetched and published', async () => {
+    const r = await rig({ mediaFetchAllowlist: ['herald.example', '127.0.0.1'] });
+    try {
+      const post = await r.adapter.publish(r.session, r.part(`allowed ${Date.now()}`, await r.image()));
+      assert.equal(r.held().find((p) => p.id === post.id)?.media, 1);
     } finally {
       await r.sandbox.close();
     }

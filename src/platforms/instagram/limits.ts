@@ -72,4 +72,18 @@ export const limits: PlatformLimits = {
   },
   // Multi-post chains are not supported; replies are comments.
   maxThreadParts: 0,
+  checkOptions(options, mediaCount) {
+    const issues: LimitIssue[] = [];
+    // A story or a Reel is one image or video (a Reel: one video — the media kind is checked when it is published).
+    if ((options.type === 'story' || options.type === 'reel') && mediaCount > 1) {
+      issues.push({ rule: `${options.type}_single_media`, message: `An Instagram ${options.type === 'story' ? 'story' : 'Reel'} is one ${options.type === 'story' ? 'image or video' : 'video'}; the post has ${mediaCount} media items.` });
+    }
+    if (options.share_to_feed !== undefined && options.type === 'story') {
+      issues.push({ rule: 'share_to_feed_reels_only', message: 'share_to_feed applies to Reels, not stories.' });
+    }
+    if (options.first_comment !== undefined && options.type === 'story') {
+      issues.push({ rule: 'first_comment_on_story', message: 'Stories take no comments from the API; remove first_comment or publish to the feed.' });
+    }
+    return issues;
+  },
 };

@@ -56,3 +56,15 @@ export async function remove(g: GraphClient, token: string, id: string): Promise
 export async function me(g: GraphClient, token: string): Promise<{ id: string; username: string; name?: string }> {
   return g.call<{ id: string; username: string; name?: string }>({ method: 'GET', path: '/me', params: { fields: 'id,username,name' }, token });
 }
+
+/** The direct replies to a post (GET /{threads-media-id}/replies). */
+export async function repliesTo(g: GraphClient, token: string, id: string): Promise<ThreadsNode[]> {
+  const body = await g.call<{ data?: ThreadsNode[] }>({ method: 'GET', path: `/${id}/replies`, params: { fields: FIELDS }, token });
+  return body.data ?? [];
+}
+
+/** Lifetime insights of one post, by metric name. */
+export async function insights(g: GraphClient, token: string, id: string, metrics: string[]): Promise<Record<string, number | undefined>> {
+  const body = await g.call<{ data?: Array<{ name: string; values?: Array<{ value?: number }>; total_value?: { value?: number } }> }>({ method: 'GET', path: `/${id}/insights`, params: { metric: metrics.join(',') }, token });
+  return Object.fromEntries((body.data ?? []).map((d) => [d.name, d.values?.[0]?.value ?? d.total_value?.value]));
+}

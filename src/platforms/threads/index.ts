@@ -12,8 +12,10 @@ import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, t
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
+/** The Threads API host (real connections). */
+export const THREADS_API_URL = 'https://graph.threads.net';
 const VERSION = 'v1.0'; // Threads versions its API apart from the Facebook Graph API
-const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_delete'] as const;
+const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights', 'threads_delete'] as const;
 const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface ThreadsOptions {
@@ -101,7 +103,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     },
   };
 
-  return {
+  const adapter: PlatformAdapter = {
     platform: 'threads',
     limits,
     limitsFor: () => limits,
@@ -175,6 +177,21 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       }
     },
 
+    async fetchMetrics(session, post) {
+      const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'likes', 'replies', 'reposts', 'quotes']);
+      return { impressions: m.views, likes: m.likes, replies: m.replies, reposts: m.reposts, quotes: m.quotes };
+    },
+
+    async listComments(session, post) {
+      const nodes = await client.repliesTo(graphOf(session.http), session.credentials.accessToken, post.id);
+      return nodes.map((n) => ({ id: n.id, authorHandle: n.username ?? '', text: n.text ?? '', createdAt: n.timestamp ? new Date(Date.parse(n.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: n.shortcode ? postUrl(session, n) : null }));
+    },
+
+    // A reply is a part whose parent is the post: the same container flow, reply quota included.
+    reply(session, post, text) {
+      return adapter.publish(session, { index: 1, text, media: [], parent: post, root: post, key: `th-reply-${randomBytes(8).toString('hex')}`, firstSentAt: session.clock.now(), options: {} });
+    },
+
     async verifyAccount(session) {
       const user = await client.me(graphOf(session.http), session.credentials.accessToken);
       return { accountId: user.id, handle: user.username, displayName: user.name ?? null };
@@ -194,4 +211,5 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       return { account: { accountId: user.id, handle: user.username, displayName: user.name ?? null }, credentials };
     },
   };
+  return adapter;
 }

@@ -112,6 +112,15 @@ describe('threads specifics', () => {
     assert.equal(again.id, held[0]!.id);
   });
 
+  test('replies to a post are listed; a reply goes out as a Threads reply', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`conversation ${Date.now()}`));
+    const answer = await r.adapter.reply!(r.session, post, 'a reply from Herald');
+    const list = await r.adapter.listComments!(r.session, post);
+    assert.deepEqual(list.map((c) => [c.id, c.text]), [[answer.id, 'a reply from Herald']]);
+    assert.match(list[0]!.url ?? '', /\/web\/@.*\/post\//);
+    assert.equal((await r.adapter.fetchMetrics!(r.session, post)).replies, 1);
+  });
+
   test('the reply quota is separate from the post quota and fails the part PLATFORM_QUOTA_EXHAUSTED', async () => {
     const root = await r.adapter.publish(r.session, r.part(`quota root ${Date.now()}`));
     let parent: PublishedPart = root;
@@ -126,6 +135,27 @@ describe('threads specifics', () => {
     assert.ok(isPlatformError(error) && error.code === 'PLATFORM_QUOTA_EXHAUSTED', String(error));
     // Top-level posts still go out.
     assert.ok((await r.adapter.publish(r.session, r.part(`after the replies ${Date.now()}`))).id);
+  });
+
+  test('bad requests get the Graph error envelope, never a 500', async () => {
+    const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string> = {}) => {
+      const token = r.session.credentials.accessToken;
+      const res = await r.session.http.request(method === 'POST' ? { method, path, form: { ...params, access_token: token } } : { method, path, query: { ...params, access_token: token } });
+      assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
+      const body = res.json<{ error: { code: number; fbtrace_id: string } }>();
+      assert.ok(body.error.fbtrace_id);
+      return body.error.code;
+    };
+    const me = r.session.connection.accountId;
+    assert.equal(await call('GET', '/v9x/me'), 2500);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, {}), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT' }), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_control: 'nobody' }), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_to_id: '123' }), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'CAROUSEL', children: 'a,b' }), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'IMAGE' }), 100);
+    assert.equal(await call('POST', `/v1.0/${me}/threads_publish`), 100);
+    assert.equal(await call('DELETE', '/v1.0/123456'), 100);
   });
 
   test('a published post can be deleted', async () => {

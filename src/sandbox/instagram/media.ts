@@ -7,9 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countHashtags, countMentions, measure } from '../../platforms/instagram/limits.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from '../meta/fetch.ts';
-import { applyGraphFault, containerTimings, graphError, graphParams, usageHeaders, versionOf, type SimContainer } from '../meta/graph.ts';
+import { applyGraphFault, containerTimings, graphError, graphParams, recentTimes, usageHeaders, versionOf, type SimContainer } from '../meta/graph.ts';
 import { igAuthenticate, igScopes } from './auth.ts';
-import { recent, type IgContainerData, type IgMedia, type IgMediaType, type IgState, type IgUser } from './state.ts';
+import { type IgContainerData, type IgMedia, type IgMediaType, type IgState, type IgUser } from './state.ts';
 
 const DAY_MS = 24 * 3600_000;
 const CALLS_PER_HOUR = 200; // ⚠ unverified: Instagram's Business Use Case budget depends on impressions; a flat figure here
@@ -21,7 +21,8 @@ const MEDIA_TYPES: readonly IgMediaType[] = ['IMAGE', 'VIDEO', 'REELS', 'STORIES
 
 export function publishQuota(kit: SimulatorKit): number {
   const q = kit.settings.instagramPublishQuota;
-  return typeof q === 'number' && q >= 0 ? q : DEFAULT_QUOTA;
+  // Scaled like every simulated rate limit (HERALD_SANDBOX_RATE_LIMIT_FACTOR, load tests).
+  return kit.limit(typeof q === 'number' && q >= 0 ? q : DEFAULT_QUOTA);
 }
 
 const STATUS_TEXT: Record<string, string> = {
@@ -77,8 +78,9 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
 
   /** What every Graph call goes through: version, token, the per-account call budget and the usage headers. */
   const begin = (request: FastifyRequest, reply: FastifyReply): { user: IgUser; params: Record<string, string> } | undefined => {
-    if (versionOf(request.url) === false) {
-      graphError(reply, 400, { message: `Unknown path components: /${request.url.split('/')[1]}`, code: 2500 });
+    const version = (request.params as { version?: string }).version;
+    if (version !== undefined && versionOf(`/${version}/`) === false) {
+      graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
       return undefined;
     }
     const { params } = graphParams(request);
@@ -135,14 +137,13 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     const altText = params.alt_text ?? null;
     if (altText !== null && (isVideo || mediaType === 'CAROUSEL')) return graphError(reply, 400, { message: 'alt_text is only supported on images.', code: 100 });
     if (altText !== null && altText.length > 1000) return graphError(reply, 400, { message: 'alt_text must be 1000 characters or fewer.', code: 100 });
-    const made = recent(state.creations, user.id, kit.now(), DAY_MS);
+    const made = recentTimes(state.creations, user.id, kit.now(), DAY_MS);
     if (made.length >= kit.limit(CONTAINERS_PER_DAY)) return graphError(reply, 400, { message: 'Application request limit reached', code: 9, subcode: 2207042, userTitle: 'Too many containers', userMessage: `At most ${CONTAINERS_PER_DAY} containers can be created in 24 hours.` });
 
     const t = timings();
     if (mediaType === 'CAROUSEL') {
       const ids = (params.children ?? '').split(',').map((s) => s.trim()).filter(Boolean);
       if (ids.length < 2 || ids.length > 10) return graphError(reply, 400, { message: `A carousel needs 2 to 10 children; got ${ids.length}.`, code: 100, subcode: 2207028 });
-      const children: SimContainer<IgContainerData>[] = [];
       for (const id of ids) {
         const child = state.containers.get(id);
         if (!child || child.owner !== user.id) return graphError(reply, 400, { message: `Invalid child container ${id}.`, code: 100, subcode: 33 });
@@ -150,7 +151,6 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
         const status = state.containers.status(child);
         if (status === 'IN_PROGRESS') return graphError(reply, 400, { message: 'Media ID is not available', code: 9007, subcode: 2207027, userTitle: 'Media not ready', userMessage: `Child container ${id} is still being processed; wait until it is FINISHED.` });
         if (status === 'ERROR' || status === 'EXPIRED' || status === 'PUBLISHED') return graphError(reply, 400, { message: `Child container ${id} is ${status}.`, code: 100, subcode: 2207028 });
-        children.push(child);
       }
       made.push(kit.now());
       const container = state.containers.create(user.id, { mediaType, carouselItem: false, caption, altText: null, children: ids, mediaUrl: null, isVideo: false, shareToFeed: true }, t.otherMs);
@@ -210,7 +210,7 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     if (status === 'EXPIRED') return graphError(reply, 400, { message: 'The media you are trying to access has expired. Please try to upload again.', code: 100, subcode: 2207020 });
     // ⚠ unverified: the exact answer to publishing a container twice.
     if (status === 'PUBLISHED') return graphError(reply, 400, { message: 'This media container has already been published.', code: 100, subcode: 2207008 });
-    const published = recent(state.publishes, user.id, kit.now(), DAY_MS);
+    const published = recentTimes(state.publishes, user.id, kit.now(), DAY_MS);
     const quota = publishQuota(kit);
     if (published.length >= quota) return graphError(reply, 400, { message: 'Application request limit reached', code: 9, subcode: 2207042, userTitle: 'Reached maximum number of posts', userMessage: `You have reached the maximum of ${quota} posts in 24 hours. Try again later.` });
     const id = state.nextId();
@@ -237,7 +237,7 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     if (!ctx) return reply;
     if (!ownAccount(reply, ctx.user, (request.params as { userId: string }).userId)) return reply;
     const fields = fieldsOf(ctx.params, ['quota_usage']);
-    const entry: Record<string, unknown> = { quota_usage: recent(state.publishes, ctx.user.id, kit.now(), DAY_MS).length };
+    const entry: Record<string, unknown> = { quota_usage: recentTimes(state.publishes, ctx.user.id, kit.now(), DAY_MS).length };
     if (fields.includes('config')) entry.config = { quota_total: publishQuota(kit), quota_duration: 86400 };
     return { data: [entry] };
   });
@@ -285,6 +285,23 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     return graphError(reply, 400, { message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
   });
 
+  // Media insights (platforms.md §3 "Metrics"): `impressions` is gone since v22 and is refused as Graph refuses it.
+  const IG_METRICS = ['views', 'reach', 'likes', 'comments', 'shares', 'saved', 'total_interactions'];
+  app.get('/:version/:mediaId/insights', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    const token = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ctx.params.access_token;
+    if (!igScopes(kit, token).includes('instagram_business_manage_insights')) return graphError(reply, 403, { message: 'Application does not have permission for this action (instagram_business_manage_insights).', code: 10 });
+    const media = state.media.get((request.params as { mediaId: string }).mediaId);
+    if (!media || media.deleted || media.owner !== ctx.user.id) return graphError(reply, 400, { message: 'Unsupported get request. The media does not exist.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    const wanted = (ctx.params.metric ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    if (wanted.length === 0) return graphError(reply, 400, { message: 'The parameter metric is required.', code: 100 });
+    const unknown = wanted.find((m) => !IG_METRICS.includes(m));
+    if (unknown) return graphError(reply, 400, { message: `(#100) metric[0] must be one of the following values: ${IG_METRICS.join(', ')}`, code: 100, userMessage: `${unknown} is not supported.` });
+    const value = (m: string) => (m === 'comments' ? media.comments.length : m === 'total_interactions' ? media.comments.length : 0);
+    return { data: wanted.map((m) => ({ name: m, period: 'lifetime', values: [{ value: value(m) }], title: m, id: `${media.id}/insights/${m}/lifetime` })) };
+  });
+
   app.post('/:version/:mediaId/comments', async (request, reply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
@@ -317,12 +334,15 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     return graphError(reply, 400, { message: 'Unsupported delete request. Media can be deleted only by apps using Facebook Login for Business.', type: 'GraphMethodException', code: 100 });
   });
 
-  app.get('/web/:kind/:shortcode', async (request, reply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const { shortcode } = request.params as { kind: string; shortcode: string };
     const media = [...state.media.values()].find((m) => m.shortcode === shortcode.replace(/\/$/, '') && !m.deleted);
     if (!media) return reply.code(404).type('text/html; charset=utf-8').send('<!doctype html><title>Not found</title><p>Sorry, this page isn\'t available.</p>');
     const user = state.users.get(media.owner);
     const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
     return reply.type('text/html; charset=utf-8').send(`<!doctype html><title>@${esc(user?.username ?? '')} on Instagram (sandbox)</title><article><h1>@${esc(user?.username ?? '')}</h1><p>${esc(media.caption)}</p><p>${media.items} media item(s) · ${media.productType}</p><ul>${media.comments.map((c) => `<li>@${esc(c.username)}: ${esc(c.text)}</li>`).join('')}</ul></article>`);
-  });
+  };
+  // Instagram permalinks end with a slash; both spellings are served.
+  app.get('/web/:kind/:shortcode', page);
+  app.get('/web/:kind/:shortcode/', page);
 }

@@ -73,10 +73,3 @@ export function createIgState(now: () => number, expiryMs: number): IgState {
     nextId,
   };
 }
-
-/** Times within the last `windowMs`, pruned in place. */
-export function recent(map: Map<string, number[]>, key: string, now: number, windowMs: number): number[] {
-  const list = (map.get(key) ?? []).filter((t) => t > now - windowMs);
-  map.set(key, list);
-  return list;
-}

@@ -24,7 +24,7 @@ const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 
 function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
   const q = kit.settings[name];
-  return typeof q === 'number' && q >= 0 ? q : fallback;
+  return kit.limit(typeof q === 'number' && q >= 0 ? q : fallback);
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
@@ -72,8 +72,9 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   const timings = () => containerTimings(kit.settings);
 
   const begin = (request: FastifyRequest, reply: FastifyReply): { user: ThUser; scopes: string[]; params: Record<string, string> } | undefined => {
-    if (versionOf(request.url) === false) {
-      graphError(reply, 400, { message: `Unknown path components: /${request.url.split('/')[1]}`, code: 2500 });
+    const version = (request.params as { version?: string }).version;
+    if (version !== undefined && versionOf(`/${version}/`) === false) {
+      graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
       return undefined;
     }
     const { params } = graphParams(request);
@@ -238,7 +239,15 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   const listing = (edge: 'threads' | 'replies') => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
-    if (!ownAccount(reply, ctx.user, (request.params as { userId: string }).userId)) return reply;
+    const id = (request.params as { userId: string }).userId;
+    const post = state.posts.get(id);
+    if (edge === 'replies' && post && !post.deleted) {
+      // A post's replies edge (GET /{threads-media-id}/replies): the direct replies to it, oldest first.
+      if (!scoped(reply, ctx.scopes, 'threads_read_replies')) return reply;
+      const direct = [...state.posts.values()].filter((p) => p.replyTo === post.id && !p.deleted).sort((a, b) => a.timestamp - b.timestamp);
+      return { data: direct.map((p) => pick(postJson(p, state.users.get(p.owner)), fieldsOf(ctx.params, ['id']))) };
+    }
+    if (!ownAccount(reply, ctx.user, id)) return reply;
     if (edge === 'replies' && !scoped(reply, ctx.scopes, 'threads_read_replies')) return reply;
     const fields = fieldsOf(ctx.params, ['id']);
     const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
@@ -251,6 +260,20 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   };
   app.get('/:version/:userId/threads', listing('threads'));
   app.get('/:version/:userId/replies', listing('replies'));
+
+  const TH_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
+  app.get('/:version/:mediaId/insights', async (request, reply) => {
+    const ctx = begin(request, reply);
+    if (!ctx) return reply;
+    if (!scoped(reply, ctx.scopes, 'threads_manage_insights')) return reply;
+    const post = state.posts.get((request.params as { mediaId: string }).mediaId);
+    if (!post || post.deleted || post.owner !== ctx.user.id) return graphError(reply, 400, { message: 'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation.', type: 'GraphMethodException', code: 100, subcode: 33 });
+    const wanted = (ctx.params.metric ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    const unknown = wanted.find((m) => !TH_METRICS.includes(m));
+    if (wanted.length === 0 || unknown) return graphError(reply, 400, { message: `The parameter metric must list some of ${TH_METRICS.join(', ')}.`, code: 100 });
+    const replies = [...state.posts.values()].filter((p) => p.replyTo === post.id && !p.deleted).length;
+    return { data: wanted.map((m) => ({ name: m, period: 'lifetime', values: [{ value: m === 'replies' ? replies : 0 }], title: m, id: `${post.id}/insights/${m}/lifetime` })) };
+  });
 
   app.get('/:version/:id', async (request, reply) => {
     const ctx = begin(request, reply);
