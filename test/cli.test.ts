@@ -152,13 +152,13 @@ describe('the embedded database', () => {
       assert.equal(created.code, 0, created.stderr);
       const res = await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${JSON.parse(created.stdout).key}` } });
       assert.equal(res.status, 200, 'the key made by the attached CLI works on the running server');
-      assert.equal(await first.stop('SIGINT'), 0, 'clean shutdown on SIGINT');
+      assert.equal(await first.stop('SIGINT'), 0, `clean shutdown on SIGINT; output:\n${first.output().slice(-3000)}`);
 
       const second = spawnHerald(['serve'], embeddedEnv);
       url = await second.url;
       assert.doesNotMatch(second.output(), /API key\s+hk_/, 'a second start prints no key');
       assert.equal((await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status, 200, 'and reuses everything');
-      assert.equal(await second.stop('SIGTERM'), 0, 'clean shutdown on SIGTERM');
+      assert.equal(await second.stop('SIGTERM'), 0, `clean shutdown on SIGTERM; output:\n${second.output().slice(-3000)}`);
 
       const after = await runHerald(['keys', 'list', '--json'], embeddedEnv);
       assert.equal(after.code, 0, after.stderr);

@@ -51,6 +51,7 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
   // The LISTEN connection: when it breaks (a database restart), it is dropped and opened again every second
   // until the database is back; meanwhile the periodic refresh still arms the timer, a little later.
   let listener: PoolClient | undefined;
+  let releaseListener: (() => void) | undefined;
   let reconnect: NodeJS.Timeout | undefined;
   const retryListen = () => {
     if (stopped || reconnect) return;
@@ -65,18 +66,29 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
     try {
       client = await o.pool.connect();
       const own = client;
-      own.on('notification', (message) => {
+      const onNotification = (message: { payload?: string }) => {
         const at = Date.parse(message.payload ?? '');
         if (!Number.isNaN(at)) arm(at);
-      });
-      own.on('error', () => {
+      };
+      const onError = () => {
         if (listener !== own) return;
         listener = undefined;
+        detach();
         own.release(true);
         retryListen();
-      });
+      };
+      // Our handlers leave with the client: once released it belongs to the pool, and a later error on it (the
+      // database shutting down after stop()) must not release it a second time.
+      const detach = () => {
+        own.off('notification', onNotification);
+        own.off('error', onError);
+      };
+      own.on('notification', onNotification);
+      own.on('error', onError);
+      releaseListener = detach;
       await own.query(`LISTEN ${WAKE_CHANNEL}`);
       if (stopped) {
+        detach();
         own.release();
         return;
       }
@@ -98,9 +110,12 @@ export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => v
       clearInterval(interval);
       if (timer) clearTimeout(timer);
       if (reconnect) clearTimeout(reconnect);
-      if (listener) {
-        await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => {});
-        listener.release();
+      const own = listener;
+      listener = undefined;
+      if (own) {
+        await own.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => {});
+        releaseListener?.();
+        own.release();
       }
     },
   };
