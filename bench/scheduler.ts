@@ -49,7 +49,8 @@ async function awaitPublished(client: pg.Client, postIds: string[], ceilingMs: n
  * N scheduled posts (one target each) spread over the given connections, all due at one whole second, queued
  * with Herald's own queuePublishJobs, in one transaction so the worker sees none of them before all are there.
  * Queueing 10,000 jobs takes a while on a loaded machine, so it is timed first with a placeholder due time
- * a day ahead, and the real due time (1.5 × that, plus 3 s) replaces it (job_key_mode 'replace').
+ * a day ahead, and the real due time (3 × that, plus 5 s: replacing jobs can take longer than adding them)
+ * replaces it (job_key_mode 'replace').
  */
 async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string[], count: number, tag: string): Promise<{ postIds: string[]; due: Date }> {
   await client.query('BEGIN');
@@ -69,7 +70,7 @@ async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string
   const targetIds = rows.map((r) => r.target_id);
   const began = Date.now();
   await queuePublishJobs(client, targetIds, placeholder, placeholder);
-  const due = new Date(Math.ceil((Date.now() + 1.5 * (Date.now() - began) + 3000) / 1000) * 1000);
+  const due = new Date(Math.ceil((Date.now() + 3 * (Date.now() - began) + 5000) / 1000) * 1000);
   await client.query('UPDATE posts SET schedule_at = $2 WHERE id = ANY($1::text[])', [postIds, due]);
   await queuePublishJobs(client, targetIds, due, due);
   await client.query('COMMIT');
