@@ -39,7 +39,7 @@ export async function sweepPublishing(pool: Pool, o: { graceMs: number; overdueA
     const { rows: overdue } = await client.query<{ n: number }>(
       `WITH overdue AS (
          SELECT t.id, p.schedule_at FROM post_targets t JOIN posts p ON p.id = t.post_id
-          WHERE t.status = 'scheduled' AND p.deleted_at IS NULL AND p.schedule_at < now() - make_interval(secs => $1::double precision / 1000)
+          WHERE t.status = 'scheduled' AND p.status IN ('scheduled', 'publishing') AND p.deleted_at IS NULL AND p.schedule_at < now() - make_interval(secs => $1::double precision / 1000)
             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'publish:' || t.id AND j.attempts < j.max_attempts)
        )
        SELECT count(graphile_worker.add_job('publish_target', json_build_object('target_id', o.id, 'schedule_at', to_char(o.schedule_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),

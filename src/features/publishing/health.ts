@@ -19,11 +19,19 @@ export async function publishingHealth(pool: Pool, o: { workerDeadAfterMs: numbe
   );
   const { rows: overdue } = await pool.query<{ n: number; oldest: Date | null }>(
     `SELECT count(*)::int AS n, min(due) AS oldest FROM (
-       SELECT CASE WHEN t.status = 'scheduled' THEN p.schedule_at ELSE t.next_attempt_at END AS due
-         FROM post_targets t JOIN posts p ON p.id = t.post_id LEFT JOIN connections c ON c.id = t.connection_id
-        WHERE p.deleted_at IS NULL
-          AND ((t.status = 'scheduled' AND p.schedule_at IS NOT NULL) OR (t.status = 'publishing' AND t.claimed_by IS NULL))
+       -- Two arms, each on its own partial index (posts_due_idx, post_targets_in_flight_idx), so the check stays
+       -- cheap with millions of posts scheduled in the future.
+       SELECT p.schedule_at AS due
+         FROM posts p JOIN post_targets t ON t.post_id = p.id LEFT JOIN connections c ON c.id = t.connection_id
+        WHERE p.status IN ('scheduled', 'publishing') AND p.deleted_at IS NULL
+          AND p.schedule_at < now() - make_interval(secs => $1::double precision / 1000)
+          AND t.status = 'scheduled'
           -- Waiting for a platform's rate-limit reset is not being late.
+          AND (c.throttled_until IS NULL OR c.throttled_until <= now())
+       UNION ALL
+       SELECT t.next_attempt_at AS due
+         FROM post_targets t JOIN posts p ON p.id = t.post_id LEFT JOIN connections c ON c.id = t.connection_id
+        WHERE t.status = 'publishing' AND t.claimed_by IS NULL AND p.deleted_at IS NULL
           AND (c.throttled_until IS NULL OR c.throttled_until <= now())
      ) d WHERE due < now() - make_interval(secs => $1::double precision / 1000)`,
     [o.overdueAfterMs],
