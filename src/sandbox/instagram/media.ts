@@ -8,7 +8,7 @@ import { countHashtags, countMentions, measure } from '../../platforms/instagram
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from '../meta/fetch.ts';
 import { applyGraphFault, containerTimings, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
-import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, processVideoLater, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, createVideoContainer, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
 import { igAuthenticate, igScopes } from './auth.ts';
 import { type IgContainerData, type IgMedia, type IgMediaType, type IgState, type IgUser } from './state.ts';
 
@@ -139,13 +139,14 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     }
     // Videos are fetched and processed after the answer: failures show as ERROR on the container.
     made.push(kit.now());
-    const container = state.containers.create(user.id, data, Number.POSITIVE_INFINITY);
-    processVideoLater(kit, container, url!, t.videoMs + extra, (got) => {
-      if (!got.ok) return `Error: Media download has failed (2207052): ${got.reason}`;
-      if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') return 'Error: Media upload has failed with error code 2207026 (unsupported video format)';
-      if (got.size > MAX_VIDEO_BYTES) return 'Error: Media upload has failed with error code 2207026 (video too large)';
-      if (fault?.fault === 'media_failed') return 'Error: Media upload has failed with error code 2207026';
-      return null;
+    const container = createVideoContainer(kit, state.containers, user.id, data, url!, {
+      processingMs: t.videoMs + extra, maxBytes: MAX_VIDEO_BYTES, faulted: fault?.fault === 'media_failed',
+      failures: {
+        download: (reason) => `Error: Media download has failed (2207052): ${reason}`,
+        format: 'Error: Media upload has failed with error code 2207026 (unsupported video format)',
+        tooLarge: 'Error: Media upload has failed with error code 2207026 (video too large)',
+        failed: 'Error: Media upload has failed with error code 2207026',
+      },
     });
     return { id: container.id };
   });

@@ -5,8 +5,8 @@
 // budgets are parameters.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { fetchMedia, type FetchedMedia } from './fetch.ts';
-import { graphError, graphParams, usageHeaders, versionOf, type ContainerStatusName, type GraphErrorSpec, type SimContainer } from './graph.ts';
+import { fetchMedia } from './fetch.ts';
+import { graphError, graphParams, usageHeaders, versionOf, type ContainerStatusName, type ContainerStore, type GraphErrorSpec, type SimContainer } from './graph.ts';
 
 /** A time as Graph writes it: `2025-01-02T03:04:05+0000`. */
 export function isoTime(ms: number): string {
@@ -79,16 +79,34 @@ export function ownAccount(reply: FastifyReply, userId: string, id: string, pref
   return false;
 }
 
+export interface VideoFailures {
+  /** The failure of a URL that could not be fetched. */
+  download(reason: string): string;
+  format: string;
+  tooLarge: string;
+  /** The failure the `media_failed` fault gives. */
+  failed: string;
+}
+
 /**
- * A video container's media fetched and processed after the answer: the failure `failureOf` finds shows as
- * ERROR on the container once processing (`processingMs` from now, or when the fetch ends) is over.
+ * A video container whose media is fetched and processed after the answer: a video that cannot be fetched, is
+ * not MP4/QuickTime, is over `maxBytes` or meets the `media_failed` fault shows as ERROR on the container once
+ * processing (`processingMs` from now, or when the fetch ends) is over.
  */
-export function processVideoLater<T>(kit: SimulatorKit, container: SimContainer<T>, url: string, processingMs: number, failureOf: (got: FetchedMedia) => string | null): void {
+export function createVideoContainer<T>(kit: SimulatorKit, store: ContainerStore<T>, owner: string, data: T, url: string, options: { processingMs: number; maxBytes: number; faulted: boolean; failures: VideoFailures }): SimContainer<T> {
+  const container = store.create(owner, data, Number.POSITIVE_INFINITY);
   const started = kit.now();
+  const f = options.failures;
   void fetchMedia(url, kit.settings).then((got) => {
-    container.failure = failureOf(got);
-    container.readyAt = Math.max(kit.now(), started + processingMs);
+    let failure: string | null = null;
+    if (!got.ok) failure = f.download(got.reason);
+    else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = f.format;
+    else if (got.size > options.maxBytes) failure = f.tooLarge;
+    else if (options.faulted) failure = f.failed;
+    container.failure = failure;
+    container.readyAt = Math.max(kit.now(), started + options.processingMs);
   });
+  return container;
 }
 
 export interface UnpublishableSpecs {

@@ -10,7 +10,7 @@ import { measure } from '../../platforms/threads/limits.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from '../meta/fetch.ts';
 import { applyGraphFault, containerTimings, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
-import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, processVideoLater, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, createVideoContainer, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
 import { thAuthenticate } from './auth.ts';
 import type { ThContainerData, ThMediaType, ThPost, ThState, ThUser } from './state.ts';
 
@@ -124,13 +124,9 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
       if (got.size > MAX_IMAGE_BYTES) return graphError(reply, 400, { message: 'The image is larger than 8 MB.', code: 100, subcode: 2207004 });
       return { id: state.containers.create(user.id, base, t.imageMs + extra, fault?.fault === 'media_failed' ? 'UNKNOWN' : null).id };
     }
-    const container = state.containers.create(user.id, base, Number.POSITIVE_INFINITY);
-    processVideoLater(kit, container, url, t.videoMs + extra, (got) => {
-      if (!got.ok) return 'FAILED_DOWNLOADING_VIDEO';
-      if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') return 'FAILED_PROCESSING_VIDEO';
-      if (got.size > MAX_VIDEO_BYTES) return 'FAILED_PROCESSING_VIDEO';
-      if (fault?.fault === 'media_failed') return 'FAILED_PROCESSING_VIDEO';
-      return null;
+    const container = createVideoContainer(kit, state.containers, user.id, base, url, {
+      processingMs: t.videoMs + extra, maxBytes: MAX_VIDEO_BYTES, faulted: fault?.fault === 'media_failed',
+      failures: { download: () => 'FAILED_DOWNLOADING_VIDEO', format: 'FAILED_PROCESSING_VIDEO', tooLarge: 'FAILED_PROCESSING_VIDEO', failed: 'FAILED_PROCESSING_VIDEO' },
     });
     return { id: container.id };
   });
