@@ -6,8 +6,9 @@
 // making a second post; without it (another process, a restart) the account's recent media are searched by
 // caption and time.
 import { randomBytes } from 'node:crypto';
-import { comparable, LOOKUP_SLACK_MS, pullUrl, RememberedContainers } from '../meta/containers.ts';
+import { comparable, findPublishedPart, graphTime, LOOKUP_SLACK_MS, prepareUrlMedia, readyContainer, RememberedContainers, type PartContainers } from '../meta/containers.ts';
 import { createGraphClient, DEFAULT_GRAPH_VERSION, waitForContainer, type ContainerPollOptions, type GraphClient, type GraphParams } from '../meta/graph.ts';
+import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
 import type { PlatformHttp } from '../http.ts';
 import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
 import * as client from './client.ts';
@@ -17,20 +18,11 @@ const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish'
 const TOKEN_URL = 'https://api.instagram.com/oauth/access_token';
 /** The Graph host of Instagram Login tokens (real connections). */
 export const INSTAGRAM_API_URL = 'https://graph.instagram.com';
-const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface InstagramOptions {
   type?: 'feed' | 'reel' | 'story';
   first_comment?: string;
   share_to_feed?: boolean;
-}
-
-/** A 4xx from a token endpoint means the code or token is no good: the user must sign in again. */
-function asAuthFailure(error: unknown, what: string): unknown {
-  if (isPlatformError(error) && error.platformStatus !== undefined && error.platformStatus >= 400 && error.platformStatus < 500 && error.kind !== 'rate_limited') {
-    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `Instagram refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
-  }
-  return error;
 }
 
 export function createInstagramAdapter(config: AdapterConfig, pollOptions: ContainerPollOptions = {}): PlatformAdapter {
@@ -101,34 +93,28 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     }
   }
 
-  const credentialsOf = (accessToken: string, expiresIn: number | undefined, now: number): Credentials => ({
-    accessToken,
-    refreshToken: null,
-    expiresAt: new Date(now + (expiresIn ?? LONG_LIVED_SECONDS) * 1000).toISOString(),
-  });
-
   /** Code → short-lived token (api.instagram.com) → long-lived token (graph.instagram.com, ig_exchange_token). */
-  async function exchange(http: PlatformHttp, sandbox: boolean, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> {
-    const g = graphOf(http);
-    let short: string;
-    try {
-      const body = await g.call<{ access_token?: string; data?: Array<{ access_token: string }> }>({
-        method: 'POST', path: sandbox ? '/oauth/access_token' : TOKEN_URL, unversioned: true,
-        params: { client_id: app.id, client_secret: app.secret, grant_type: 'authorization_code', redirect_uri: redirectUri, code: code.replace(/#_$/, '') },
-      });
-      const token = body.data?.[0]?.access_token ?? body.access_token;
-      if (!token) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'Instagram answered the code exchange without an access token.');
-      short = token;
-    } catch (error) {
-      throw asAuthFailure(error, 'the authorization code');
-    }
-    try {
-      const long = await g.call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/access_token', unversioned: true, params: { grant_type: 'ig_exchange_token', client_secret: app.secret }, token: short });
-      return credentialsOf(long.access_token, long.expires_in, Date.now());
-    } catch (error) {
-      throw asAuthFailure(error, 'the long-lived token exchange');
-    }
-  }
+  const exchange = (http: PlatformHttp, sandbox: boolean, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> => {
+    const spec: CodeExchange = {
+      platform: 'Instagram', tokenPath: sandbox ? '/oauth/access_token' : TOKEN_URL, exchangeGrant: 'ig_exchange_token',
+      shortToken: (body) => {
+        const token = (body as { access_token?: string; data?: Array<{ access_token: string }> }).data?.[0]?.access_token ?? (body.access_token as string | undefined);
+        if (!token) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'Instagram answered the code exchange without an access token.');
+        return token;
+      },
+    };
+    return exchangeCode(graphOf(http), spec, code, redirectUri, app);
+  };
+
+  const containers = (g: GraphClient, session: PlatformSession, part: OutgoingPart): PartContainers => ({
+    platform: 'Instagram',
+    remembered,
+    key: part.key,
+    read: (id) => client.containerState(g, session.credentials.accessToken, id),
+    create: () => createContainers(g, session, part, part.options as InstagramOptions),
+    lookUp: () => lookUp(g, session, part),
+    pollOptions,
+  });
 
   const oauth: OAuthCapability = {
     pkce: false,
@@ -151,14 +137,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     oauth,
     newPartKey: () => `ig-${randomBytes(8).toString('hex')}`,
 
-    async prepareMedia(_session, sources) {
-      const out: PreparedMedia[] = [];
-      for (const source of sources) {
-        if (source.kind !== 'image' && source.kind !== 'video') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `Instagram takes images and videos, not ${source.kind} (media ${source.id}).`);
-        out.push({ platformRef: await pullUrl('Instagram', source), kind: source.kind, altText: source.altText, width: source.width, height: source.height });
-      }
-      return out;
-    },
+    prepareMedia: (_session, sources) => prepareUrlMedia('Instagram', sources),
 
     async publish(session, part) {
       if (part.index > 0) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'Instagram has no threads; use platform_options.instagram.first_comment for a follow-up.');
@@ -166,27 +145,9 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       const token = session.credentials.accessToken;
       const user = session.connection.accountId;
       const options = part.options as InstagramOptions;
-      let containerId = remembered.get(part.key);
-      if (containerId) {
-        const state = await client.containerState(g, token, containerId).catch(() => undefined);
-        if (state?.status === 'PUBLISHED') {
-          const found = await lookUp(g, session, part);
-          if (found) return found;
-        }
-        // An unusable or unreadable container is replaced by a new one.
-        if (!state || state.status !== 'FINISHED' && state.status !== 'IN_PROGRESS') containerId = undefined;
-      }
-      if (!containerId) {
-        containerId = await createContainers(g, session, part, options);
-        remembered.set(part.key, containerId);
-      }
-      const id = containerId;
-      try {
-        await waitForContainer('Instagram', id, () => client.containerState(g, token, id), pollOptions);
-      } catch (error) {
-        remembered.forget(part.key);
-        throw error;
-      }
+      const ready = await readyContainer(containers(g, session, part));
+      if ('found' in ready) return ready.found;
+      const id = ready.id;
       const quota = await client.publishingLimit(g, token, user);
       if (quota.total !== undefined && quota.usage >= quota.total) {
         throw new PlatformError('permanent', 'PLATFORM_QUOTA_EXHAUSTED', `The Instagram account has published ${quota.usage} of its ${quota.total} posts allowed in 24 hours; retry once the oldest is a day old.`);
@@ -198,29 +159,13 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       return { id: mediaId, url: postUrl(session, node), ...(ref ? { ref } : {}) };
     },
 
-    async findPublished(session, part) {
-      const g = graphOf(session.http);
-      const containerId = remembered.get(part.key);
-      if (containerId) {
-        const state = await client.containerState(g, session.credentials.accessToken, containerId).catch(() => undefined);
-        // The container is the part's own record: anything but PUBLISHED means media_publish did not take effect.
-        if (state && state.status !== 'PUBLISHED') return null;
-      }
-      return lookUp(g, session, part);
-    },
+    findPublished: (session, part) => findPublishedPart(containers(graphOf(session.http), session, part)),
 
     async deletePost() {
       throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'Instagram does not let apps signed in with Instagram Login delete posts; delete it in the Instagram app.');
     },
 
-    async refreshCredentials(session) {
-      try {
-        const body = await graphOf(session.http).call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/refresh_access_token', unversioned: true, params: { grant_type: 'ig_refresh_token' }, token: session.credentials.accessToken });
-        return credentialsOf(body.access_token, body.expires_in, session.clock.now().getTime());
-      } catch (error) {
-        throw asAuthFailure(error, 'to refresh the token');
-      }
-    },
+    refreshCredentials: (session) => refreshToken(graphOf(session.http), 'Instagram', 'ig_refresh_token', session.credentials.accessToken, () => session.clock.now().getTime()),
 
     async fetchMetrics(session, post) {
       const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'reach', 'likes', 'comments', 'shares', 'saved']);
@@ -229,7 +174,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
 
     async listComments(session, post) {
       const list = await client.comments(graphOf(session.http), session.credentials.accessToken, post.id);
-      return list.map((c) => ({ id: c.id, authorHandle: c.username ?? '', text: c.text ?? '', createdAt: c.timestamp ? new Date(Date.parse(c.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: null }));
+      return list.map((c) => ({ id: c.id, authorHandle: c.username ?? '', text: c.text ?? '', createdAt: graphTime(c.timestamp), url: null }));
     },
 
     // Instagram has no reply posts: a reply is a comment on the media (platforms.md §3).
@@ -244,15 +189,8 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     },
 
     async connectSandbox(http, { username }) {
-      const state = randomBytes(12).toString('base64url');
-      const redirect = 'http://127.0.0.1/herald/oauth/callback';
-      const authorize = await http.request({ method: 'GET', path: '/oauth/authorize', query: { client_id: clientId, redirect_uri: redirect, response_type: 'code', scope: SCOPES.join(','), state, sandbox_username: username } });
-      const location = authorize.headers.location;
-      const back = typeof location === 'string' ? new URL(location) : undefined;
-      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
-        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The Instagram sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
-      }
-      const credentials = await exchange(http, true, back.searchParams.get('code')!, redirect, { id: clientId, secret: clientSecret });
+      const back = await sandboxCode(http, 'Instagram', (redirect, state) => ({ client_id: clientId, redirect_uri: redirect, response_type: 'code', scope: SCOPES.join(','), state, sandbox_username: username }));
+      const credentials = await exchange(http, true, back.code, back.redirect, { id: clientId, secret: clientSecret });
       const user = await client.me(graphOf(http), credentials.accessToken);
       return { account: { accountId: user.user_id, handle: user.username, displayName: user.name ?? null }, credentials };
     },

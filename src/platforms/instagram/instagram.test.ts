@@ -4,19 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { consentRedirect, failure, sandboxSession } from '../../../test/helpers/meta-adapter.ts';
 import { brokenUrl, jpeg, mediaSource, mp4, png, servedUrl } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
-import { isPlatformError, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia } from '../types.ts';
+import { type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia } from '../types.ts';
 
 adapterContract('instagram');
-
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
-  return error;
-}
 
 interface Rig {
   sandbox: RunningSandbox;
@@ -33,13 +28,12 @@ async function rig(settings: Record<string, unknown> = {}, now?: () => number): 
   const sandbox = await startSandbox({ platforms: ['instagram'], settings, ...(now ? { now } : {}) });
   const adapter = createPlatformRegistry().get('instagram')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 1500 });
-  const { account: acc, credentials } = await adapter.connectSandbox(http, { username: `ig_specific_${++account}` });
-  const session: PlatformSession = { connection: { id: 'conn_ig', accountId: acc.accountId, handle: acc.handle, baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+  const session = await sandboxSession(adapter, http, `ig_specific_${++account}`, 'conn_ig');
   return {
     sandbox, adapter, session,
     part: (text, media, options = {}) => ({ index: 0, text, media, parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options }),
     image: (width = 40, height = 40) => adapter.prepareMedia(session, [mediaSource(jpeg(width, height), 'image/jpeg', { width, height })], {}),
-    held: () => sandbox.simulator('instagram').posts().filter((p) => p.account === acc.accountId && !p.deleted),
+    held: () => sandbox.simulator('instagram').posts().filter((p) => p.account === session.connection.accountId && !p.deleted),
   };
 }
 
@@ -213,17 +207,13 @@ describe('instagram login (OAuth)', () => {
   });
   after(() => sandbox.close());
 
-  async function consent(decision: 'approve' | 'deny', username = 'oauth_user'): Promise<URL> {
-    const url = new URL(adapter.oauth!.authorizeUrl(ctx, { state: 'st4te', codeChallenge: null }));
-    const page = await ctx.http.request({ method: 'GET', path: url.toString() });
-    assert.equal(page.status, 200);
-    assert.match(page.text(), /<form[\s\S]*decision[\s\S]*approve[\s\S]*deny/);
-    url.searchParams.set('sandbox_username', username);
-    url.searchParams.set('decision', decision);
-    const back = await ctx.http.request({ method: 'GET', path: url.toString() });
-    assert.equal(back.status, 302);
-    return new URL(String(back.headers.location));
-  }
+  const consent = (decision: 'approve' | 'deny', username = 'oauth_user'): Promise<URL> => consentRedirect(adapter, ctx, {
+    state: 'st4te', username, decision,
+    checkPage: (page) => {
+      assert.equal(page.status, 200);
+      assert.match(page.text(), /<form[\s\S]*decision[\s\S]*approve[\s\S]*deny/);
+    },
+  });
 
   test('authorize → consent → code → long-lived token → the account', async () => {
     const back = await consent('approve');

@@ -5,10 +5,11 @@
 // remembered so that a re-send after an unknown outcome looks at it before anything else, and a look-up of the
 // account's recent posts or replies (text, reply target, time) covers what this process does not remember.
 import { randomBytes } from 'node:crypto';
-import { comparable, LOOKUP_SLACK_MS, pullUrl, RememberedContainers } from '../meta/containers.ts';
+import { comparable, findPublishedPart, graphTime, LOOKUP_SLACK_MS, prepareUrlMedia, readyContainer, RememberedContainers, type PartContainers } from '../meta/containers.ts';
 import { createGraphClient, waitForContainer, type ContainerPollOptions, type GraphClient, type GraphParams } from '../meta/graph.ts';
+import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
 import type { PlatformHttp } from '../http.ts';
-import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
+import { PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
@@ -16,17 +17,9 @@ import { limits } from './limits.ts';
 export const THREADS_API_URL = 'https://graph.threads.net';
 const VERSION = 'v1.0'; // Threads versions its API apart from the Facebook Graph API
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights', 'threads_delete'] as const;
-const LONG_LIVED_SECONDS = 60 * 86_400;
 
 interface ThreadsOptions {
   reply_control?: string;
-}
-
-function asAuthFailure(error: unknown, what: string): unknown {
-  if (isPlatformError(error) && error.platformStatus !== undefined && error.platformStatus >= 400 && error.platformStatus < 500 && error.kind !== 'rate_limited') {
-    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `Threads refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
-  }
-  return error;
 }
 
 export function createThreadsAdapter(config: AdapterConfig, pollOptions: ContainerPollOptions = {}): PlatformAdapter {
@@ -68,26 +61,19 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     return match ? { id: match.id, url: postUrl(session, match) } : null;
   }
 
-  const credentialsOf = (accessToken: string, expiresIn: number | undefined, now: number): Credentials => ({
-    accessToken, refreshToken: null, expiresAt: new Date(now + (expiresIn ?? LONG_LIVED_SECONDS) * 1000).toISOString(),
-  });
-
   /** Code → short-lived token → long-lived token (th_exchange_token), all on graph.threads.net. */
-  async function exchange(http: PlatformHttp, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> {
-    const g = graphOf(http);
-    let short: string;
-    try {
-      short = (await g.call<{ access_token: string }>({ method: 'POST', path: '/oauth/access_token', unversioned: true, params: { client_id: app.id, client_secret: app.secret, grant_type: 'authorization_code', redirect_uri: redirectUri, code: code.replace(/#_$/, '') } })).access_token;
-    } catch (error) {
-      throw asAuthFailure(error, 'the authorization code');
-    }
-    try {
-      const long = await g.call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/access_token', unversioned: true, params: { grant_type: 'th_exchange_token', client_secret: app.secret }, token: short });
-      return credentialsOf(long.access_token, long.expires_in, Date.now());
-    } catch (error) {
-      throw asAuthFailure(error, 'the long-lived token exchange');
-    }
-  }
+  const codeExchange: CodeExchange = { platform: 'Threads', tokenPath: '/oauth/access_token', exchangeGrant: 'th_exchange_token', shortToken: (body) => body.access_token as string };
+  const exchange = (http: PlatformHttp, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> => exchangeCode(graphOf(http), codeExchange, code, redirectUri, app);
+
+  const containers = (g: GraphClient, session: PlatformSession, part: OutgoingPart): PartContainers => ({
+    platform: 'Threads',
+    remembered,
+    key: part.key,
+    read: (id) => client.containerState(g, session.credentials.accessToken, id),
+    create: () => createContainers(g, session, part),
+    lookUp: () => lookUp(g, session, part),
+    pollOptions,
+  });
 
   const oauth: OAuthCapability = {
     pkce: false,
@@ -110,39 +96,15 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     oauth,
     newPartKey: () => `th-${randomBytes(8).toString('hex')}`,
 
-    async prepareMedia(_session, sources) {
-      const out: PreparedMedia[] = [];
-      for (const source of sources) {
-        if (source.kind !== 'image' && source.kind !== 'video') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `Threads takes images and videos, not ${source.kind} (media ${source.id}).`);
-        out.push({ platformRef: await pullUrl('Threads', source), kind: source.kind, altText: source.altText, width: source.width, height: source.height });
-      }
-      return out;
-    },
+    prepareMedia: (_session, sources) => prepareUrlMedia('Threads', sources),
 
     async publish(session, part) {
       const g = graphOf(session.http);
       const token = session.credentials.accessToken;
       const user = session.connection.accountId;
-      let containerId = remembered.get(part.key);
-      if (containerId) {
-        const state = await client.containerState(g, token, containerId).catch(() => undefined);
-        if (state?.status === 'PUBLISHED') {
-          const found = await lookUp(g, session, part);
-          if (found) return found;
-        }
-        if (!state || state.status !== 'FINISHED' && state.status !== 'IN_PROGRESS') containerId = undefined;
-      }
-      if (!containerId) {
-        containerId = await createContainers(g, session, part);
-        remembered.set(part.key, containerId);
-      }
-      const id = containerId;
-      try {
-        await waitForContainer('Threads', id, () => client.containerState(g, token, id), pollOptions);
-      } catch (error) {
-        remembered.forget(part.key);
-        throw error;
-      }
+      const ready = await readyContainer(containers(g, session, part));
+      if ('found' in ready) return ready.found;
+      const id = ready.id;
       const quota = await client.publishingLimit(g, token, user);
       const which = part.parent ? quota.replies : quota.posts;
       if (which.total !== undefined && which.usage >= which.total) {
@@ -154,28 +116,13 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       return { id: mediaId, url: postUrl(session, node) };
     },
 
-    async findPublished(session, part) {
-      const g = graphOf(session.http);
-      const containerId = remembered.get(part.key);
-      if (containerId) {
-        const state = await client.containerState(g, session.credentials.accessToken, containerId).catch(() => undefined);
-        if (state && state.status !== 'PUBLISHED') return null;
-      }
-      return lookUp(g, session, part);
-    },
+    findPublished: (session, part) => findPublishedPart(containers(graphOf(session.http), session, part)),
 
     async deletePost(session, post) {
       await client.remove(graphOf(session.http), session.credentials.accessToken, post.id);
     },
 
-    async refreshCredentials(session) {
-      try {
-        const body = await graphOf(session.http).call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/refresh_access_token', unversioned: true, params: { grant_type: 'th_refresh_token' }, token: session.credentials.accessToken });
-        return credentialsOf(body.access_token, body.expires_in, session.clock.now().getTime());
-      } catch (error) {
-        throw asAuthFailure(error, 'to refresh the token');
-      }
-    },
+    refreshCredentials: (session) => refreshToken(graphOf(session.http), 'Threads', 'th_refresh_token', session.credentials.accessToken, () => session.clock.now().getTime()),
 
     async fetchMetrics(session, post) {
       const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'likes', 'replies', 'reposts', 'quotes']);
@@ -184,7 +131,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
 
     async listComments(session, post) {
       const nodes = await client.repliesTo(graphOf(session.http), session.credentials.accessToken, post.id);
-      return nodes.map((n) => ({ id: n.id, authorHandle: n.username ?? '', text: n.text ?? '', createdAt: n.timestamp ? new Date(Date.parse(n.timestamp.replace(/\+0000$/, 'Z'))).toISOString() : new Date(0).toISOString(), url: n.shortcode ? postUrl(session, n) : null }));
+      return nodes.map((n) => ({ id: n.id, authorHandle: n.username ?? '', text: n.text ?? '', createdAt: graphTime(n.timestamp), url: n.shortcode ? postUrl(session, n) : null }));
     },
 
     // A reply is a part whose parent is the post: the same container flow, reply quota included.
@@ -198,15 +145,8 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     },
 
     async connectSandbox(http, { username }) {
-      const state = randomBytes(12).toString('base64url');
-      const redirect = 'http://127.0.0.1/herald/oauth/callback';
-      const authorize = await http.request({ method: 'GET', path: '/oauth/authorize', query: { client_id: clientId, redirect_uri: redirect, scope: SCOPES.join(','), response_type: 'code', state, sandbox_username: username } });
-      const location = authorize.headers.location;
-      const back = typeof location === 'string' ? new URL(location) : undefined;
-      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
-        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The Threads sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
-      }
-      const credentials = await exchange(http, back.searchParams.get('code')!, redirect, { id: clientId, secret: clientSecret });
+      const back = await sandboxCode(http, 'Threads', (redirect, state) => ({ client_id: clientId, redirect_uri: redirect, scope: SCOPES.join(','), response_type: 'code', state, sandbox_username: username }));
+      const credentials = await exchange(http, back.code, back.redirect, { id: clientId, secret: clientSecret });
       const user = await client.me(graphOf(http), credentials.accessToken);
       return { account: { accountId: user.id, handle: user.username, displayName: user.name ?? null }, credentials };
     },

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { consentRedirect, failure, sandboxSession } from '../../../test/helpers/meta-adapter.ts';
 import { brokenUrl, mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
@@ -12,12 +13,6 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
 import { isPlatformError, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
 
 adapterContract('threads');
-
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
-  return error;
-}
 
 interface Rig {
   sandbox: RunningSandbox;
@@ -34,13 +29,12 @@ async function rig(settings: Record<string, unknown> = {}): Promise<Rig> {
   const sandbox = await startSandbox({ platforms: ['threads'], settings });
   const adapter = createPlatformRegistry().get('threads')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 1500 });
-  const { account: acc, credentials } = await adapter.connectSandbox(http, { username: `th_specific_${++account}` });
-  const session: PlatformSession = { connection: { id: 'conn_th', accountId: acc.accountId, handle: acc.handle, baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+  const session = await sandboxSession(adapter, http, `th_specific_${++account}`, 'conn_th');
   return {
     sandbox, adapter, session,
     part: (text, extra = {}) => ({ index: 0, text, media: [], parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options: {}, ...extra }),
-    held: () => sandbox.simulator('threads').posts().filter((p) => p.account === acc.accountId && !p.deleted),
-    get: async (id, fields) => (await http.request({ method: 'GET', path: `/v1.0/${id}`, query: { fields, access_token: credentials.accessToken } })).json(),
+    held: () => sandbox.simulator('threads').posts().filter((p) => p.account === session.connection.accountId && !p.deleted),
+    get: async (id, fields) => (await http.request({ method: 'GET', path: `/v1.0/${id}`, query: { fields, access_token: session.credentials.accessToken } })).json(),
   };
 }
 
@@ -190,16 +184,10 @@ describe('threads sign-in (OAuth)', () => {
   });
   after(() => sandbox.close());
 
-  async function consent(decision: 'approve' | 'deny', username = 'th_oauth'): Promise<URL> {
-    const url = new URL(adapter.oauth!.authorizeUrl(ctx, { state: 's1', codeChallenge: null }));
-    const page = await ctx.http.request({ method: 'GET', path: url.toString() });
-    assert.match(page.text(), /<form[\s\S]*approve[\s\S]*deny/);
-    url.searchParams.set('sandbox_username', username);
-    url.searchParams.set('decision', decision);
-    const back = await ctx.http.request({ method: 'GET', path: url.toString() });
-    assert.equal(back.status, 302);
-    return new URL(String(back.headers.location));
-  }
+  const consent = (decision: 'approve' | 'deny', username = 'th_oauth'): Promise<URL> => consentRedirect(adapter, ctx, {
+    state: 's1', username, decision,
+    checkPage: (page) => assert.match(page.text(), /<form[\s\S]*approve[\s\S]*deny/),
+  });
 
   test('authorize → consent → code → long-lived token → the account; denied; replayed; expired', async () => {
     const back = await consent('approve');

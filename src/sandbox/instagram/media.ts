@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countHashtags, countMentions, measure } from '../../platforms/instagram/limits.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from '../meta/fetch.ts';
-import { applyGraphFault, containerTimings, graphError, graphParams, recentTimes, usageHeaders, versionOf, type SimContainer } from '../meta/graph.ts';
+import { applyGraphFault, containerTimings, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
+import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, createVideoContainer, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
 import { igAuthenticate, igScopes } from './auth.ts';
 import { type IgContainerData, type IgMedia, type IgMediaType, type IgState, type IgUser } from './state.ts';
 
@@ -32,21 +33,6 @@ const STATUS_TEXT: Record<string, string> = {
   EXPIRED: 'Expired: Media was not published within 24 hours.',
 };
 
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
-}
-
-function fieldsOf(params: Record<string, string>, fallback: string[]): string[] {
-  const list = (params.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-  return list.length > 0 ? list : fallback;
-}
-
-function pick(all: Record<string, unknown>, fields: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: all.id };
-  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
-  return out;
-}
-
 export function mediaJson(m: IgMedia, user: IgUser | undefined): Record<string, unknown> {
   return {
     id: m.id,
@@ -62,46 +48,22 @@ export function mediaJson(m: IgMedia, user: IgUser | undefined): Record<string, 
   };
 }
 
-function shortcodeOf(id: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  let n = BigInt(id);
-  let out = '';
-  while (n > 0n) {
-    out = alphabet[Number(n % 64n)]! + out;
-    n /= 64n;
-  }
-  return out.slice(-11);
-}
-
 export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: IgState): void {
   const timings = () => containerTimings(kit.settings);
 
   /** What every Graph call goes through: version, token, the per-account call budget and the usage headers. */
   const begin = (request: FastifyRequest, reply: FastifyReply): { user: IgUser; params: Record<string, string> } | undefined => {
-    const version = (request.params as { version?: string }).version;
-    if (version !== undefined && versionOf(`/${version}/`) === false) {
-      graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
-      return undefined;
-    }
-    const { params } = graphParams(request);
-    const user = igAuthenticate(kit, state, request, reply, params);
-    if (!user) return undefined;
-    const window = kit.windows.hit(`ig-calls:${user.id}`, kit.limit(CALLS_PER_HOUR), 3600_000);
-    const used = ((window.limit - window.remaining) / window.limit) * 100;
-    reply.headers(usageHeaders(user.id, 'instagram', window.allowed ? used : 100, window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000)));
-    if (!window.allowed) {
-      graphError(reply, 400, { message: 'There have been too many calls to this Instagram account. Wait a bit and try again.', code: 80002, isTransient: true });
-      return undefined;
-    }
-    return { user, params };
+    const ctx = beginGraphCall(kit, {
+      windowPrefix: 'ig-calls', usageType: 'instagram', callsPerHour: CALLS_PER_HOUR,
+      authenticate: (req, rep, params) => igAuthenticate(kit, state, req, rep, params),
+      userId: (user) => user.id,
+      limited: { message: 'There have been too many calls to this Instagram account. Wait a bit and try again.', code: 80002, isTransient: true },
+    }, request, reply);
+    return ctx && { user: ctx.auth, params: ctx.params };
   };
 
   /** The account a path names: its id or `me`; another account is out of reach of this token. */
-  const ownAccount = (reply: FastifyReply, user: IgUser, id: string): boolean => {
-    if (id === 'me' || id === user.id) return true;
-    graphError(reply, 400, { message: `Unsupported request - method type: ${id}. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
-    return false;
-  };
+  const ownAccount = (reply: FastifyReply, user: IgUser, id: string): boolean => ownAccountOf(reply, user.id, id, `Unsupported request - method type: ${id}.`);
 
   const needsPublish = (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>): boolean => {
     const token = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? params.access_token;
@@ -177,16 +139,14 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     }
     // Videos are fetched and processed after the answer: failures show as ERROR on the container.
     made.push(kit.now());
-    const container = state.containers.create(user.id, data, Number.POSITIVE_INFINITY);
-    const started = kit.now();
-    void fetchMedia(url!, kit.settings).then((got) => {
-      let failure: string | null = null;
-      if (!got.ok) failure = `Error: Media download has failed (2207052): ${got.reason}`;
-      else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = 'Error: Media upload has failed with error code 2207026 (unsupported video format)';
-      else if (got.size > MAX_VIDEO_BYTES) failure = 'Error: Media upload has failed with error code 2207026 (video too large)';
-      else if (fault?.fault === 'media_failed') failure = 'Error: Media upload has failed with error code 2207026';
-      container.failure = failure;
-      container.readyAt = Math.max(kit.now(), started + t.videoMs + extra);
+    const container = createVideoContainer(kit, state.containers, user.id, data, url!, {
+      processingMs: t.videoMs + extra, maxBytes: MAX_VIDEO_BYTES, faulted: fault?.fault === 'media_failed',
+      failures: {
+        download: (reason) => `Error: Media download has failed (2207052): ${reason}`,
+        format: 'Error: Media upload has failed with error code 2207026 (unsupported video format)',
+        tooLarge: 'Error: Media upload has failed with error code 2207026 (video too large)',
+        failed: 'Error: Media upload has failed with error code 2207026',
+      },
     });
     return { id: container.id };
   });
@@ -205,11 +165,13 @@ export function registerIgMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     if (!container || container.owner !== user.id) return graphError(reply, 400, { message: `Unsupported post request. Object with ID '${params.creation_id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
     if (container.data.carouselItem) return graphError(reply, 400, { message: 'A carousel item cannot be published on its own; publish its carousel container.', code: 100, subcode: 2207028 });
     const status = state.containers.status(container);
-    if (status === 'IN_PROGRESS') return graphError(reply, 400, { message: 'Media ID is not available', code: 9007, subcode: 2207027, userTitle: 'Media not ready for publishing', userMessage: 'The media is not ready for publishing, please wait for a moment.' });
-    if (status === 'ERROR') return graphError(reply, 400, { message: `The media could not be published: ${container.failure}`, code: 100, subcode: 2207001 });
-    if (status === 'EXPIRED') return graphError(reply, 400, { message: 'The media you are trying to access has expired. Please try to upload again.', code: 100, subcode: 2207020 });
-    // ⚠ unverified: the exact answer to publishing a container twice.
-    if (status === 'PUBLISHED') return graphError(reply, 400, { message: 'This media container has already been published.', code: 100, subcode: 2207008 });
+    const refused = refuseUnpublishable(reply, status, container, {
+      notReady: { message: 'Media ID is not available', code: 9007, subcode: 2207027, userTitle: 'Media not ready for publishing', userMessage: 'The media is not ready for publishing, please wait for a moment.' },
+      expired: 'The media you are trying to access has expired. Please try to upload again.',
+      // ⚠ unverified: the exact answer to publishing a container twice.
+      published: 'This media container has already been published.',
+    });
+    if (refused) return refused;
     const published = recentTimes(state.publishes, user.id, kit.now(), DAY_MS);
     const quota = publishQuota(kit);
     if (published.length >= quota) return graphError(reply, 400, { message: 'Application request limit reached', code: 9, subcode: 2207042, userTitle: 'Reached maximum number of posts', userMessage: `You have reached the maximum of ${quota} posts in 24 hours. Try again later.` });

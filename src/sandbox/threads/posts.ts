@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measure } from '../../platforms/threads/limits.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from '../meta/fetch.ts';
-import { applyGraphFault, containerTimings, graphError, graphParams, recentTimes, usageHeaders, versionOf, type SimContainer } from '../meta/graph.ts';
+import { applyGraphFault, containerTimings, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
+import { beginGraphCall, fieldsOf, isoTime, ownAccount as ownAccountOf, pick, createVideoContainer, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
 import { thAuthenticate } from './auth.ts';
 import type { ThContainerData, ThMediaType, ThPost, ThState, ThUser } from './state.ts';
 
@@ -25,30 +26,6 @@ const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
   const q = kit.settings[name];
   return kit.limit(typeof q === 'number' && q >= 0 ? q : fallback);
-}
-
-const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
-
-function fieldsOf(params: Record<string, string>, fallback: string[]): string[] {
-  const list = (params.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-  return list.length > 0 ? list : fallback;
-}
-
-function pick(all: Record<string, unknown>, fields: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: all.id };
-  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
-  return out;
-}
-
-function shortcodeOf(id: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  let n = BigInt(id);
-  let out = '';
-  while (n > 0n) {
-    out = alphabet[Number(n % 64n)]! + out;
-    n /= 64n;
-  }
-  return out.slice(-11);
 }
 
 export function postJson(p: ThPost, user: ThUser | undefined): Record<string, unknown> {
@@ -72,28 +49,16 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
   const timings = () => containerTimings(kit.settings);
 
   const begin = (request: FastifyRequest, reply: FastifyReply): { user: ThUser; scopes: string[]; params: Record<string, string> } | undefined => {
-    const version = (request.params as { version?: string }).version;
-    if (version !== undefined && versionOf(`/${version}/`) === false) {
-      graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
-      return undefined;
-    }
-    const { params } = graphParams(request);
-    const auth = thAuthenticate(kit, state, request, reply, params);
-    if (!auth) return undefined;
-    const window = kit.windows.hit(`th-calls:${auth.user.id}`, kit.limit(CALLS_PER_HOUR), 3600_000);
-    reply.headers(usageHeaders(auth.user.id, 'threads', window.allowed ? ((window.limit - window.remaining) / window.limit) * 100 : 100, window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000)));
-    if (!window.allowed) {
-      graphError(reply, 400, { message: 'Application request limit reached', code: 4, isTransient: true });
-      return undefined;
-    }
-    return { ...auth, params };
+    const ctx = beginGraphCall(kit, {
+      windowPrefix: 'th-calls', usageType: 'threads', callsPerHour: CALLS_PER_HOUR,
+      authenticate: (req, rep, params) => thAuthenticate(kit, state, req, rep, params),
+      userId: (auth) => auth.user.id,
+      limited: { message: 'Application request limit reached', code: 4, isTransient: true },
+    }, request, reply);
+    return ctx && { ...ctx.auth, params: ctx.params };
   };
 
-  const ownAccount = (reply: FastifyReply, user: ThUser, id: string): boolean => {
-    if (id === 'me' || id === user.id) return true;
-    graphError(reply, 400, { message: `Unsupported request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
-    return false;
-  };
+  const ownAccount = (reply: FastifyReply, user: ThUser, id: string): boolean => ownAccountOf(reply, user.id, id, 'Unsupported request.');
 
   const scoped = (reply: FastifyReply, scopes: string[], scope: string): boolean => {
     if (scopes.includes(scope)) return true;
@@ -159,16 +124,9 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
       if (got.size > MAX_IMAGE_BYTES) return graphError(reply, 400, { message: 'The image is larger than 8 MB.', code: 100, subcode: 2207004 });
       return { id: state.containers.create(user.id, base, t.imageMs + extra, fault?.fault === 'media_failed' ? 'UNKNOWN' : null).id };
     }
-    const container = state.containers.create(user.id, base, Number.POSITIVE_INFINITY);
-    const started = kit.now();
-    void fetchMedia(url, kit.settings).then((got) => {
-      let failure: string | null = null;
-      if (!got.ok) failure = 'FAILED_DOWNLOADING_VIDEO';
-      else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = 'FAILED_PROCESSING_VIDEO';
-      else if (got.size > MAX_VIDEO_BYTES) failure = 'FAILED_PROCESSING_VIDEO';
-      else if (fault?.fault === 'media_failed') failure = 'FAILED_PROCESSING_VIDEO';
-      container.failure = failure;
-      container.readyAt = Math.max(kit.now(), started + t.videoMs + extra);
+    const container = createVideoContainer(kit, state.containers, user.id, base, url, {
+      processingMs: t.videoMs + extra, maxBytes: MAX_VIDEO_BYTES, faulted: fault?.fault === 'media_failed',
+      failures: { download: () => 'FAILED_DOWNLOADING_VIDEO', format: 'FAILED_PROCESSING_VIDEO', tooLarge: 'FAILED_PROCESSING_VIDEO', failed: 'FAILED_PROCESSING_VIDEO' },
     });
     return { id: container.id };
   });
@@ -188,10 +146,12 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
     if (container.data.carouselItem) return graphError(reply, 400, { message: 'A carousel item cannot be published on its own.', code: 100 });
     const status = state.containers.status(container);
     // ⚠ unverified: Threads' codes for publishing a container that is not ready, failed, expired or published.
-    if (status === 'IN_PROGRESS') return graphError(reply, 400, { message: 'Media Not Ready', code: 9007, subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment.' });
-    if (status === 'ERROR') return graphError(reply, 400, { message: `The media could not be published: ${container.failure}`, code: 100, subcode: 2207001 });
-    if (status === 'EXPIRED') return graphError(reply, 400, { message: 'The container has expired. Please create a new one.', code: 100, subcode: 2207020 });
-    if (status === 'PUBLISHED') return graphError(reply, 400, { message: 'This container has already been published.', code: 100, subcode: 2207008 });
+    const refused = refuseUnpublishable(reply, status, container, {
+      notReady: { message: 'Media Not Ready', code: 9007, subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment.' },
+      expired: 'The container has expired. Please create a new one.',
+      published: 'This container has already been published.',
+    });
+    if (refused) return refused;
     const d = container.data;
     if (d.replyTo) {
       const parent = state.posts.get(d.replyTo);

@@ -1,0 +1,125 @@
+// What the container-publishing Meta simulators (Instagram, Threads) share around their routes: the start of
+// every Graph call (version, token, the per-account call budget and its usage headers), the `fields` selection,
+// Graph timestamps and shortcodes, the own-account check of a path, the video fetched and processed after the
+// container is answered, and the refusal of a container that cannot be published. Each platform's messages and
+// budgets are parameters.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SimulatorKit } from '../framework/simulator.ts';
+import { fetchMedia } from './fetch.ts';
+import { graphError, graphParams, usageHeaders, versionOf, type ContainerStatusName, type ContainerStore, type GraphErrorSpec, type SimContainer } from './graph.ts';
+
+/** A time as Graph writes it: `2025-01-02T03:04:05+0000`. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
+}
+
+/** The `fields` asked for, or the fallback when none are. */
+export function fieldsOf(params: Record<string, string>, fallback: string[]): string[] {
+  const list = (params.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  return list.length > 0 ? list : fallback;
+}
+
+/** The id and the asked-for fields of an object. */
+export function pick(all: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: all.id };
+  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
+  return out;
+}
+
+/** An Instagram-style shortcode of a numeric id (base64url digits, 11 at most). */
+export function shortcodeOf(id: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let n = BigInt(id);
+  let out = '';
+  while (n > 0n) {
+    out = alphabet[Number(n % 64n)]! + out;
+    n /= 64n;
+  }
+  return out.slice(-11);
+}
+
+export interface GraphCallSpec<A> {
+  /** The key prefix of the per-account call window (`ig-calls`). */
+  windowPrefix: string;
+  /** The usage headers' type (`instagram`). */
+  usageType: string;
+  callsPerHour: number;
+  /** The caller behind the token, or undefined once the token's error is answered. */
+  authenticate(request: FastifyRequest, reply: FastifyReply, params: Record<string, string>): A | undefined;
+  userId(auth: A): string;
+  /** The answer past the call budget. */
+  limited: GraphErrorSpec;
+}
+
+/** What every Graph call goes through: version, token, the per-account call budget and the usage headers. */
+export function beginGraphCall<A>(kit: SimulatorKit, spec: GraphCallSpec<A>, request: FastifyRequest, reply: FastifyReply): { auth: A; params: Record<string, string> } | undefined {
+  const version = (request.params as { version?: string }).version;
+  if (version !== undefined && versionOf(`/${version}/`) === false) {
+    graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
+    return undefined;
+  }
+  const { params } = graphParams(request);
+  const auth = spec.authenticate(request, reply, params);
+  if (!auth) return undefined;
+  const userId = spec.userId(auth);
+  const window = kit.windows.hit(`${spec.windowPrefix}:${userId}`, kit.limit(spec.callsPerHour), 3600_000);
+  const used = ((window.limit - window.remaining) / window.limit) * 100;
+  reply.headers(usageHeaders(userId, spec.usageType, window.allowed ? used : 100, window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000)));
+  if (!window.allowed) {
+    graphError(reply, 400, spec.limited);
+    return undefined;
+  }
+  return { auth, params };
+}
+
+/** The account a path names: its id or `me`; another account is out of reach of this token. */
+export function ownAccount(reply: FastifyReply, userId: string, id: string, prefix: string): boolean {
+  if (id === 'me' || id === userId) return true;
+  graphError(reply, 400, { message: `${prefix} Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+  return false;
+}
+
+export interface VideoFailures {
+  /** The failure of a URL that could not be fetched. */
+  download(reason: string): string;
+  format: string;
+  tooLarge: string;
+  /** The failure the `media_failed` fault gives. */
+  failed: string;
+}
+
+/**
+ * A video container whose media is fetched and processed after the answer: a video that cannot be fetched, is
+ * not MP4/QuickTime, is over `maxBytes` or meets the `media_failed` fault shows as ERROR on the container once
+ * processing (`processingMs` from now, or when the fetch ends) is over.
+ */
+export function createVideoContainer<T>(kit: SimulatorKit, store: ContainerStore<T>, owner: string, data: T, url: string, options: { processingMs: number; maxBytes: number; faulted: boolean; failures: VideoFailures }): SimContainer<T> {
+  const container = store.create(owner, data, Number.POSITIVE_INFINITY);
+  const started = kit.now();
+  const f = options.failures;
+  void fetchMedia(url, kit.settings).then((got) => {
+    let failure: string | null = null;
+    if (!got.ok) failure = f.download(got.reason);
+    else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = f.format;
+    else if (got.size > options.maxBytes) failure = f.tooLarge;
+    else if (options.faulted) failure = f.failed;
+    container.failure = failure;
+    container.readyAt = Math.max(kit.now(), started + options.processingMs);
+  });
+  return container;
+}
+
+export interface UnpublishableSpecs {
+  notReady: GraphErrorSpec;
+  expired: string;
+  published: string;
+}
+
+/** The refusal of publishing a container that is not FINISHED, or undefined when it is. */
+export function refuseUnpublishable<T>(reply: FastifyReply, status: ContainerStatusName, container: SimContainer<T>, specs: UnpublishableSpecs): FastifyReply | undefined {
+  if (status === 'IN_PROGRESS') return graphError(reply, 400, specs.notReady);
+  if (status === 'ERROR') return graphError(reply, 400, { message: `The media could not be published: ${container.failure}`, code: 100, subcode: 2207001 });
+  if (status === 'EXPIRED') return graphError(reply, 400, { message: specs.expired, code: 100, subcode: 2207020 });
+  if (status === 'PUBLISHED') return graphError(reply, 400, { message: specs.published, code: 100, subcode: 2207008 });
+  return undefined;
+}
