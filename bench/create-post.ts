@@ -3,7 +3,7 @@
 // Each side runs alone on the same fresh database, warmed up first, loaded by the same autocannon process.
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
-import { best, runLoad, warmUp, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { alternateRounds, type LoadSpec } from './lib/load.ts';
 import { startNodeServer } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
 
@@ -32,28 +32,13 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
     });
 
     // Herald and the floor alternate, so a burst of load from elsewhere on the machine hits one round, not one side.
-    const heralds: LoadResult[] = [];
-    const floors: LoadResult[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret });
-      try {
-        await warmUp(spec(herald.url));
-        heralds.push(await runLoad(spec(herald.url)));
-      } finally {
-        await herald.stop();
-      }
-      const floor = await startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
-      try {
-        await warmUp(spec(floor.url));
-        floors.push(await runLoad(spec(floor.url)));
-      } finally {
-        await floor.stop();
-      }
-      const [h, f] = [heralds.at(-1)!, floors.at(-1)!];
-      ctx.log(`create post, round ${round + 1}: Herald ${fmt.rps(h.requestsPerSecond)}, p50 ${fmt.ms(h.p50Ms)}, p99 ${fmt.ms(h.p99Ms)}; floor ${fmt.rps(f.requestsPerSecond)}, p50 ${fmt.ms(f.p50Ms)}, p99 ${fmt.ms(f.p99Ms)}`);
-    }
-    const h = best(heralds);
-    const f = best(floors);
+    const { herald: h, floor: f } = await alternateRounds({
+      rounds,
+      spec,
+      herald: () => startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret }),
+      floor: () => startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws)),
+      onRound: (h, f, round) => ctx.log(`create post, round ${round + 1}: Herald ${fmt.rps(h.requestsPerSecond)}, p50 ${fmt.ms(h.p50Ms)}, p99 ${fmt.ms(h.p99Ms)}; floor ${fmt.rps(f.requestsPerSecond)}, p50 ${fmt.ms(f.p50Ms)}, p99 ${fmt.ms(f.p99Ms)}`),
+    });
     const ratio = h.requestsPerSecond / f.requestsPerSecond;
     return [
       { benchmark: `Create post, ${CONNECTIONS} conn: throughput (best of ${rounds})`, herald: fmt.rps(h.requestsPerSecond), floor: fmt.rps(f.requestsPerSecond), ratio, target: `≥ ${TARGET} × floor`, pass: ratio >= TARGET, database: ctx.server.label },

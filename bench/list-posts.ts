@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { floorEnv } from './create-post.ts';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
-import { best, runLoad, warmUp, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { alternateRounds, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startNodeServer } from './lib/processes.ts';
 import { seedPosts } from './lib/seed.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
@@ -30,28 +30,16 @@ export async function listPostsBenchmark(ctx: BenchContext): Promise<Row[]> {
       ctx.log(`list posts: seeded posts ${seeded + 1}–${size} (and their targets) in ${fmt.s(performance.now() - started)}`);
       seeded = size;
 
-      const heralds: LoadResult[] = [];
-      const floors: LoadResult[] = [];
-      for (let round = 0; round < rounds; round++) {
-        const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, `list-${size}`), secret: ws.secret });
-        try {
-          const probe = await (await fetch(spec(herald.url).url, { headers: spec(herald.url).headers })).json() as { data: { items: unknown[] } };
+      const { herald: h, floor: f } = await alternateRounds({
+        rounds,
+        spec,
+        herald: () => startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, `list-${size}`), secret: ws.secret }),
+        floor: () => startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws)),
+        async checkHerald(url) {
+          const probe = await (await fetch(spec(url).url, { headers: spec(url).headers })).json() as { data: { items: unknown[] } };
           if (probe.data.items.length !== 50) throw new Error(`Herald listed ${probe.data.items.length} posts, expected 50`);
-          await warmUp(spec(herald.url));
-          heralds.push(await runLoad(spec(herald.url)));
-        } finally {
-          await herald.stop();
-        }
-        const floor = await startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
-        try {
-          await warmUp(spec(floor.url));
-          floors.push(await runLoad(spec(floor.url)));
-        } finally {
-          await floor.stop();
-        }
-      }
-      const h = best(heralds);
-      const f = best(floors);
+        },
+      });
       ctx.log(`list posts at ${size}: Herald ${fmt.rps(h.requestsPerSecond)} p99 ${fmt.ms(h.p99Ms)}; floor ${fmt.rps(f.requestsPerSecond)} p99 ${fmt.ms(f.p99Ms)}`);
       measured.push({ size, herald: h, floor: f });
     }

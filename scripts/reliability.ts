@@ -5,9 +5,10 @@
 // kills whatever the suite started — also when a test fails or the run is interrupted.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/helpers/ports.ts';
+import type { Figures as CheckFigures } from '../test/reliability/harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const VERSION = process.env.HERALD_REL_PG_VERSION ?? '15';
@@ -18,17 +19,6 @@ function sh(command: string, args: string[]): string {
   return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** A port nobody listens on right now: bind port 0, read what the kernel chose, let it go. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let clusterCreated = false;
 function dropCluster(): void {
@@ -42,15 +32,8 @@ function dropCluster(): void {
   }
 }
 
-interface Figures {
-  check: string;
-  requests: number;
-  faults: number;
-  lost: number;
-  duplicates: number;
-  unexpected5xx: number;
-  notes?: string;
-}
+/** One row of the table: a check's figures as the harness records them, one JSON line each. */
+type Figures = CheckFigures & { check: string };
 
 const COLUMNS = [['requests', 'requests sent'], ['faults', 'faults injected'], ['lost', 'posts lost'], ['duplicates', 'duplicates'], ['unexpected5xx', '5xx']] as const;
 

@@ -53,3 +53,42 @@ export function quantile(values: number[], q: number): number {
 export function best(runs: LoadResult[]): LoadResult {
   return runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
 }
+
+/** A server started for one round of load. */
+export interface RoundServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Herald and its floor in turn, `rounds` times: each started, checked, warmed up, loaded and stopped before the
+ * other starts, so a burst of load from elsewhere on the machine hits one round, not one side. Each side's best.
+ */
+export async function alternateRounds(o: {
+  rounds: number;
+  spec: (url: string) => LoadSpec;
+  herald: () => Promise<RoundServer>;
+  floor: () => Promise<RoundServer>;
+  /** Runs against Herald before its load: a check that it answers what the floor answers. */
+  checkHerald?: (url: string) => Promise<void>;
+  onRound?: (herald: LoadResult, floor: LoadResult, round: number) => void;
+}): Promise<{ herald: LoadResult; floor: LoadResult }> {
+  const heralds: LoadResult[] = [];
+  const floors: LoadResult[] = [];
+  const measure = async (start: () => Promise<RoundServer>, into: LoadResult[], check?: (url: string) => Promise<void>) => {
+    const server = await start();
+    try {
+      await check?.(server.url);
+      await warmUp(o.spec(server.url));
+      into.push(await runLoad(o.spec(server.url)));
+    } finally {
+      await server.stop();
+    }
+  };
+  for (let round = 0; round < o.rounds; round++) {
+    await measure(o.herald, heralds, o.checkHerald);
+    await measure(o.floor, floors);
+    o.onRound?.(heralds.at(-1)!, floors.at(-1)!, round);
+  }
+  return { herald: best(heralds), floor: best(floors) };
+}

@@ -3,24 +3,13 @@
 // the driver's or the load generator's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
+export { freePort } from '../../test/helpers/ports.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const MIB = 1024 * 1024;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A TCP port nothing listens on right now (the kernel's choice). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident set size of a process in bytes, from /proc/<pid>/status. */
 export async function rssOf(pid: number): Promise<number> {

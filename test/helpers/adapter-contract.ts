@@ -57,13 +57,14 @@ export function withAdapter(platform: PlatformName, body: (ctx: () => ContractCo
   body(() => ctx!);
 }
 
-async function rejects(promise: Promise<unknown>, kind: string, code?: string): Promise<PlatformError> {
+/** Awaits a promise that must fail with a PlatformError of this kind (and code); returns the error. */
+export async function rejects(promise: Promise<unknown>, kind: string, code?: string): Promise<PlatformError> {
   try {
     await promise;
   } catch (error) {
     assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
     assert.equal(error.kind, kind, error.message);
-    if (code) assert.equal(error.code, code);
+    if (code) assert.equal(error.code, code, error.message);
     return error;
   }
   assert.fail(`expected a ${kind} PlatformError`);

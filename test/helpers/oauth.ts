@@ -1,13 +1,13 @@
 // Helpers for driving sign-in, consent and the OAuth flow over real HTTP: the app listening on an ephemeral
 // port (its public URL is that address), a cookie-keeping browser, a person with a password, and an
 // OAuthClientProvider for the MCP SDK's own client.
-import { createServer } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { setPassword, createUser } from '../../src/features/users/users.service.ts';
 import type { MemberRole } from '../../src/features/workspaces/workspaces.repo.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { buildTestApp, type TestApp } from './app.ts';
+import { freePort } from './ports.ts';
 
 export interface ListeningApp extends TestApp {
   baseUrl: string;
@@ -23,16 +23,6 @@ export function movableClock(): MovableClock {
   return { now: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The real app on 127.0.0.1:<free port>, with HERALD_PUBLIC_URL set to that address. */
 export async function listenTestApp(env: Record<string, string> = {}): Promise<ListeningApp> {

@@ -3,23 +3,12 @@
 // throttling codes, reconciliation by feed look-up, and Facebook Login (consent, denial, replayed and expired codes).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adapterContract, withAdapter } from '../../../test/helpers/adapter-contract.ts';
+import { adapterContract, rejects, withAdapter } from '../../../test/helpers/adapter-contract.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
-import { isPlatformError, type PlatformError } from '../types.ts';
+import type { PlatformError } from '../types.ts';
 
 adapterContract('facebook');
 
-async function rejects(promise: Promise<unknown>, kind: string, code?: string): Promise<PlatformError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    if (code) assert.equal(error.code, code);
-    return error;
-  }
-  assert.fail(`expected a ${kind} PlatformError`);
-}
 
 describe('facebook specifics against the simulator', () => {
   withAdapter('facebook', (get) => {

@@ -4,13 +4,13 @@
 // daily limit, duplicates, and the OAuth capability (consent, denial, replayed and expired codes, refresh, revoke).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { adapterContract, rejects } from '../../../test/helpers/adapter-contract.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import { classify } from '../classify.ts';
 import { createPlatformHttp, type PlatformHttp, type PlatformResponse } from '../http.ts';
 import { LINKEDIN_ERRORS } from './errors.ts';
 import { createPlatformRegistry } from '../registry.ts';
-import { isPlatformError, type Credentials, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession } from '../types.ts';
+import type { Credentials, OAuthContext, OutgoingPart, PlatformAdapter, PlatformSession } from '../types.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
 import { readLittleText } from '../../sandbox/linkedin/posts.ts';
 import { escapeLittleText } from './map.ts';
@@ -48,17 +48,6 @@ const DAY = 24 * 3600_000;
 const pdf = () => Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const currentVersion = () => new Date().toISOString().slice(0, 7).replace('-', '');
 
-async function rejects(promise: Promise<unknown>, kind: string, code?: string) {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isPlatformError(error), `expected a PlatformError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    if (code) assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected a ${kind} PlatformError`);
-}
 
 interface Rig {
   sandbox: RunningSandbox;
