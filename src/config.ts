@@ -25,6 +25,8 @@ export interface Config {
   /** Worker: how often graphile-worker polls for jobs that are due (ms). */
   workerPollIntervalMs: number;
   workerConcurrency: number;
+  /** Publish jobs one worker process fetches and locks per query (graphile-worker's local queue); 1 = one at a time. */
+  workerLocalQueue: number;
   /** Hosts, IPs and CIDRs exempt from the SSRF guard (user-chosen destinations only). */
   outboundAllowlist: string[];
   /** The simulated platforms (src/sandbox) and where sandbox connections reach them. */
@@ -178,7 +180,8 @@ export const SETTINGS: SettingSpec[] = [
   { name: 'HERALD_RATE_LIMIT_ANON_PER_MIN', default: '60', description: 'Budget per client IP for calls without a valid key.' },
   { name: 'HERALD_OWNER_EMAIL', default: 'owner@herald.local', description: 'Email of the owner account created at first start.' },
   { name: 'HERALD_WORKER_POLL_INTERVAL_MS', default: '1000', description: 'How often the worker looks for jobs that have become due.' },
-  { name: 'HERALD_WORKER_CONCURRENCY', default: '10', description: 'Jobs one worker process runs at the same time.' },
+  { name: 'HERALD_WORKER_CONCURRENCY', default: '100', description: 'Publish jobs one worker process runs at the same time (they mostly wait on platforms; their database work is batched).' },
+  { name: 'HERALD_WORKER_LOCAL_QUEUE', default: '100', description: 'Publish jobs one worker process fetches and locks with one query; 1 fetches them one at a time.' },
   { name: 'HERALD_SANDBOX', default: 'on', description: 'Serve the simulated platforms under `/sandbox/<platform>` (`off` to disable; test workspaces then cannot publish).' },
   { name: 'HERALD_SANDBOX_URL', default: 'HERALD_PUBLIC_URL/sandbox', description: 'Where workers reach the simulators of sandbox connections (any Herald API node serves them).' },
   { name: 'HERALD_SANDBOX_CONTROL', default: 'off', description: 'Expose the simulators\' control surface (`/_sandbox/faults`, `/_sandbox/posts`, `/_sandbox/reset`); for test rigs only.' },
@@ -338,7 +341,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     ownerEmail,
     workerPollIntervalMs: int(env, 'HERALD_WORKER_POLL_INTERVAL_MS', 1000, problems, 50, 60_000),
-    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 10, problems, 1, 1000),
+    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 100, problems, 1, 1000),
+    workerLocalQueue: int(env, 'HERALD_WORKER_LOCAL_QUEUE', 100, problems, 1, 10_000),
     outboundAllowlist: (env.HERALD_OUTBOUND_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     sandbox: {
       enabled: flag(env, 'HERALD_SANDBOX', true, problems),

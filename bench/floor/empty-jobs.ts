@@ -1,13 +1,15 @@
-// The floor for the scheduler benchmark: graphile-worker alone (same version, same concurrency and poll
-// interval as Herald's worker) draining N jobs that do nothing, all due at the same whole second. Waits for the
-// last to finish and prints `{ drainMs, p50Ms, p99Ms }` (start time − due time).
+// The floor for the scheduler benchmark: graphile-worker alone (same version, and the same concurrency, poll
+// interval and runner settings — local queue, batched completion — as Herald's worker: runnerPreset) draining N
+// jobs that do nothing, all due at the same whole second. Waits for the last to finish and prints
+// `{ drainMs, p50Ms, p99Ms }` (start time − due time).
 //
-//   node bench/floor/empty-jobs.ts <databaseUrl> <jobs> <concurrency> <pollIntervalMs>
+//   node bench/floor/empty-jobs.ts <databaseUrl> <jobs> <concurrency> <pollIntervalMs> <localQueue>
 import { Logger, run } from 'graphile-worker';
 import pg from 'pg';
+import { runnerPreset } from '../../src/jobs/worker.ts';
 import { quantile } from '../lib/load.ts';
 
-const [url, jobsArg, concurrencyArg, pollArg] = process.argv.slice(2);
+const [url, jobsArg, concurrencyArg, pollArg, localQueueArg] = process.argv.slice(2);
 const jobs = Number(jobsArg);
 const lateness: number[] = [];
 let lastFinished = 0;
@@ -22,6 +24,7 @@ const runner = await run({
   concurrency: Number(concurrencyArg),
   pollInterval: Number(pollArg),
   noHandleSignals: true,
+  preset: runnerPreset({ workerLocalQueue: Number(localQueueArg) }),
   logger: new Logger(() => () => {}),
   taskList: {
     bench_noop: async (_payload, helpers) => {

@@ -4,6 +4,7 @@
 // of dead workers are unlocked by liveness.ts (heartbeats per lock owner); this sweep handles what is left.
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../lib/logger.ts';
+import { JOB_ID } from '../features/publishing/targets.repo.ts';
 
 // Arbitrary constant shared by every Herald process: "the publishing sweeper lock".
 const SWEEP_LOCK = 7_245_812_003;
@@ -29,7 +30,7 @@ export async function sweepPublishing(pool: Pool, o: { graceMs: number; overdueA
          SELECT t.id, greatest(coalesce(t.next_attempt_at, now()), now()) AS run_at FROM post_targets t
           WHERE t.status = 'publishing'
             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'publish:' || t.id)
-            AND (t.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.id::text = t.claimed_by))
+            AND (t.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.id = ${JOB_ID('t.claimed_by')}))
             AND t.updated_at < now() - make_interval(secs => $1::double precision / 1000)
        )
        SELECT count(graphile_worker.add_job('publish_target', json_build_object('target_id', s.id, 'schedule_at', NULL::text),

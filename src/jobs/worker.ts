@@ -4,6 +4,7 @@
 // processes may run; jobs are claimed with SKIP LOCKED.
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
+import type { Config } from '../config.ts';
 import type { Container } from '../container.ts';
 import type { Logger } from '../lib/logger.ts';
 import { startLiveness, trackLockOwners } from './liveness.ts';
@@ -40,6 +41,25 @@ export function workerLogger(logger: Logger): WorkerLogger {
   });
 }
 
+/**
+ * graphile-worker settings of the publishing runner (the scheduler benchmark's floor uses the same).
+ * - Without batching, graphile-worker marks a job done or failed with a promise nobody awaits: when the
+ *   database is away at that moment (a restart, a failover), the rejection kills the process. Batched (even
+ *   with no delay), such a failure shuts the runner down cleanly instead, and the supervisor restarts it.
+ * - The local queue fetches and locks up to `workerLocalQueue` due jobs with one query: with many jobs due at
+ *   once, a hundred runners each polling for one job spend more on finding jobs than on running them. Jobs
+ *   locked there belong to the pool's id, which the liveness heartbeats cover like the workers' own.
+ */
+export function runnerPreset(config: Pick<Config, 'workerLocalQueue'>): GraphileConfig.Preset {
+  return {
+    worker: {
+      completeJobBatchDelay: 0,
+      failJobBatchDelay: 0,
+      ...(config.workerLocalQueue > 1 ? { localQueue: { size: config.workerLocalQueue } } : {}),
+    },
+  };
+}
+
 export interface WorkerHandle {
   /** The job runner in use (a new one after the runner had to be restarted). */
   readonly runner: Runner;
@@ -64,10 +84,7 @@ export async function startWorker(container: Container, options: { waker?: boole
     noHandleSignals: true,
     logger: workerLogger(logger),
     events,
-    // Without batching, graphile-worker marks a job done or failed with a promise nobody awaits: when the
-    // database is away at that moment (a restart, a failover), the rejection kills the process. Batched (even
-    // with no delay), such a failure shuts the runner down cleanly instead, and the supervisor restarts it.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    preset: runnerPreset(config),
   });
   const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
   const nudge = () => {

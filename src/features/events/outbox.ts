@@ -3,7 +3,7 @@
 // workspace's webhook endpoints (one delivery and one queued job per subscribed endpoint).
 import type { Queryable } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
-import { fanOutEvent } from '../webhooks/fanout.ts';
+import { fanOutEvents } from '../webhooks/fanout.ts';
 
 /** The event types of API.md "Events". Types whose features come later are listed so the catalogue is whole. */
 export const EVENT_TYPES = [
@@ -28,12 +28,21 @@ export interface EventRecord {
 
 /** Call it with the transaction that makes the change: the event and its webhook deliveries commit with it. */
 export async function appendEvent(db: Queryable, workspaceId: string, type: EventType, data: unknown): Promise<EventRecord> {
-  const id = newId('evt');
+  return (await appendEvents(db, [{ workspaceId, type, data }]))[0]!;
+}
+
+/** Several events at once (in this order), with one insert and one fan-out per workspace and type. */
+export async function appendEvents(db: Queryable, events: Array<{ workspaceId: string; type: EventType; data: unknown }>): Promise<EventRecord[]> {
+  if (events.length === 0) return [];
+  const ids = events.map(() => newId('evt'));
   const { rows } = await db.query<{ created_at: Date }>(
-    'INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at',
-    [id, workspaceId, type, JSON.stringify(data)],
+    `INSERT INTO events (id, workspace_id, type, data)
+     SELECT e.id, e.workspace_id, e.type, e.data::jsonb FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(id, workspace_id, type, data, n)
+      ORDER BY e.n RETURNING created_at`,
+    [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
   );
-  const event: EventRecord = { id, type, created_at: rows[0]!.created_at.toISOString(), workspace_id: workspaceId, data };
-  await fanOutEvent(db, event);
-  return event;
+  const created = rows[0]!.created_at.toISOString();
+  const records: EventRecord[] = events.map((e, i) => ({ id: ids[i]!, type: e.type, created_at: created, workspace_id: e.workspaceId, data: e.data }));
+  await fanOutEvents(db, records);
+  return records;
 }

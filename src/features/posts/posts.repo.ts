@@ -106,6 +106,29 @@ export async function findPost(db: Queryable, workspaceId: string, id: string, l
   return rows[0];
 }
 
+/**
+ * Live posts by id, across workspaces, locked in id order — the order every writer of several posts at once
+ * keeps, so two of them cannot deadlock.
+ */
+export async function lockPosts(db: Queryable, ids: string[]): Promise<PostRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<PostRow>(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ANY($1::text[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`, [ids]);
+  return rows;
+}
+
+/** Sets several posts' status and published_at at once; returns the updated rows. */
+export async function setPostStatuses(db: Queryable, changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }>): Promise<PostRow[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await db.query<PostRow>(
+    `UPDATE posts SET status = c.next_status, published_at = c.next_published_at, updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS c(post_id, next_status, next_published_at)
+      WHERE posts.id = c.post_id
+     RETURNING ${POST_COLUMNS.split(',').map((c) => `posts.${c.trim()}`).join(', ')}`,
+    [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.publishedAt)],
+  );
+  return rows;
+}
+
 export async function findTargets(db: Queryable, workspaceId: string, postIds: string[]): Promise<TargetRow[]> {
   if (postIds.length === 0) return [];
   const { rows } = await db.query<TargetRow>(

@@ -2,19 +2,24 @@
 // before the platform call; a part found `sending` (a crash, an unknown outcome, a retry) is looked up on the
 // platform before anything is sent again, and re-sent with the same key only when the platform does not have
 // it. An unknown outcome is reconciled at once; an expired token is refreshed once and the call repeated.
-import type { Pool } from '../../db/pool.ts';
 import { isPlatformError, PlatformError, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../../platforms/types.ts';
 import type { MediaLibrary } from './media-library.ts';
-import { findParts, markPartPublished, markSending, type PartRow } from './targets.repo.ts';
+import type { PartRow } from './targets.repo.ts';
 
 /** The claim was taken over by another worker: stop without writing anything more. */
 export class LostClaim extends Error {}
 
+/** Where the parts' states are kept: writes fenced by the claim (false/undefined when it was lost). */
+export interface PartsStore {
+  /** The target's parts as the claim found them. */
+  rows: PartRow[];
+  markSending(position: number, key: string): Promise<PartRow | undefined>;
+  markPublished(position: number, part: PublishedPart): Promise<boolean>;
+}
+
 export interface PartsContext {
-  pool: Pool;
+  store: PartsStore;
   workspaceId: string;
-  targetId: string;
-  claimToken: number;
   adapter: PlatformAdapter;
   /** The current session; `refresh` replaces it (once per attempt). */
   session: PlatformSession;
@@ -32,7 +37,7 @@ const published = (row: PartRow): PublishedPart => ({ id: row.platform_post_id!,
 
 /** Publishes every part not yet published; returns the first part (the post) once all are out. */
 export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
-  const rows = await findParts(ctx.pool, ctx.workspaceId, ctx.targetId);
+  const { rows } = ctx.store;
   let refreshed = false;
   let media: PreparedMedia[] | undefined;
   const done: PublishedPart[] = [];
@@ -68,7 +73,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       // In flight when the last attempt ended: the platform may have it.
       const found = await ctx.adapter.findPublished(ctx.session, { ...base, key: row.idempotency_key, firstSentAt: row.first_sent_at });
       if (found) {
-        if (!(await markPartPublished(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, found))) throw new LostClaim();
+        if (!(await ctx.store.markPublished(index, found))) throw new LostClaim();
         done.push(found);
         continue;
       }
@@ -77,10 +82,10 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds)).map((source, i) => (ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source));
       media ??= await ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);
     }
-    const marked = row ?? (await markSending(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, ctx.adapter.newPartKey(ctx.now())));
+    const marked = row ?? (await ctx.store.markSending(index, ctx.adapter.newPartKey(ctx.now())));
     if (!marked) throw new LostClaim();
     const result = await send({ ...base, key: marked.idempotency_key, firstSentAt: marked.first_sent_at, media: index === 0 ? (media ?? []) : [] }, row !== undefined);
-    if (!(await markPartPublished(ctx.pool, ctx.workspaceId, ctx.targetId, ctx.claimToken, index, result))) throw new LostClaim();
+    if (!(await ctx.store.markPublished(index, result))) throw new LostClaim();
     done.push(result);
   }
   if (!done[0]) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'The post has nothing to publish.');

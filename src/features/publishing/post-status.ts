@@ -2,9 +2,9 @@
 // in flight → publishing; otherwise published, failed, or partially_published. Every change of the post's
 // status appends its event in the same transaction.
 import type { Queryable } from '../../db/pool.ts';
-import { appendEvent, type EventType } from '../events/outbox.ts';
-import { findPost, type PostStatus } from '../posts/posts.repo.ts';
-import { renderPost, type MediaLists } from '../posts/posts.view.ts';
+import { appendEvents, type EventType } from '../events/outbox.ts';
+import { lockPosts, setPostStatuses, type PostStatus } from '../posts/posts.repo.ts';
+import { renderPosts, type MediaLists } from '../posts/posts.view.ts';
 
 export function deriveStatus(targets: string[]): PostStatus | undefined {
   if (targets.length === 0) return undefined;
@@ -26,23 +26,43 @@ const EVENT: Partial<Record<PostStatus, EventType>> = {
 
 /** Recomputes the post's status from its targets; on a change, stores it and appends the event. Call inside a transaction. */
 export async function refreshPostStatus(db: Queryable, workspaceId: string, postId: string, media: MediaLists): Promise<PostStatus | undefined> {
-  const post = await findPost(db, workspaceId, postId, true);
-  if (!post) return undefined;
-  const { rows } = await db.query<{ status: string; published_at: Date | null }>(
-    'SELECT status, published_at FROM post_targets WHERE workspace_id = $1 AND post_id = $2',
-    [workspaceId, postId],
+  return (await refreshPostStatuses(db, [{ workspaceId, postId }], media))[0];
+}
+
+/**
+ * The same for several posts at once (the publishing engine's batches), with a fixed number of statements
+ * whatever their number: posts locked in id order, their targets, one update, one render per workspace, the
+ * events. Returns each post's status (undefined for a post that is gone or not in that workspace).
+ */
+export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspaceId: string; postId: string }>, media: MediaLists): Promise<Array<PostStatus | undefined>> {
+  const wanted = new Set(posts.map((p) => `${p.workspaceId}/${p.postId}`));
+  const rows = (await lockPosts(db, [...new Set(posts.map((p) => p.postId))])).filter((r) => wanted.has(`${r.workspace_id}/${r.id}`));
+  const { rows: targets } = await db.query<{ post_id: string; status: string; published_at: Date | null }>(
+    'SELECT post_id, status, published_at FROM post_targets WHERE post_id = ANY($1::text[])',
+    [rows.map((r) => r.id)],
   );
-  const next = deriveStatus(rows.map((r) => r.status));
-  if (!next || next === post.status) return post.status;
-  const publishedAt = next === 'published' || next === 'partially_published'
-    ? new Date(Math.max(...rows.filter((r) => r.published_at).map((r) => r.published_at!.getTime())))
-    : null;
-  const { rows: updated } = await db.query(
-    `UPDATE posts SET status = $3, published_at = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2
-     RETURNING id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, published_at, created_via, approval, created_at, updated_at`,
-    [workspaceId, postId, next, publishedAt],
-  );
-  const event = EVENT[next];
-  if (event) await appendEvent(db, workspaceId, event, await renderPost(db, workspaceId, updated[0], media));
-  return next;
+  const byPost = Map.groupBy(targets, (t) => t.post_id);
+  const status = new Map(rows.map((r) => [r.id, r.status]));
+  const changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }> = [];
+  for (const post of rows) {
+    const of = byPost.get(post.id) ?? [];
+    const next = deriveStatus(of.map((t) => t.status));
+    if (!next || next === post.status) continue;
+    const publishedAt = next === 'published' || next === 'partially_published'
+      ? new Date(Math.max(...of.filter((t) => t.published_at).map((t) => t.published_at!.getTime())))
+      : null;
+    changes.push({ id: post.id, status: next, publishedAt });
+    status.set(post.id, next);
+  }
+  const updated = await setPostStatuses(db, changes);
+  const events: Array<{ workspaceId: string; type: EventType; data: unknown }> = [];
+  for (const [workspaceId, inWorkspace] of Map.groupBy(updated, (p) => p.workspace_id)) {
+    const rendered = await renderPosts(db, workspaceId, inWorkspace, media);
+    inWorkspace.forEach((post, i) => {
+      const type = EVENT[post.status];
+      if (type) events.push({ workspaceId, type, data: rendered[i] });
+    });
+  }
+  await appendEvents(db, events);
+  return posts.map((p) => (wanted.has(`${p.workspaceId}/${p.postId}`) ? status.get(p.postId) : undefined));
 }

@@ -2,21 +2,28 @@
 // attempt before any platform call, publish its parts exactly once (parts.ts), then settle — published,
 // failed with a precise error, or released for a retry at a time the policy chose — and derive the post's
 // status, with its events, in the same transaction.
+//
+// The logic is per target, but the database work of targets publishing at the same moment is shared: the
+// claim, the part marks and the settlement each go through a batcher (src/lib/batcher.ts), so a burst of due
+// posts costs a few statements per batch instead of some twenty-five per target. A batch is one transaction
+// where the single-target path was one; a failure path (rare) still runs target by target.
 import { withTransaction, type Pool, type PoolClient } from '../../db/pool.ts';
 import { queuePublishJobs } from '../../jobs/queue.ts';
+import { batcher } from '../../lib/batcher.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
-import { isPlatformError, PlatformError, type PlatformSession } from '../../platforms/types.ts';
-import { findConnection, throttle, type ConnectionRow } from '../connections/connections.repo.ts';
+import { isPlatformError, PlatformError, type PlatformSession, type PublishedPart } from '../../platforms/types.ts';
+import { findConnections, throttle, type ConnectionRow } from '../connections/connections.repo.ts';
 import { expireConnection, refreshConnection } from '../connections/lifecycle.ts';
 import { sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
+import { lockPosts } from '../posts/posts.repo.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import type { MediaLibrary } from './media-library.ts';
-import { LostClaim, publishParts } from './parts.ts';
+import { LostClaim, publishParts, type PartsStore } from './parts.ts';
 import { decide, targetError } from './policy.ts';
-import { refreshPostStatus } from './post-status.ts';
+import { refreshPostStatus, refreshPostStatuses } from './post-status.ts';
 import * as repo from './targets.repo.ts';
 
 export interface PublishDeps {
@@ -42,25 +49,108 @@ export type PublishResult = 'not_claimed' | 'deferred' | 'published' | 'failed' 
 
 /** Refresh tokens ahead of expiry by this much, so a call does not start with a token about to lapse. */
 const REFRESH_AHEAD_MS = 60_000;
+/** Most targets sharing one statement. */
+const BATCH_MAX = 100;
 
-export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise<PublishResult> {
-  const attemptId = newId('att');
-  const claimed = await withTransaction(deps.pool, async (tx) => {
-    // A connection the platform told to wait: move the job to the reset without taking an attempt.
-    const { rows } = await tx.query<{ until: Date }>(
-      `SELECT c.throttled_until AS until FROM post_targets t JOIN connections c ON c.id = t.connection_id
-        WHERE t.id = $1 AND c.throttled_until > now()`, [job.targetId]);
-    if (rows[0]) {
-      await queuePublishJobs(tx, [job.targetId], rows[0].until, job.scheduleAt ? new Date(job.scheduleAt) : null);
-      return 'deferred' as const;
+/** A claimed target with what publishing it needs, read once for its batch. */
+interface Claim extends repo.ClaimedTarget {
+  attemptId: string;
+  post: repo.PostForPublishing | undefined;
+  connection: ConnectionRow | undefined;
+  parts: repo.PartRow[];
+}
+
+/** The engine of one worker process: `publish` runs one job; concurrent jobs share their round trips. */
+export interface Publisher {
+  publish(job: PublishJob): Promise<PublishResult>;
+}
+
+export function createPublisher(deps: PublishDeps): Publisher {
+  const options = { max: BATCH_MAX, parallel: 1 };
+  const batches: Batches = {
+    claim: batcher((jobs: PublishJob[]) => claimBatch(deps, jobs), options),
+    markSending: batcher(async (parts: Array<repo.PartWrite & { key: string }>) => {
+      const marked = await repo.markSending(deps.pool, parts);
+      const byKey = new Map(marked.map((m) => [`${m.target_id}/${m.position}`, m]));
+      return parts.map((p) => byKey.get(`${p.targetId}/${p.position}`));
+    }, options),
+    markPublished: batcher(async (parts: Array<repo.PartWrite & { part: PublishedPart }>) => {
+      const held = await repo.markPartsPublished(deps.pool, parts);
+      return parts.map((p) => held.has(`${p.targetId}/${p.position}`));
+    }, options),
+    settle: batcher((items: Published[]) => settleBatch(deps, items), options),
+  };
+  return { publish: (job) => publishTarget(deps, batches, job) };
+}
+
+interface Published {
+  claim: Claim;
+  first: PublishedPart;
+}
+
+interface Batches {
+  claim(job: PublishJob): Promise<Claim | 'deferred' | undefined>;
+  markSending(part: repo.PartWrite & { key: string }): Promise<repo.PartRow | undefined>;
+  markPublished(part: repo.PartWrite & { part: PublishedPart }): Promise<boolean>;
+  settle(item: Published): Promise<boolean>;
+}
+
+/**
+ * Claims a batch in one transaction: jobs whose connection the platform told to wait move to its reset
+ * without taking an attempt; the others are claimed, their attempts recorded, their posts' statuses derived.
+ * Then reads the posts, connections and (for targets claimed before) parts that publishing them needs.
+ */
+async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<Claim | 'deferred' | undefined>> {
+  const { deferred, claims } = await withTransaction(deps.pool, async (tx) => {
+    const throttled = new Map((await repo.throttledTargets(tx, jobs.map((j) => j.targetId))).map((r) => [r.id, r.until]));
+    const waiting = jobs.filter((j) => throttled.has(j.targetId));
+    for (const group of Map.groupBy(waiting, (j) => `${throttled.get(j.targetId)!.toISOString()} ${j.scheduleAt}`).values()) {
+      const job = group[0]!;
+      await queuePublishJobs(tx, group.map((j) => j.targetId), throttled.get(job.targetId)!, job.scheduleAt ? new Date(job.scheduleAt) : null);
     }
-    const claim = await repo.claimTarget(tx, job.targetId, job.scheduleAt, job.jobId);
-    if (!claim) return undefined;
-    if (claim.taken_over) await repo.closeInterruptedAttempts(tx, claim.workspace_id, claim.id);
-    await repo.insertAttempt(tx, claim.workspace_id, attemptId, claim.id, job.workerId);
-    await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
-    return claim;
+    const claimed = await repo.claimTargets(tx, jobs.filter((j) => !throttled.has(j.targetId)));
+    await repo.closeInterruptedAttempts(tx, claimed.filter((c) => c.taken_over).map((c) => ({ workspaceId: c.workspace_id, targetId: c.id })));
+    const workerOf = new Map(jobs.map((j) => [j.jobId, j.workerId]));
+    const withAttempts = claimed.map((c) => ({ ...c, attemptId: newId('att') }));
+    await repo.insertAttempts(tx, withAttempts.map((c) => ({ workspaceId: c.workspace_id, id: c.attemptId, targetId: c.id, workerId: workerOf.get(c.claimed_by)! })));
+    await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia);
+    return { deferred: new Set(waiting.map((j) => j.jobId)), claims: withAttempts };
   });
+  const [posts, connections, parts] = await Promise.all([
+    repo.findPostsForPublishing(deps.pool, [...new Set(claims.map((c) => c.post_id))]),
+    Promise.all([...Map.groupBy(claims.filter((c) => c.connection_id), (c) => c.workspace_id)]
+      .map(([workspaceId, of]) => findConnections(deps.pool, workspaceId, [...new Set(of.map((c) => c.connection_id!))]))).then((lists) => lists.flat()),
+    // A target claimed for the first time has no parts yet.
+    repo.findPartsOf(deps.pool, claims.filter((c) => !c.first_claim).map((c) => c.id)),
+  ]);
+  const post = new Map(posts.map((p) => [p.id, p]));
+  const connection = new Map(connections.map((c) => [c.id, c]));
+  const partsOf = Map.groupBy(parts, (p) => p.target_id);
+  const byJob = new Map(claims.map(({ claimed_by: job, ...c }): [string, Claim] => [job, {
+    ...c,
+    post: post.get(c.post_id)?.workspace_id === c.workspace_id ? post.get(c.post_id) : undefined,
+    connection: c.connection_id ? connection.get(c.connection_id) : undefined,
+    parts: partsOf.get(c.id) ?? [],
+  }]));
+  return jobs.map((j) => (deferred.has(j.jobId) ? 'deferred' : byJob.get(j.jobId)));
+}
+
+/** Settles published targets in one transaction (posts locked first, in id order, as claims lock them). */
+async function settleBatch(deps: PublishDeps, items: Published[]): Promise<boolean[]> {
+  return withTransaction(deps.pool, async (tx) => {
+    await lockPosts(tx, [...new Set(items.map((i) => i.claim.post_id))].sort());
+    const held = await repo.settleTargets(tx, items.map(({ claim, first }) => ({
+      workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token, status: 'published' as const, platformPostId: first.id, url: first.url, error: null,
+    })));
+    const settled = items.filter((i) => held.has(i.claim.id));
+    await repo.finishAttempts(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, attemptId: claim.attemptId, outcome: 'published' as const, errorCode: null, error: null })));
+    await refreshPostStatuses(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, postId: claim.post_id })), deps.postMedia);
+    return items.map((i) => held.has(i.claim.id));
+  });
+}
+
+async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJob): Promise<PublishResult> {
+  const claimed = await batches.claim(job);
   if (claimed === 'deferred') return 'deferred';
   if (!claimed) return 'not_claimed';
   const claim = claimed;
@@ -69,32 +159,29 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
   }
   const started = performance.now();
   const log = deps.logger.child({ target_id: claim.id, post_id: claim.post_id, platform: claim.platform, attempt: claim.attempt_count });
-  let connection: ConnectionRow | undefined;
+  const { post, connection } = claim;
   try {
-    const post = await repo.findPostForPublishing(deps.pool, claim.workspace_id, claim.post_id);
-    connection = claim.connection_id ? await findConnection(deps.pool, claim.workspace_id, claim.connection_id) : undefined;
     if (!post || !connection || connection.status === 'disconnected') throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection of this target was removed or disconnected before the post went out.');
     if (connection.status === 'expired') throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `The ${connection.platform} account ${connection.handle} must be reconnected.`);
     const adapter = deps.access.registry.get(claim.platform);
     if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot publish to ${claim.platform} yet.`);
-    const conn = connection;
-    const refresh = () => refreshConnection(deps, conn);
-    let session: PlatformSession = sessionFor(deps.access, conn);
+    const refresh = () => refreshConnection(deps, connection);
+    let session: PlatformSession = sessionFor(deps.access, connection);
     const expiresAt = session.credentials.expiresAt ? Date.parse(session.credentials.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt - REFRESH_AHEAD_MS < deps.clock.now().getTime()) session = await refresh();
     const options = post.platform_options[claim.platform] ?? {};
     const { content, thread, alt_texts: altTexts, ...rest } = options as { content?: string; thread?: string[]; alt_texts?: string[] };
+    const fence = { workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token };
+    const store: PartsStore = {
+      rows: claim.parts,
+      markSending: (position, key) => batches.markSending({ ...fence, position, key }),
+      markPublished: (position, part) => batches.markPublished({ ...fence, position, part }),
+    };
     const first = await publishParts({
-      pool: deps.pool, workspaceId: claim.workspace_id, targetId: claim.id, claimToken: claim.claim_token, adapter, session, refresh,
+      store, workspaceId: claim.workspace_id, adapter, session, refresh,
       media: deps.media, mediaIds: post.media_ids, altTexts: altTexts ?? [], texts: [content ?? post.content, ...(thread ?? [])], options: rest, now: () => deps.clock.now(),
     });
-    const settled = await withTransaction(deps.pool, async (tx) => {
-      if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'published', platformPostId: first.id, url: first.url, error: null }))) return false;
-      await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'published', errorCode: null, error: null });
-      await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
-      return true;
-    });
-    if (!settled) throw new LostClaim();
+    if (!(await batches.settle({ claim, first }))) throw new LostClaim();
     record(deps, claim.platform, 'published', started);
     log.info({ platform_post_id: first.id }, 'target published');
     return 'published';
@@ -109,7 +196,7 @@ export async function publishTarget(deps: PublishDeps, job: PublishJob): Promise
       log.error({ err: error }, 'publish attempt failed unexpectedly');
       throw error;
     }
-    return settleFailure(deps, claim, attemptId, error, connection, started, log);
+    return settleFailure(deps, claim, claim.attemptId, error, connection, started, log);
   }
 }
 

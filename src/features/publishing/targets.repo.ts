@@ -21,46 +21,84 @@ export interface ClaimedTarget {
 }
 
 /**
- * Claims the target for `jobId` if it is publishable: scheduled for exactly `scheduleAt` (a stale job sees a
- * different schedule and does nothing), or publishing and held by no running job (released for a retry, or
- * held by a job whose worker died and was unlocked). Locks the post first, as post edits do.
+ * `claimed_by` (text) as a job id, so the look-up in graphile-worker's jobs is by primary key: compared as
+ * text, it was a scan of every queued job for each claim.
  */
-export async function claimTarget(db: Queryable, targetId: string, scheduleAt: string | null, jobId: string): Promise<ClaimedTarget | undefined> {
-  const { rows } = await db.query<ClaimedTarget>(
-    `WITH post AS (
-       SELECT p.id, p.schedule_at FROM posts p JOIN post_targets t ON t.post_id = p.id
-        WHERE t.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p
+export const JOB_ID = (column: string) => `(CASE WHEN ${column} ~ '^[0-9]{1,18}$' THEN ${column}::bigint END)`;
+
+export interface ClaimRequest {
+  targetId: string;
+  /** The post's schedule the job was queued for (null: publish now, a retry). */
+  scheduleAt: string | null;
+  jobId: string;
+}
+
+/** The targets among these whose connection the platform told to wait, with the time to wait until. */
+export async function throttledTargets(db: Queryable, targetIds: string[]): Promise<Array<{ id: string; until: Date }>> {
+  const { rows } = await db.query<{ id: string; until: Date }>(
+    `SELECT t.id, c.throttled_until AS until FROM post_targets t JOIN connections c ON c.id = t.connection_id
+      WHERE t.id = ANY($1::text[]) AND c.throttled_until > now()`,
+    [targetIds],
+  );
+  return rows;
+}
+
+/**
+ * Claims each target for its job if it is publishable: scheduled for exactly the job's `scheduleAt` (a stale
+ * job sees a different schedule and does nothing), or publishing and held by no running job (released for a
+ * retry, or held by a job whose worker died and was unlocked). Locks the posts first, in id order, as post
+ * edits and the engine's other batches do. Returns the claimed targets; `claimed_by` says which job has each.
+ */
+export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Promise<Array<ClaimedTarget & { claimed_by: string }>> {
+  if (requests.length === 0) return [];
+  const { rows } = await db.query<ClaimedTarget & { claimed_by: string }>(
+    `WITH j AS (
+       -- one job per target: a second job for the same target finds it taken, as it would one after the other
+       SELECT DISTINCT ON (target_id) * FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS j(target_id, schedule_at, job_id) ORDER BY target_id, job_id
+     ), post AS (
+       -- by primary key (= ANY of an array), whatever the statistics say: a burst right after a bulk insert
+       -- must not be planned as a scan of every post
+       SELECT p.id, p.schedule_at FROM posts p
+        WHERE p.id = ANY (ARRAY(SELECT t.post_id FROM post_targets t WHERE t.id = ANY ($1::text[]))) AND p.deleted_at IS NULL
+        ORDER BY p.id FOR UPDATE OF p
      ), before AS (
-       SELECT t.id, t.status, t.claimed_by, t.next_attempt_at, t.first_claimed_at FROM post_targets t WHERE t.id = $1 FOR UPDATE
+       SELECT t.id, t.post_id, t.status, t.claimed_by, t.next_attempt_at, t.first_claimed_at FROM post_targets t
+        WHERE t.id = ANY ($1::text[]) ORDER BY t.id FOR UPDATE
      )
      UPDATE post_targets t
-        SET status = 'publishing', claimed_by = $3, claim_token = t.claim_token + 1, attempt_count = t.attempt_count + 1,
+        SET status = 'publishing', claimed_by = j.job_id, claim_token = t.claim_token + 1, attempt_count = t.attempt_count + 1,
             first_claimed_at = coalesce(t.first_claimed_at, now()), updated_at = now()
-       FROM before b, post p
+       FROM before b JOIN post p ON p.id = b.post_id JOIN j ON j.target_id = b.id
       WHERE t.id = b.id
-        AND ((b.status = 'scheduled' AND p.schedule_at IS NOT DISTINCT FROM $2::timestamptz)
+        AND ((b.status = 'scheduled' AND p.schedule_at IS NOT DISTINCT FROM j.schedule_at)
           OR (b.status = 'publishing' AND (b.claimed_by IS NULL OR NOT EXISTS (
-                SELECT 1 FROM graphile_worker.jobs j WHERE j.id::text = b.claimed_by AND j.locked_at IS NOT NULL))))
-      RETURNING t.id, t.workspace_id, t.post_id, t.platform, t.connection_id, t.claim_token, t.attempt_count,
+                SELECT 1 FROM graphile_worker.jobs gj WHERE gj.id = ${JOB_ID('b.claimed_by')} AND gj.locked_at IS NOT NULL))))
+      RETURNING t.id, t.workspace_id, t.post_id, t.platform, t.connection_id, t.claim_token, t.attempt_count, t.claimed_by,
                 (b.status = 'publishing' AND b.claimed_by IS NOT NULL) AS taken_over,
                 CASE WHEN b.status = 'scheduled' THEN p.schedule_at ELSE b.next_attempt_at END AS due_at,
                 (b.first_claimed_at IS NULL) AS first_claim`,
-    [targetId, scheduleAt, jobId],
+    [requests.map((r) => r.targetId), requests.map((r) => r.scheduleAt), requests.map((r) => r.jobId)],
   );
-  return rows[0];
+  return rows;
 }
 
-/** Closes attempts a dead worker left open. */
-export async function closeInterruptedAttempts(db: Queryable, workspaceId: string, targetId: string): Promise<void> {
+/** Closes the attempts that dead workers left open on these targets. */
+export async function closeInterruptedAttempts(db: Queryable, targets: Array<{ workspaceId: string; targetId: string }>): Promise<void> {
+  if (targets.length === 0) return;
   await db.query(
     `UPDATE target_attempts SET finished_at = now(), outcome = 'interrupted', duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-      WHERE workspace_id = $1 AND target_id = $2 AND finished_at IS NULL`,
-    [workspaceId, targetId],
+      WHERE (workspace_id, target_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND finished_at IS NULL`,
+    [targets.map((t) => t.workspaceId), targets.map((t) => t.targetId)],
   );
 }
 
-export async function insertAttempt(db: Queryable, workspaceId: string, id: string, targetId: string, workerId: string): Promise<void> {
-  await db.query('INSERT INTO target_attempts (id, workspace_id, target_id, worker_id) VALUES ($1, $2, $3, $4)', [id, workspaceId, targetId, workerId]);
+export async function insertAttempts(db: Queryable, attempts: Array<{ workspaceId: string; id: string; targetId: string; workerId: string }>): Promise<void> {
+  if (attempts.length === 0) return;
+  await db.query(
+    `INSERT INTO target_attempts (id, workspace_id, target_id, worker_id)
+     SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[])`,
+    [attempts.map((a) => a.id), attempts.map((a) => a.workspaceId), attempts.map((a) => a.targetId), attempts.map((a) => a.workerId)],
+  );
 }
 
 export interface FinishAttempt {
@@ -70,13 +108,22 @@ export interface FinishAttempt {
 }
 
 export async function finishAttempt(db: Queryable, workspaceId: string, attemptId: string, f: FinishAttempt): Promise<void> {
+  await finishAttempts(db, [{ workspaceId, attemptId, ...f }]);
+}
+
+export async function finishAttempts(db: Queryable, attempts: Array<FinishAttempt & { workspaceId: string; attemptId: string }>): Promise<void> {
+  if (attempts.length === 0) return;
   await db.query(
-    `UPDATE target_attempts SET finished_at = now(), outcome = $3, error_code = $4, error = $5,
-            duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-      WHERE workspace_id = $1 AND id = $2`,
-    [workspaceId, attemptId, f.outcome, f.errorCode, f.error === null ? null : JSON.stringify(f.error)],
+    `UPDATE target_attempts a SET finished_at = now(), outcome = f.outcome, error_code = f.error_code, error = f.error::jsonb,
+            duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[]) AS f(workspace_id, id, outcome, error_code, error)
+      WHERE a.workspace_id = f.workspace_id AND a.id = f.id`,
+    [attempts.map((a) => a.workspaceId), attempts.map((a) => a.attemptId), attempts.map((a) => a.outcome), attempts.map((a) => a.errorCode),
+      attempts.map((a) => (a.error === null ? null : JSON.stringify(a.error)))],
   );
 }
+
+const PART_COLUMNS = 'position, state, idempotency_key, first_sent_at, platform_post_id, url, ref, published_at';
 
 export interface PartRow {
   position: number;
@@ -90,45 +137,84 @@ export interface PartRow {
 }
 
 export async function findParts(db: Queryable, workspaceId: string, targetId: string): Promise<PartRow[]> {
-  const { rows } = await db.query<PartRow>(
-    `SELECT position, state, idempotency_key, first_sent_at, platform_post_id, url, ref, published_at
-       FROM target_parts WHERE workspace_id = $1 AND target_id = $2 ORDER BY position`,
-    [workspaceId, targetId],
+  return (await findPartsOf(db, [targetId])).filter((p) => p.workspace_id === workspaceId);
+}
+
+/** The parts of several targets, by target and position. */
+export async function findPartsOf(db: Queryable, targetIds: string[]): Promise<Array<PartRow & { target_id: string; workspace_id: string }>> {
+  if (targetIds.length === 0) return [];
+  const { rows } = await db.query<PartRow & { target_id: string; workspace_id: string }>(
+    `SELECT target_id, workspace_id, ${PART_COLUMNS} FROM target_parts WHERE target_id = ANY($1::text[]) ORDER BY target_id, position`,
+    [targetIds],
   );
   return rows;
 }
 
-/** Marks a part `sending` with its key, before the platform call. False when the claim was lost. */
-export async function markSending(db: Queryable, workspaceId: string, targetId: string, token: number, position: number, key: string): Promise<PartRow | undefined> {
-  const { rows } = await db.query<PartRow>(
-    `INSERT INTO target_parts (target_id, workspace_id, position, state, idempotency_key)
-     SELECT $2, $1, $4, 'sending', $5 WHERE EXISTS (SELECT 1 FROM post_targets WHERE id = $2 AND workspace_id = $1 AND claim_token = $3)
-     RETURNING position, state, idempotency_key, first_sent_at, platform_post_id, url, ref, published_at`,
-    [workspaceId, targetId, token, position, key],
-  );
-  return rows[0];
+export interface PartWrite {
+  workspaceId: string;
+  targetId: string;
+  /** The claim token the write is fenced by. */
+  token: number;
+  position: number;
 }
 
-export async function markPartPublished(db: Queryable, workspaceId: string, targetId: string, token: number, position: number, part: PublishedPart): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE target_parts SET state = 'published', platform_post_id = $5, url = $6, ref = $7, published_at = now()
-      WHERE workspace_id = $1 AND target_id = $2 AND position = $4
-        AND EXISTS (SELECT 1 FROM post_targets WHERE id = $2 AND claim_token = $3)`,
-    [workspaceId, targetId, token, position, part.id, part.url, part.ref ? JSON.stringify(part.ref) : null],
+/** Marks parts `sending` with their keys, before the platform calls; a part whose claim was lost is not returned. */
+export async function markSending(db: Queryable, parts: Array<PartWrite & { key: string }>): Promise<Array<PartRow & { target_id: string }>> {
+  if (parts.length === 0) return [];
+  const { rows } = await db.query<PartRow & { target_id: string }>(
+    `INSERT INTO target_parts (target_id, workspace_id, position, state, idempotency_key)
+     SELECT m.target_id, m.workspace_id, m.position, 'sending', m.key
+       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::text[]) AS m(target_id, workspace_id, token, position, key)
+      WHERE EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.workspace_id = m.workspace_id AND t.claim_token = m.token)
+     RETURNING target_id, ${PART_COLUMNS}`,
+    [parts.map((p) => p.targetId), parts.map((p) => p.workspaceId), parts.map((p) => p.token), parts.map((p) => p.position), parts.map((p) => p.key)],
   );
-  return (rowCount ?? 0) > 0;
+  return rows;
+}
+
+/** Records what the platform answered for parts; returns the `target_id/position` of those whose claim still held. */
+export async function markPartsPublished(db: Queryable, parts: Array<PartWrite & { part: PublishedPart }>): Promise<Set<string>> {
+  if (parts.length === 0) return new Set();
+  const { rows } = await db.query<{ target_id: string; position: number }>(
+    `UPDATE target_parts p SET state = 'published', platform_post_id = m.platform_post_id, url = m.url, ref = m.ref::jsonb, published_at = now()
+       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[])
+              AS m(target_id, workspace_id, token, position, platform_post_id, url, ref)
+      WHERE p.workspace_id = m.workspace_id AND p.target_id = m.target_id AND p.position = m.position
+        AND EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.claim_token = m.token)
+     RETURNING p.target_id, p.position`,
+    [parts.map((p) => p.targetId), parts.map((p) => p.workspaceId), parts.map((p) => p.token), parts.map((p) => p.position),
+      parts.map((p) => p.part.id), parts.map((p) => p.part.url), parts.map((p) => (p.part.ref ? JSON.stringify(p.part.ref) : null))],
+  );
+  return new Set(rows.map((r) => `${r.target_id}/${r.position}`));
+}
+
+export interface Settlement {
+  status: 'published' | 'failed';
+  platformPostId?: string;
+  url?: string;
+  error: Record<string, unknown> | null;
 }
 
 /** Ends the claim with a final state. False when the claim was lost. */
-export async function settleTarget(db: Queryable, workspaceId: string, targetId: string, token: number, s: { status: 'published' | 'failed'; platformPostId?: string; url?: string; error: Record<string, unknown> | null }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE post_targets SET status = $4, claimed_by = NULL, next_attempt_at = NULL, error = $5,
-            platform_post_id = coalesce($6, platform_post_id), url = coalesce($7, url),
-            published_at = CASE WHEN $4 = 'published' THEN now() ELSE published_at END, updated_at = now()
-      WHERE workspace_id = $1 AND id = $2 AND claim_token = $3 AND status = 'publishing'`,
-    [workspaceId, targetId, token, s.status, s.error === null ? null : JSON.stringify(s.error), s.platformPostId ?? null, s.url ?? null],
+export async function settleTarget(db: Queryable, workspaceId: string, targetId: string, token: number, s: Settlement): Promise<boolean> {
+  return (await settleTargets(db, [{ workspaceId, targetId, token, ...s }])).has(targetId);
+}
+
+/** Ends several claims; returns the ids of the targets whose claim still held (the others changed nothing). */
+export async function settleTargets(db: Queryable, targets: Array<Settlement & { workspaceId: string; targetId: string; token: number }>): Promise<Set<string>> {
+  if (targets.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE post_targets t SET status = s.status, claimed_by = NULL, next_attempt_at = NULL, error = s.error::jsonb,
+            platform_post_id = coalesce(s.platform_post_id, t.platform_post_id), url = coalesce(s.url, t.url),
+            published_at = CASE WHEN s.status = 'published' THEN now() ELSE t.published_at END, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+              AS s(workspace_id, id, token, status, error, platform_post_id, url)
+      WHERE t.workspace_id = s.workspace_id AND t.id = s.id AND t.claim_token = s.token AND t.status = 'publishing'
+     RETURNING t.id`,
+    [targets.map((t) => t.workspaceId), targets.map((t) => t.targetId), targets.map((t) => t.token), targets.map((t) => t.status),
+      targets.map((t) => (t.error === null ? null : JSON.stringify(t.error))), targets.map((t) => t.platformPostId ?? null), targets.map((t) => t.url ?? null)],
   );
-  return (rowCount ?? 0) > 0;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Releases the claim until `at` (a retry, or a wait for a rate-limit reset), keeping the last error visible. */
@@ -150,12 +236,13 @@ export interface PostForPublishing {
   media_ids: string[];
 }
 
-export async function findPostForPublishing(db: Queryable, workspaceId: string, postId: string): Promise<PostForPublishing | undefined> {
+export async function findPostsForPublishing(db: Queryable, postIds: string[]): Promise<PostForPublishing[]> {
+  if (postIds.length === 0) return [];
   const { rows } = await db.query<PostForPublishing>(
-    'SELECT id, workspace_id, status, content, platform_options, media_ids FROM posts WHERE workspace_id = $1 AND id = $2',
-    [workspaceId, postId],
+    'SELECT id, workspace_id, status, content, platform_options, media_ids FROM posts WHERE id = ANY($1::text[])',
+    [postIds],
   );
-  return rows[0];
+  return rows;
 }
 
 /** Marks targets to publish now (POST /publish, POST /retry, publish_now): unclaimed, due now. */

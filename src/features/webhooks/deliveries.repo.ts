@@ -38,12 +38,12 @@ const COLUMN_NAMES = ['id', 'workspace_id', 'endpoint_id', 'event_id', 'event_ty
   'last_attempt_at', 'delivered_at', 'created_at'];
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-export async function insertDeliveries(db: Queryable, workspaceId: string, event: { id: string; type: string }, rows: Array<{ id: string; endpointId: string }>): Promise<void> {
+export async function insertDeliveries(db: Queryable, workspaceId: string, rows: Array<{ id: string; endpointId: string; event: { id: string; type: string } }>): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type)
-     SELECT d.id, $1, d.endpoint_id, $2, $3 FROM unnest($4::text[], $5::text[]) AS d(id, endpoint_id)`,
-    [workspaceId, event.id, event.type, rows.map((r) => r.id), rows.map((r) => r.endpointId)],
+     SELECT d.id, $1, d.endpoint_id, d.event_id, d.event_type FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, endpoint_id, event_id, event_type)`,
+    [workspaceId, rows.map((r) => r.id), rows.map((r) => r.endpointId), rows.map((r) => r.event.id), rows.map((r) => r.event.type)],
   );
 }
 

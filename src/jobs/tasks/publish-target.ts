@@ -2,7 +2,7 @@
 // failures never fail the job (the engine schedules its own retries); only unexpected errors do, and the
 // queue's retry of the job then reclaims the target.
 import type { Task } from 'graphile-worker';
-import { publishTarget, type PublishDeps } from '../../features/publishing/publish-target.ts';
+import { createPublisher, type PublishDeps } from '../../features/publishing/publish-target.ts';
 import type { PublishTargetPayload } from '../queue.ts';
 
 function isPayload(value: unknown): value is PublishTargetPayload {
@@ -11,12 +11,13 @@ function isPayload(value: unknown): value is PublishTargetPayload {
 }
 
 export function publishTargetTask(deps: PublishDeps): Task {
+  const publisher = createPublisher(deps);
   return async (payload, helpers) => {
     if (!isPayload(payload)) {
       helpers.logger.error(`publish_target: malformed payload ${JSON.stringify(payload)}; dropped`);
       return;
     }
-    await publishTarget(deps, {
+    await publisher.publish({
       targetId: payload.target_id,
       scheduleAt: payload.schedule_at,
       jobId: String(helpers.job.id),
