@@ -36,10 +36,13 @@ export async function appendEvents(db: Queryable, events: Array<{ workspaceId: s
   if (events.length === 0) return [];
   const ids = events.map(() => newId('evt'));
   const { rows } = await db.query<{ created_at: Date }>(
+    // The bodies travel as one JSON array: as a text[] every character of every body would be escaped.
     `INSERT INTO events (id, workspace_id, type, data)
-     SELECT e.id, e.workspace_id, e.type, e.data::jsonb FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(id, workspace_id, type, data, n)
+     SELECT e.id, e.workspace_id, e.type, d.data
+       FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS e(id, workspace_id, type, n)
+       JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) ON d.n = e.n
       ORDER BY e.n RETURNING created_at`,
-    [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+    [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))],
   );
   const created = rows[0]!.created_at.toISOString();
   const records: EventRecord[] = events.map((e, i) => ({ id: ids[i]!, type: e.type, created_at: created, workspace_id: e.workspaceId, data: e.data }));

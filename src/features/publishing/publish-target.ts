@@ -209,6 +209,7 @@ async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attem
   const first = parts.find((p) => p.position === 0 && p.state === 'published');
   if (first) body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;
   const result = await withTransaction(deps.pool, async (tx: PoolClient) => {
+    await lockPosts(tx, [claim.post_id]); // the post before its target, as claims and post edits lock them
     if (decision.action === 'retry') {
       if (!(await repo.releaseTarget(tx, claim.workspace_id, claim.id, claim.claim_token, decision.at, body))) return 'lost_claim' as const;
       if (decision.throttleConnection && connection) await throttle(tx, claim.workspace_id, connection.id, decision.at);
