@@ -231,6 +231,16 @@ describe('outside /v1', () => {
     const metrics = await t.inject({ url: '/metrics' });
     assert.match(metrics.body, /herald_http_requests_total\{method="GET",route="\/health\/ready",status="503"\} 1/);
     assert.match((await t.inject({ url: '/docs/errors' })).body, /PUBLIC_API_IDEMPOTENCY_CONFLICT/);
-    assert.match(String((await t.inject({ url: '/docs/' })).headers['content-type']), /text\/html/);
+    // The reference page loads on first use (src/http/server.ts): the page and the script it names both answer.
+    const page = await t.inject({ url: '/docs/' });
+    assert.match(String(page.headers['content-type']), /text\/html/);
+    const scripts = [...page.body.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => new URL(m[1]!, 'http://herald.test/docs/').pathname);
+    assert.ok(scripts.length > 0, 'the page loads its script');
+    for (const src of scripts) {
+      const script = await t.inject({ url: src });
+      assert.equal(script.statusCode, 200, src);
+      assert.match(String(script.headers['content-type']), /javascript/, src);
+      assert.ok(script.rawPayload.length > 100_000, `${src} is the bundle (${script.rawPayload.length} bytes)`);
+    }
   });
 });

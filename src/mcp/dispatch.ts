@@ -2,7 +2,7 @@
 // only workspace, else the x-herald-workspace-id header, else the workspace_id argument), writes run through the
 // same idempotency records as REST, and the answer is concise text plus the structured data — or, on failure,
 // the REST envelope's error object with the same code.
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
@@ -157,7 +157,10 @@ export function createDispatcher(deps: DispatchDeps) {
     byName,
     async call(call: CallContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
       const tool = byName.get(name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list lists the tools.`);
+      if (!tool) {
+        const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js'); // loaded by the endpoint already
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list lists the tools.`);
+      }
       try {
         return await execute(tool, call, args ?? {});
       } catch (error) {
