@@ -97,11 +97,13 @@ interface Batches {
 
 /**
  * Claims a batch in one transaction: jobs whose connection the platform told to wait move to its reset
- * without taking an attempt; the others are claimed, their attempts recorded, their posts' statuses derived.
- * Then reads the posts, connections and (for targets claimed before) parts that publishing them needs.
+ * without taking an attempt; the others are claimed, their attempts recorded, their posts' statuses derived,
+ * and the posts, connections and (for targets claimed before) parts that publishing them needs are read.
  */
 async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<Claim | 'deferred' | undefined>> {
-  const { deferred, claims } = await withTransaction(deps.pool, async (tx) => {
+  // The reads are inside the transaction too: if one fails, no claim is left behind, and the batcher's retry of
+  // each job alone starts from a clean slate.
+  const { deferred, claims, posts, connections, parts } = await withTransaction(deps.pool, async (tx) => {
     const throttled = new Map((await repo.throttledTargets(tx, jobs.map((j) => j.targetId))).map((r) => [r.id, r.until]));
     const waiting = jobs.filter((j) => throttled.has(j.targetId));
     for (const group of Map.groupBy(waiting, (j) => `${throttled.get(j.targetId)!.toISOString()} ${j.scheduleAt}`).values()) {
@@ -114,15 +116,16 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
     const withAttempts = claimed.map((c) => ({ ...c, attemptId: newId('att') }));
     await repo.insertAttempts(tx, withAttempts.map((c) => ({ workspaceId: c.workspace_id, id: c.attemptId, targetId: c.id, workerId: workerOf.get(c.claimed_by)! })));
     await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia);
-    return { deferred: new Set(waiting.map((j) => j.jobId)), claims: withAttempts };
+    const connectionsOf = Map.groupBy(claimed.filter((c) => c.connection_id), (c) => c.workspace_id);
+    return {
+      deferred: new Set(waiting.map((j) => j.jobId)),
+      claims: withAttempts,
+      posts: await repo.findPostsForPublishing(tx, [...new Set(claimed.map((c) => c.post_id))]),
+      connections: (await Promise.all([...connectionsOf].map(([workspaceId, of]) => findConnections(tx, workspaceId, [...new Set(of.map((c) => c.connection_id!))])))).flat(),
+      // A target claimed for the first time has no parts yet.
+      parts: await repo.findPartsOf(tx, claimed.filter((c) => !c.first_claim).map((c) => c.id)),
+    };
   });
-  const [posts, connections, parts] = await Promise.all([
-    repo.findPostsForPublishing(deps.pool, [...new Set(claims.map((c) => c.post_id))]),
-    Promise.all([...Map.groupBy(claims.filter((c) => c.connection_id), (c) => c.workspace_id)]
-      .map(([workspaceId, of]) => findConnections(deps.pool, workspaceId, [...new Set(of.map((c) => c.connection_id!))]))).then((lists) => lists.flat()),
-    // A target claimed for the first time has no parts yet.
-    repo.findPartsOf(deps.pool, claims.filter((c) => !c.first_claim).map((c) => c.id)),
-  ]);
   const post = new Map(posts.map((p) => [p.id, p]));
   const connection = new Map(connections.map((c) => [c.id, c]));
   const partsOf = Map.groupBy(parts, (p) => p.target_id);
