@@ -3,7 +3,9 @@
 // challenge), the key's rate-limit budget (429), and the scope of every tool called (403 insufficient_scope, so
 // the client can step up). Errors keep JSON-RPC's shape, never the /v1 envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type * as SdkServer from '@modelcontextprotocol/sdk/server/index.js';
+import type * as SdkTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
 import { toAppError } from '../http/errors.ts';
@@ -18,7 +20,7 @@ export interface McpEndpointDeps {
   rateLimiter: RateLimiter;
   urls: AuthServerUrls;
   dispatcher: Dispatcher;
-  tools: Tool[];
+  tools: SdkTypes.Tool[];
   /** The scopes the tools use: what a 401 challenge asks for. */
   toolScopes: readonly string[];
 }
@@ -28,10 +30,10 @@ export interface McpEndpointDeps {
  * never serves MCP does not carry it, and a smaller resident heap makes every garbage collection cheaper.
  */
 let sdk: Promise<{
-  Server: typeof import('@modelcontextprotocol/sdk/server/index.js').Server;
-  Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
-  CallToolRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolRequestSchema;
-  ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
+  Server: typeof SdkServer.Server;
+  Transport: typeof SdkTransport.WebStandardStreamableHTTPServerTransport;
+  CallToolRequestSchema: typeof SdkTypes.CallToolRequestSchema;
+  ListToolsRequestSchema: typeof SdkTypes.ListToolsRequestSchema;
 }> | undefined;
 export function loadSdk(): NonNullable<typeof sdk> {
   sdk ??= Promise.all([
