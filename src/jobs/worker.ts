@@ -12,6 +12,7 @@ import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
 import { refreshConnectionsTask } from './tasks/refresh-connections.ts';
+import { guardLocalQueueRelease } from './release-guard.ts';
 import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
 
@@ -86,6 +87,7 @@ export async function startWorker(container: Container, options: { waker?: boole
     events,
     preset: runnerPreset(config),
   });
+  const releaseGuard = guardLocalQueueRelease(logger);
   const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
   const nudge = () => {
     try {
@@ -107,6 +109,7 @@ export async function startWorker(container: Container, options: { waker?: boole
       await supervised.stop();
       await sweeper.stop();
       await liveness.stop();
+      releaseGuard.remove();
     },
   };
 }
