@@ -2,7 +2,7 @@
 // simulator mounted in Herald forgets its memory on restart, yet the sandbox connections' tokens stay valid
 // (their account is rebuilt from the claims), and an admin command can connect an account in-process with
 // the same secret while the server runs elsewhere.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export interface TokenClaims {
   /** The account (X user id, DID, Mastodon account id). */
@@ -27,7 +27,8 @@ export interface TokenSigner {
 }
 
 export function createTokenSigner(secret: string, now: () => number): TokenSigner {
-  const key = createHmac('sha256', secret).update('herald-sandbox-tokens').digest();
+  // A KeyObject, imported once: a raw Buffer key would be imported again on every token checked.
+  const key = createSecretKey(createHmac('sha256', secret).update('herald-sandbox-tokens').digest());
   const mac = (data: string) => createHmac('sha256', key).update(data).digest();
   return {
     sign({ ttlSeconds, ...rest }) {
