@@ -3,7 +3,7 @@
 // status appends its event in the same transaction.
 import type { Queryable } from '../../db/pool.ts';
 import { appendEvents, type EventType } from '../events/outbox.ts';
-import { lockPosts, setPostStatuses, type PostStatus } from '../posts/posts.repo.ts';
+import { lockPosts, setPostStatuses, type PostRow, type PostStatus } from '../posts/posts.repo.ts';
 import { renderPosts, type MediaLists } from '../posts/posts.view.ts';
 
 export function deriveStatus(targets: string[]): PostStatus | undefined {
@@ -32,11 +32,12 @@ export async function refreshPostStatus(db: Queryable, workspaceId: string, post
 /**
  * The same for several posts at once (the publishing engine's batches), with a fixed number of statements
  * whatever their number: posts locked in id order, their targets, one update, one render per workspace, the
- * events. Returns each post's status (undefined for a post that is gone or not in that workspace).
+ * events. Returns each post's status (undefined for a post that is gone or not in that workspace). A caller that
+ * has already locked the posts in this transaction (to keep the lock order) passes the rows it got as `locked`.
  */
-export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspaceId: string; postId: string }>, media: MediaLists): Promise<Array<PostStatus | undefined>> {
+export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspaceId: string; postId: string }>, media: MediaLists, locked?: PostRow[]): Promise<Array<PostStatus | undefined>> {
   const wanted = new Set(posts.map((p) => `${p.workspaceId}/${p.postId}`));
-  const rows = (await lockPosts(db, [...new Set(posts.map((p) => p.postId))])).filter((r) => wanted.has(`${r.workspace_id}/${r.id}`));
+  const rows = (locked ?? await lockPosts(db, [...new Set(posts.map((p) => p.postId))])).filter((r) => wanted.has(`${r.workspace_id}/${r.id}`));
   const { rows: targets } = await db.query<{ post_id: string; status: string; published_at: Date | null }>(
     'SELECT post_id, status, published_at FROM post_targets WHERE post_id = ANY($1::text[])',
     [rows.map((r) => r.id)],

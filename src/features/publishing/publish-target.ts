@@ -141,13 +141,14 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
 /** Settles published targets in one transaction (posts locked first, in id order, as claims lock them). */
 async function settleBatch(deps: PublishDeps, items: Published[]): Promise<boolean[]> {
   return withTransaction(deps.pool, async (tx) => {
-    await lockPosts(tx, [...new Set(items.map((i) => i.claim.post_id))].sort());
+    const locked = await lockPosts(tx, [...new Set(items.map((i) => i.claim.post_id))].sort());
     const held = await repo.settleTargets(tx, items.map(({ claim, first }) => ({
       workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token, status: 'published' as const, platformPostId: first.id, url: first.url, error: null,
     })));
     const settled = items.filter((i) => held.has(i.claim.id));
     await repo.finishAttempts(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, attemptId: claim.attemptId, outcome: 'published' as const, errorCode: null, error: null })));
-    await refreshPostStatuses(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, postId: claim.post_id })), deps.postMedia);
+    // Settling targets changes no post row, so the rows locked above are still current.
+    await refreshPostStatuses(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, postId: claim.post_id })), deps.postMedia, locked);
     return items.map((i) => held.has(i.claim.id));
   });
 }
