@@ -10,6 +10,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { youngCollector } from '../../../lib/young-gc.ts';
 import { fileReader } from '../sniff/byte-reader.ts';
 import type { LocalStorage, ReadTicket, UploadTicket } from './storage.ts';
 
@@ -29,9 +30,13 @@ function readMessage(t: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey
   return ['GET', t.workspaceId, t.mediaId, t.storageKey, seconds(t.expiresAt)].join('\n');
 }
 
-/** Counts and hashes the bytes flowing through; fails as soon as there are more than `maxBytes`. */
+/**
+ * Counts and hashes the bytes flowing through; fails as soon as there are more than `maxBytes`. Frees the
+ * body's spent buffers while they are young (src/lib/young-gc.ts).
+ */
 class UploadMeter extends Transform {
   readonly hash = createHash('sha256');
+  private readonly young = youngCollector();
   size = 0;
   private readonly maxBytes: number;
   constructor(maxBytes: number) {
@@ -45,6 +50,7 @@ class UploadMeter extends Transform {
       return;
     }
     this.hash.update(chunk);
+    this.young.count(chunk.length);
     done(null, chunk);
   }
 }

@@ -1,0 +1,26 @@
+// The upload path's scavenges: one each time another `everyBytes` have been counted, none before, and the
+// collector V8 exposes at run time is really there on this Node (otherwise uploads would silently go back to
+// paying for full collections).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { youngCollector } from './young-gc.ts';
+
+test('a scavenge runs each time another everyBytes have been counted, and V8 reports it as a minor collection', async () => {
+  const minor: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) minor.push(entry.duration);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const young = youngCollector(1024);
+  young.count(1000);
+  assert.equal(young.runs, 0);
+  young.count(100); // 1,100 bytes: one scavenge
+  assert.equal(young.runs, 1);
+  for (let i = 0; i < 10; i++) young.count(1024);
+  assert.equal(young.runs, 11);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // GC entries are delivered asynchronously
+  observer.disconnect();
+  assert.ok(minor.length >= 11, `V8 reported ${minor.length} minor collections for 11 requested`);
+  console.log(`# 11 scavenges took ${minor.reduce((a, b) => a + b, 0).toFixed(1)} ms in all`);
+});
