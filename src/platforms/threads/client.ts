@@ -43,10 +43,26 @@ export async function node(g: GraphClient, token: string, id: string): Promise<T
   return g.call<ThreadsNode>({ method: 'GET', path: `/${id}`, params: { fields: FIELDS }, token });
 }
 
-/** The account's recent posts (`threads`) or replies (`replies`), newest first. */
+/** Pages of 100 followed at most, so 1,000 items: the reply quota of a whole day, and far more than a look-up's window. */
+const RECENT_PAGES = 10;
+
+/**
+ * The account's posts (`threads`) or replies (`replies`) since `sinceSeconds`, newest first, following the
+ * edge's cursor: a busy account publishes more than one page within a look-up's window, and the part looked
+ * for may be on a later page.
+ */
 export async function recent(g: GraphClient, token: string, userId: string, edge: 'threads' | 'replies', sinceSeconds: number): Promise<ThreadsNode[]> {
-  const body = await g.call<{ data?: ThreadsNode[] }>({ method: 'GET', path: `/${userId}/${edge}`, params: { fields: FIELDS, since: sinceSeconds, limit: 100 }, token });
-  return body.data ?? [];
+  const nodes: ThreadsNode[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < RECENT_PAGES; page++) {
+    const body = await g.call<{ data?: ThreadsNode[]; paging?: { next?: string; cursors?: { after?: string } } }>({
+      method: 'GET', path: `/${userId}/${edge}`, params: { fields: FIELDS, since: sinceSeconds, limit: 100, after }, token,
+    });
+    nodes.push(...(body.data ?? []));
+    after = body.paging?.next ? body.paging.cursors?.after : undefined;
+    if (!after || !body.data?.length) break;
+  }
+  return nodes;
 }
 
 export async function remove(g: GraphClient, token: string, id: string): Promise<void> {

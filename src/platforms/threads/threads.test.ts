@@ -25,8 +25,8 @@ interface Rig {
 
 let account = 0;
 
-async function rig(settings: Record<string, unknown> = {}): Promise<Rig> {
-  const sandbox = await startSandbox({ platforms: ['threads'], settings });
+async function rig(settings: Record<string, unknown> = {}, rateLimitFactor = 1): Promise<Rig> {
+  const sandbox = await startSandbox({ platforms: ['threads'], settings, rateLimitFactor });
   const adapter = createPlatformRegistry().get('threads')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 1500 });
   const session = await sandboxSession(adapter, http, `th_specific_${++account}`, 'conn_th');
@@ -104,6 +104,24 @@ describe('threads specifics', () => {
     assert.equal(held.length, 1);
     assert.equal(found?.id, held[0]!.id);
     assert.equal(again.id, held[0]!.id);
+  });
+
+  test('a lost reply is found even when more than a page of newer replies followed it', async () => {
+    // The look-up reads the account's replies newest first; a busy account's lost part can sit pages down.
+    const own = await rig({}, 100); // 120 replies are more calls than Threads allows an hour
+    try {
+      const root = await own.adapter.publish(own.session, own.part(`busy root ${Date.now()}`));
+      own.sandbox.simulator('threads').faults.add({ fault: 'lost_response', operation: 'create_post' });
+      const lost = own.part('the reply that went out', { index: 1, parent: root, root });
+      assert.equal((await failure(own.adapter.publish(own.session, lost))).kind, 'unknown_outcome');
+      for (let i = 0; i < 120; i++) await own.adapter.publish(own.session, own.part(`later reply ${i}`, { index: 1, parent: root, root }));
+      const found = await own.adapter.findPublished(own.session, lost);
+      const held = own.held().filter((p) => p.text === 'the reply that went out');
+      assert.equal(held.length, 1);
+      assert.equal(found?.id, held[0]!.id);
+    } finally {
+      await own.sandbox.close();
+    }
   });
 
   test('replies to a post are listed; a reply goes out as a Threads reply', async () => {

@@ -196,6 +196,11 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
     return { data: [entry] };
   });
 
+  const encodeCursor = (p: { timestamp: number; id: string }) => Buffer.from(`${p.timestamp}:${p.id}`).toString('base64url');
+  const decodeCursor = (text: string): { timestamp: number; id: string } | undefined => {
+    const match = /^(\d{1,16}):(\d{1,30})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+    return match ? { timestamp: Number(match[1]), id: match[2]! } : undefined;
+  };
   const listing = (edge: 'threads' | 'replies') => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
@@ -212,11 +217,23 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
     const fields = fieldsOf(ctx.params, ['id']);
     const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
     const limit = Math.min(100, Math.max(1, Number(ctx.params.limit) || 25));
-    const list = [...state.posts.values()]
+    const newerFirst = (a: { timestamp: number; id: string }, b: { timestamp: number; id: string }) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
+    // Cursor paging as Graph does it (paging.cursors.after, paging.next while more remain). The cursor names the
+    // last item handed out, so items published meanwhile never shift a later page.
+    const cursor = ctx.params.after ? decodeCursor(ctx.params.after) : undefined;
+    if (ctx.params.after && !cursor) return graphError(reply, 400, { message: 'Invalid parameter', code: 100, userMessage: 'The after cursor is not valid.' });
+    const all = [...state.posts.values()]
       .filter((p) => p.owner === ctx.user.id && !p.deleted && (edge === 'replies') === (p.replyTo !== null) && p.timestamp >= since)
-      .sort((a, b) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-      .slice(0, limit);
-    return { data: list.map((p) => pick(postJson(p, ctx.user), fields)) };
+      .sort(newerFirst)
+      .filter((p) => !cursor || newerFirst(cursor, p) < 0); // after the cursor in this order
+    const list = all.slice(0, limit);
+    const last = list.at(-1);
+    const more = all.length > limit && last !== undefined;
+    const after = last ? encodeCursor(last) : undefined;
+    return {
+      data: list.map((p) => pick(postJson(p, ctx.user), fields)),
+      ...(after ? { paging: { cursors: { after }, ...(more ? { next: `${request.protocol}://${request.host}${request.url.split('?')[0]}?after=${after}&limit=${limit}` } : {}) } } : {}),
+    };
   };
   app.get('/:version/:userId/threads', listing('threads'));
   app.get('/:version/:userId/replies', listing('replies'));
