@@ -1,6 +1,6 @@
 // Graph API calls of the Facebook Pages adapter, one function each (platforms.md §4 "Calls"). Plain calls go
 // through the shared Graph client (versioned paths, `access_token`, the error table); byte uploads are multipart.
-import { createGraphClient, DEFAULT_GRAPH_VERSION, graphUsage, type GraphClient } from '../meta/graph.ts';
+import { createGraphClient, DEFAULT_GRAPH_VERSION, graphPages, graphUsage, type GraphClient } from '../meta/graph.ts';
 import { classifyGraphError } from '../meta/graph-errors.ts';
 import type { MultipartFile, PlatformHttp } from '../http.ts';
 import { FACEBOOK_ERRORS } from './errors.ts';
@@ -27,14 +27,9 @@ export interface FeedItem {
   created_time?: string;
 }
 
-export interface FeedPage {
-  data: FeedItem[];
-  paging?: { next?: string; cursors?: { after?: string } };
-}
-
-/** One page of the Page's feed, newest first, from `since` (Unix seconds). */
-export function feed(g: GraphClient, token: string, pageId: string, query: { since: number; after?: string }): Promise<FeedPage> {
-  return g.call<FeedPage>({ method: 'GET', path: `/${encodeURIComponent(pageId)}/feed`, token, params: { fields: 'id,message,created_time', limit: 100, since: query.since, after: query.after } });
+/** The Page's feed, newest first, from `since` (Unix seconds), at most `maxPages` pages of 100. */
+export function feed(g: GraphClient, token: string, pageId: string, since: number, maxPages: number): Promise<FeedItem[]> {
+  return graphPages<FeedItem>(g, { method: 'GET', path: `/${encodeURIComponent(pageId)}/feed`, token, params: { fields: 'id,message,created_time', limit: 100, since } }, maxPages);
 }
 
 export interface VideoState {

@@ -70,16 +70,10 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       }
       const wanted = comparable(part.text);
       const since = Math.floor((part.firstSentAt.getTime() - LOOKUP_SLACK_MS) / 1000);
-      const matches: PublishedPart[] = [];
-      let after: string | undefined;
-      for (let page = 0; page < LOOKUP_PAGES; page++) {
-        const answer = await client.feed(g(session), token, session.connection.accountId, { since, after });
-        for (const item of answer.data) if (comparable(item.message) === wanted) matches.push(published(session, item.id));
-        if (!answer.paging?.next || !answer.paging.cursors?.after) break;
-        after = answer.paging.cursors.after;
-      }
+      const feed = await client.feed(g(session), token, session.connection.accountId, since, LOOKUP_PAGES);
       // Newest first from Facebook; the oldest match is the one the first send created.
-      return matches.at(-1) ?? null;
+      const match = feed.filter((item) => comparable(item.message) === wanted).at(-1);
+      return match ? published(session, match.id) : null;
     },
 
     async deletePost(session, post) {

@@ -4,7 +4,7 @@
 // Page tokens got with a long-lived user token do not expire (⚠ unverified, community-documented), so Herald keeps
 // only those and drops the user token; that is also why there is no `revoke` here (removing the app's
 // permissions takes the user token, which Herald does not keep).
-import type { GraphClient } from '../meta/graph.ts';
+import { graphPages, type GraphClient } from '../meta/graph.ts';
 import { PlatformError, type ConnectableAccount, type Credentials, type OAuthCapability, type OAuthContext } from '../types.ts';
 import { graph } from './client.ts';
 
@@ -67,17 +67,12 @@ export function facebookOAuth(version: string | undefined, now: () => number = D
 
     async accounts(ctx, credentials: Credentials): Promise<ConnectableAccount[]> {
       const g = client(ctx);
+      const pages = await graphPages<PageEntry>(g, { method: 'GET', path: '/me/accounts', token: credentials.accessToken, params: { fields: 'id,name,username,access_token,tasks', limit: 100 } }, 10);
       const out: ConnectableAccount[] = [];
-      let after: string | undefined;
-      for (let page = 0; page < 10; page++) {
-        const answer = await g.call<{ data: PageEntry[]; paging?: { next?: string; cursors?: { after?: string } } }>({ method: 'GET', path: '/me/accounts', token: credentials.accessToken, params: { fields: 'id,name,username,access_token,tasks', limit: 100, after } });
-        for (const p of answer.data) {
-          // Only Pages the person may publish on, and that came with a Page token.
-          if (!p.access_token || (p.tasks && !p.tasks.includes('CREATE_CONTENT'))) continue;
-          out.push({ account: { accountId: p.id, handle: p.username ?? p.id, displayName: p.name ?? null }, credentials: { accessToken: p.access_token, refreshToken: null, expiresAt: null } });
-        }
-        if (!answer.paging?.next || !answer.paging.cursors?.after) break;
-        after = answer.paging.cursors.after;
+      for (const p of pages) {
+        // Only Pages the person may publish on, and that came with a Page token.
+        if (!p.access_token || (p.tasks && !p.tasks.includes('CREATE_CONTENT'))) continue;
+        out.push({ account: { accountId: p.id, handle: p.username ?? p.id, displayName: p.name ?? null }, credentials: { accessToken: p.access_token, refreshToken: null, expiresAt: null } });
       }
       return out;
     },

@@ -101,6 +101,22 @@ function parseJsonHeader(headers: IncomingHttpHeaders, name: string): unknown {
 }
 
 /**
+ * The items of a paged Graph edge, page after page: follows `paging.cursors.after` while the answer has
+ * `paging.next`, reading at most `maxPages` pages. `call.params` carries the page size and filters.
+ */
+export async function graphPages<T>(g: GraphClient, call: GraphCall, maxPages: number): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const answer = await g.call<{ data?: T[]; paging?: { next?: string; cursors?: { after?: string } } }>({ ...call, params: { ...call.params, after } });
+    items.push(...(answer.data ?? []));
+    if (!answer.paging?.next || !answer.paging.cursors?.after) break;
+    after = answer.paging.cursors.after;
+  }
+  return items;
+}
+
+/**
  * Meta's usage headers: `X-App-Usage` / `X-Page-Usage` (`{"call_count":28,"total_cputime":25,"total_time":25}`,
  * percentages) and `X-Business-Use-Case-Usage` (`{"<id>":[{"type":"instagram","call_count":…,
  * "estimated_time_to_regain_access":<minutes>}]}`).

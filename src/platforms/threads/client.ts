@@ -1,6 +1,6 @@
 // Threads endpoints Herald calls (platforms.md §5 "Calls", host graph.threads.net, version v1.0), one function
 // each. No decisions here: failures are PlatformErrors from the shared Graph error table.
-import { containerStateOf, type ContainerState, type GraphClient, type GraphParams } from '../meta/graph.ts';
+import { containerStateOf, graphPages, type ContainerState, type GraphClient, type GraphParams } from '../meta/graph.ts';
 
 export interface ThreadsNode {
   id: string;
@@ -51,18 +51,8 @@ const RECENT_PAGES = 10;
  * edge's cursor: a busy account publishes more than one page within a look-up's window, and the part looked
  * for may be on a later page.
  */
-export async function recent(g: GraphClient, token: string, userId: string, edge: 'threads' | 'replies', sinceSeconds: number): Promise<ThreadsNode[]> {
-  const nodes: ThreadsNode[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < RECENT_PAGES; page++) {
-    const body = await g.call<{ data?: ThreadsNode[]; paging?: { next?: string; cursors?: { after?: string } } }>({
-      method: 'GET', path: `/${userId}/${edge}`, params: { fields: FIELDS, since: sinceSeconds, limit: 100, after }, token,
-    });
-    nodes.push(...(body.data ?? []));
-    after = body.paging?.next ? body.paging.cursors?.after : undefined;
-    if (!after || !body.data?.length) break;
-  }
-  return nodes;
+export function recent(g: GraphClient, token: string, userId: string, edge: 'threads' | 'replies', sinceSeconds: number): Promise<ThreadsNode[]> {
+  return graphPages<ThreadsNode>(g, { method: 'GET', path: `/${userId}/${edge}`, params: { fields: FIELDS, since: sinceSeconds, limit: 100 }, token }, RECENT_PAGES);
 }
 
 export async function remove(g: GraphClient, token: string, id: string): Promise<void> {
