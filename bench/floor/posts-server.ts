@@ -26,7 +26,8 @@ async function render(db: pg.Pool | pg.PoolClient, posts: PostRow[]): Promise<Re
   const targets = (await db.query<TargetRow>(`SELECT ${TARGET_COLUMNS} FROM post_targets WHERE workspace_id = $1 AND post_id = ANY($2::text[]) ORDER BY post_id, position`, [workspaceId, posts.map((p) => p.id)])).rows;
   const attempts = (await db.query<AttemptRow>('SELECT target_id, started_at, finished_at, outcome, error_code, duration_ms FROM target_attempts WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, started_at, id', [workspaceId, targets.map((t) => t.id)])).rows;
   const byPost = Map.groupBy(targets, (t) => t.post_id);
-  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attempts, []));
+  const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
+  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, []));
 }
 
 async function event(db: pg.PoolClient, type: string, data: unknown): Promise<void> {

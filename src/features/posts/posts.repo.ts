@@ -129,6 +129,16 @@ export async function setPostStatuses(db: Queryable, changes: Array<{ id: string
   return rows;
 }
 
+/** The targets of these posts whatever their workspace (the engine's batches span workspaces), with it. */
+export async function findTargetsOfPosts(db: Queryable, postIds: string[]): Promise<Array<TargetRow & { workspace_id: string }>> {
+  if (postIds.length === 0) return [];
+  const { rows } = await db.query<TargetRow & { workspace_id: string }>(
+    `SELECT ${TARGET_COLUMNS}, workspace_id FROM post_targets WHERE post_id = ANY($1::text[]) ORDER BY post_id, position`,
+    [postIds],
+  );
+  return rows;
+}
+
 export async function findTargets(db: Queryable, workspaceId: string, postIds: string[]): Promise<TargetRow[]> {
   if (postIds.length === 0) return [];
   const { rows } = await db.query<TargetRow>(

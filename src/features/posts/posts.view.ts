@@ -25,8 +25,8 @@ function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknow
   };
 }
 
-export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[], media: Record<string, unknown>[]): Record<string, unknown> {
-  const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
+/** `attemptsByTarget`: the attempts of (at least) these targets, grouped once for a whole page of posts. */
+export function postJson(p: PostRow, targets: TargetRow[], attemptsByTarget: Map<string, AttemptRow[]>, media: Record<string, unknown>[]): Record<string, unknown> {
   return {
     id: p.id,
     object: 'post',
@@ -49,12 +49,14 @@ export function postJson(p: PostRow, targets: TargetRow[], attempts: AttemptRow[
 }
 
 /** Representations of several posts with three extra queries in all (targets, attempts, media), whatever their number. */
-export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[], media: MediaLists): Promise<Record<string, unknown>[]> {
-  const targets = await findTargets(db, workspaceId, posts.map((p) => p.id));
+/** `targets`: the posts' targets when the caller has just read them (in `post_id, position` order). */
+export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[], media: MediaLists, targets?: TargetRow[]): Promise<Record<string, unknown>[]> {
+  targets ??= await findTargets(db, workspaceId, posts.map((p) => p.id));
   const attempts = await findAttempts(db, workspaceId, targets.map((t) => t.id));
   const mediaLists = await media.renderLists(db, workspaceId, posts.map((p) => p.media_ids));
   const byPost = Map.groupBy(targets, (t) => t.post_id);
-  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attempts, mediaLists[i]!));
+  const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
+  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, mediaLists[i]!));
 }
 
 export async function renderPost(db: Queryable, workspaceId: string, post: PostRow, media: MediaLists): Promise<Record<string, unknown>> {

@@ -3,7 +3,7 @@
 // status appends its event in the same transaction.
 import type { Queryable } from '../../db/pool.ts';
 import { appendEvents, type EventType } from '../events/outbox.ts';
-import { lockPosts, setPostStatuses, type PostRow, type PostStatus } from '../posts/posts.repo.ts';
+import { findTargetsOfPosts, lockPosts, setPostStatuses, type PostRow, type PostStatus } from '../posts/posts.repo.ts';
 import { renderPosts, type MediaLists } from '../posts/posts.view.ts';
 
 export function deriveStatus(targets: string[]): PostStatus | undefined {
@@ -31,17 +31,16 @@ export async function refreshPostStatus(db: Queryable, workspaceId: string, post
 
 /**
  * The same for several posts at once (the publishing engine's batches), with a fixed number of statements
- * whatever their number: posts locked in id order, their targets, one update, one render per workspace, the
- * events. Returns each post's status (undefined for a post that is gone or not in that workspace). A caller that
- * has already locked the posts in this transaction (to keep the lock order) passes the rows it got as `locked`.
+ * whatever their number: posts locked in id order, their targets (read once, for the status and the render),
+ * one update, one render per workspace, the events. Returns each post's status (undefined for a post that is
+ * gone or not in that workspace). A caller that has already locked the posts in this transaction (to keep the
+ * lock order) passes the rows it got as `locked`.
  */
 export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspaceId: string; postId: string }>, media: MediaLists, locked?: PostRow[]): Promise<Array<PostStatus | undefined>> {
   const wanted = new Set(posts.map((p) => `${p.workspaceId}/${p.postId}`));
   const rows = (locked ?? await lockPosts(db, [...new Set(posts.map((p) => p.postId))])).filter((r) => wanted.has(`${r.workspace_id}/${r.id}`));
-  const { rows: targets } = await db.query<{ post_id: string; status: string; published_at: Date | null }>(
-    'SELECT post_id, status, published_at FROM post_targets WHERE post_id = ANY($1::text[])',
-    [rows.map((r) => r.id)],
-  );
+  // Whole rows: the events below render them, without reading them again.
+  const targets = await findTargetsOfPosts(db, rows.map((r) => r.id));
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const status = new Map(rows.map((r) => [r.id, r.status]));
   const changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }> = [];
@@ -58,7 +57,7 @@ export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspac
   const updated = await setPostStatuses(db, changes);
   const events: Array<{ workspaceId: string; type: EventType; data: unknown }> = [];
   for (const [workspaceId, inWorkspace] of Map.groupBy(updated, (p) => p.workspace_id)) {
-    const rendered = await renderPosts(db, workspaceId, inWorkspace, media);
+    const rendered = await renderPosts(db, workspaceId, inWorkspace, media, inWorkspace.flatMap((p) => (byPost.get(p.id) ?? []).filter((t) => t.workspace_id === workspaceId)));
     inWorkspace.forEach((post, i) => {
       const type = EVENT[post.status];
       if (type) events.push({ workspaceId, type, data: rendered[i] });

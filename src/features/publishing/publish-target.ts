@@ -18,7 +18,7 @@ import { isPlatformError, PlatformError, type PlatformSession, type PublishedPar
 import { findConnections, throttle, type ConnectionRow } from '../connections/connections.repo.ts';
 import { expireConnection, refreshConnection } from '../connections/lifecycle.ts';
 import { sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
-import { lockPosts } from '../posts/posts.repo.ts';
+import { lockPosts, type PostRow } from '../posts/posts.repo.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import type { MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts, type PartsStore } from './parts.ts';
@@ -49,13 +49,17 @@ export type PublishResult = 'not_claimed' | 'deferred' | 'published' | 'failed' 
 
 /** Refresh tokens ahead of expiry by this much, so a call does not start with a token about to lapse. */
 const REFRESH_AHEAD_MS = 60_000;
-/** Most targets sharing one statement. */
-const BATCH_MAX = 100;
+/**
+ * Most targets sharing one statement: as many as a worker may run at once (HERALD_WORKER_CONCURRENCY's ceiling),
+ * so every waiting target goes in the next batch; batches one after another would each pay their dozen round
+ * trips again.
+ */
+const BATCH_MAX = 1000;
 
 /** A claimed target with what publishing it needs, read once for its batch. */
 interface Claim extends repo.ClaimedTarget {
   attemptId: string;
-  post: repo.PostForPublishing | undefined;
+  post: PostRow | undefined;
   connection: ConnectionRow | undefined;
   parts: repo.PartRow[];
 }
@@ -115,12 +119,14 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
     const workerOf = new Map(jobs.map((j) => [j.jobId, j.workerId]));
     const withAttempts = claimed.map((c) => ({ ...c, attemptId: newId('att') }));
     await repo.insertAttempts(tx, withAttempts.map((c) => ({ workspaceId: c.workspace_id, id: c.attemptId, targetId: c.id, workerId: workerOf.get(c.claimed_by)! })));
-    await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia);
+    // The claim has locked these posts: this reads them, for the statuses and for publishing.
+    const posts = await lockPosts(tx, [...new Set(claimed.map((c) => c.post_id))].sort());
+    await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia, posts);
     const connectionsOf = Map.groupBy(claimed.filter((c) => c.connection_id), (c) => c.workspace_id);
     return {
       deferred: new Set(waiting.map((j) => j.jobId)),
       claims: withAttempts,
-      posts: await repo.findPostsForPublishing(tx, [...new Set(claimed.map((c) => c.post_id))]),
+      posts,
       connections: (await Promise.all([...connectionsOf].map(([workspaceId, of]) => findConnections(tx, workspaceId, [...new Set(of.map((c) => c.connection_id!))])))).flat(),
       // A target claimed for the first time has no parts yet.
       parts: await repo.findPartsOf(tx, claimed.filter((c) => !c.first_claim).map((c) => c.id)),

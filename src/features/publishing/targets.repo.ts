@@ -227,24 +227,6 @@ export async function releaseTarget(db: Queryable, workspaceId: string, targetId
   return (rowCount ?? 0) > 0;
 }
 
-export interface PostForPublishing {
-  id: string;
-  workspace_id: string;
-  status: string;
-  content: string;
-  platform_options: Record<string, Record<string, unknown> | undefined>;
-  media_ids: string[];
-}
-
-export async function findPostsForPublishing(db: Queryable, postIds: string[]): Promise<PostForPublishing[]> {
-  if (postIds.length === 0) return [];
-  const { rows } = await db.query<PostForPublishing>(
-    'SELECT id, workspace_id, status, content, platform_options, media_ids FROM posts WHERE id = ANY($1::text[])',
-    [postIds],
-  );
-  return rows;
-}
-
 /** Marks targets to publish now (POST /publish, POST /retry, publish_now): unclaimed, due now. */
 export async function makeTargetsDueNow(db: Queryable, workspaceId: string, postId: string, from: string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
