@@ -1,10 +1,11 @@
-// The upload path's scavenges: one each time another `everyBytes` have been counted, none before, and the
+// The upload and download paths' scavenges: one each time another `everyBytes` have been counted, none before, and the
 // collector V8 exposes at run time is really there on this Node (otherwise uploads would silently go back to
 // paying for full collections).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { youngCollector } from './young-gc.ts';
+import { Readable } from 'node:stream';
+import { scavenging, youngCollector } from './young-gc.ts';
 
 test('a scavenge runs each time another everyBytes have been counted, and V8 reports it as a minor collection', async () => {
   const minor: number[] = [];
@@ -23,4 +24,25 @@ test('a scavenge runs each time another everyBytes have been counted, and V8 rep
   observer.disconnect();
   assert.ok(minor.length >= 11, `V8 reported ${minor.length} minor collections for 11 requested`);
   console.log(`# 11 scavenges took ${minor.reduce((a, b) => a + b, 0).toFixed(1)} ms in all`);
+});
+
+test('scavenging passes every byte through in order, carries the source\'s error on, and closes the source when destroyed', async () => {
+  const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000, i));
+  const out: Buffer[] = [];
+  for await (const chunk of scavenging(Readable.from(chunks), 4096)) out.push(chunk as Buffer);
+  assert.deepEqual(Buffer.concat(out), Buffer.concat(chunks));
+
+  const failing = new Readable({ read() {} });
+  const through = scavenging(failing);
+  failing.push(Buffer.alloc(10));
+  failing.destroy(new Error('disk gone'));
+  await assert.rejects(async () => {
+    for await (const _ of through) { /* drain */ }
+  }, /disk gone/);
+
+  const endless = new Readable({ read() { this.push(Buffer.alloc(1024)); } });
+  const reader = scavenging(endless);
+  reader.destroy();
+  await new Promise((resolve) => endless.once('close', resolve));
+  assert.equal(endless.destroyed, true);
 });

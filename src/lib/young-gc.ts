@@ -8,6 +8,7 @@
 //
 // V8 offers the call only with --expose-gc; it is switched on here, at run time, and read through a fresh VM
 // context (the main context was created before the flag). Should that ever fail, uploads work as before.
+import { pipeline, Transform, type Readable } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -47,4 +48,21 @@ export function youngCollector(everyBytes = YOUNG_GC_EVERY_BYTES): { count(bytes
       return runs;
     },
   };
+}
+
+/**
+ * `source` through a stage that counts its bytes for a youngCollector: a large file read from disk leaves the
+ * same trail of spent buffers as a body read from a socket. Errors travel on to the returned stream, and
+ * destroying it (a client gone) closes the source.
+ */
+export function scavenging(source: Readable, everyBytes = YOUNG_GC_EVERY_BYTES): Readable {
+  const young = youngCollector(everyBytes);
+  const stage = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      young.count(chunk.length);
+      done(null, chunk);
+    },
+  });
+  pipeline(source, stage, () => {});
+  return stage;
 }

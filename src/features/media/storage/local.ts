@@ -10,7 +10,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { youngCollector } from '../../../lib/young-gc.ts';
+import { scavenging, youngCollector } from '../../../lib/young-gc.ts';
 import { fileReader } from '../sniff/byte-reader.ts';
 import type { LocalStorage, ReadTicket, UploadTicket } from './storage.ts';
 
@@ -135,7 +135,8 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
     async open(key, range) {
       const file = fileOf(key);
       await stat(file); // fail here (ENOENT) rather than on the stream's first read
-      return createReadStream(file, range ? { start: range.start, end: range.end } : {}) as Readable;
+      // Scavenging: a 1 GiB download took 2.4–5.0 s of CPU without, 1.2–1.7 s with (docs/decisions.md).
+      return scavenging(createReadStream(file, range ? { start: range.start, end: range.end } : {}));
     },
 
     reader: (key) => fileReader(fileOf(key)),
