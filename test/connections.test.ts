@@ -33,6 +33,12 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
   return { code, out, err };
 }
 
+/** The `connection.connected` events of one connection (their data). */
+async function connectedEvents(connectionId: string): Promise<unknown[]> {
+  const { rows } = await t.container.pool.query(`SELECT data FROM events WHERE type = 'connection.connected' AND data->>'id' = $1`, [connectionId]);
+  return rows.map((r) => r.data);
+}
+
 describe('GET /v1/connections', () => {
   test('lists the Sandbox brand\'s seeded connection per platform, defaults, sandbox, and no credentials', async () => {
     const res = await t.inject({ url: '/v1/connections', key });
@@ -78,6 +84,7 @@ describe('herald connections', () => {
     assert.equal(res.code, 0, res.err);
     const [made] = JSON.parse(res.out);
     assert.equal(made.is_default, false, 'the brand already had a default X account');
+    assert.deepEqual(await connectedEvents(made.id), [made], 'connection.connected, with the connection as the CLI printed it');
     const post = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'two accounts', platforms: ['x'], connection_ids: [t.connections.x, made.id] } });
     assert.equal(post.statusCode, 201, post.body);
     assert.deepEqual(post.json().data.post.targets.map((x: { connection_id: string }) => x.connection_id), [t.connections.x, made.id]);
@@ -102,6 +109,7 @@ describe('herald connections', () => {
     const made = JSON.parse(ok.out);
     assert.equal(made.sandbox, false);
     assert.match(made.handle, /^real_person@/);
+    assert.deepEqual(await connectedEvents(made.id), [made]);
     assert.doesNotMatch(ok.out, new RegExp(credentials.accessToken.slice(-20)));
     // This instance allows 1,000 characters: a 800-character post passes here although stock Mastodon allows 500.
     const liveKey = await t.key({ workspaceIds: [live.workspaceId] });

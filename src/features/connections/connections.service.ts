@@ -3,7 +3,8 @@
 // Bluesky and Mastodon accounts by app password or access token, checked against the platform. Test
 // workspaces hold only sandbox connections, live ones only real ones (API.md "Keys, users, workspaces").
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../db/pool.ts';
+import pg from 'pg';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
@@ -13,6 +14,7 @@ import { loginWithAppPassword } from '../../platforms/bluesky/index.ts';
 import { createPlatformHttp, type Transport } from '../../platforms/http.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { AccountInfo, Credentials } from '../../platforms/types.ts';
+import { appendEvent } from '../events/outbox.ts';
 import { findBrand, findWorkspace } from '../workspaces/workspaces.repo.ts';
 import * as repo from './connections.repo.ts';
 import type { ConnectionRow, ConnectionStatus } from './connections.repo.ts';
@@ -41,14 +43,23 @@ async function brandOf(db: Queryable, workspaceId: string, brandId: string | und
   return id;
 }
 
+/**
+ * Stores the connection with its `connection.connected` event (and webhook deliveries), as the hosted connect
+ * flow does: in one transaction, the caller's when `db` is a client inside one, else a transaction of its own.
+ */
 async function store(db: Queryable, access: PlatformAccess, input: { workspaceId: string; brandId: string; platform: PlatformName; sandbox: boolean; serverUrl: string | null; account: AccountInfo; credentials: Credentials }): Promise<ConnectionRow> {
-  try {
-    return await repo.insertConnection(db, {
+  const write = async (tx: Queryable) => {
+    const row = await repo.insertConnection(tx, {
       id: newId('conn'), workspaceId: input.workspaceId, brandId: input.brandId, platform: input.platform, sandbox: input.sandbox,
       accountId: input.account.accountId, handle: input.account.handle, displayName: input.account.displayName, avatarUrl: input.account.avatarUrl ?? null, serverUrl: input.serverUrl,
       credentials: sealCredentials(access.keyring, input.credentials), tokenExpiresAt: input.credentials.expiresAt ? new Date(input.credentials.expiresAt) : null,
       settings: input.account.settings ?? {},
     });
+    await appendEvent(tx, input.workspaceId, 'connection.connected', connectionJson(row));
+    return row;
+  };
+  try {
+    return db instanceof pg.Pool ? await withTransaction(db, write) : await write(db);
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw new ConnectionInputError(`${input.account.handle} on ${input.platform} is already connected to this brand`);
     throw error;
