@@ -1,6 +1,6 @@
-// The upload and download paths' scavenges: one each time another `everyBytes` have been counted, none before, and the
-// collector V8 exposes at run time is really there on this Node (otherwise uploads would silently go back to
-// paying for full collections).
+// The upload and download paths' scavenges: one each time another `everyBytes` have been counted, none before,
+// and the collector V8 exposes at run time is really there on this Node (otherwise uploads would silently go back
+// to paying for full collections); and the download stage passes bytes, errors and teardown through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PerformanceObserver, constants } from 'node:perf_hooks';

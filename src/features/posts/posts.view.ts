@@ -48,8 +48,10 @@ export function postJson(p: PostRow, targets: TargetRow[], attemptsByTarget: Map
   };
 }
 
-/** Representations of several posts with three extra queries in all (targets, attempts, media), whatever their number. */
-/** `targets`: the posts' targets when the caller has just read them (in `post_id, position` order). */
+/**
+ * Representations of several posts with three extra queries in all (targets, attempts, media), whatever their
+ * number; two when the caller has just read the posts' `targets` (in `post_id, position` order) and passes them.
+ */
 export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[], media: MediaLists, targets?: TargetRow[]): Promise<Record<string, unknown>[]> {
   targets ??= await findTargets(db, workspaceId, posts.map((p) => p.id));
   const attempts = await findAttempts(db, workspaceId, targets.map((t) => t.id));

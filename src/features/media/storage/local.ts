@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
 import { AppError } from '../../../lib/errors.ts';
