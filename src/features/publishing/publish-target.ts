@@ -114,11 +114,9 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
       const job = group[0]!;
       await queuePublishJobs(tx, group.map((j) => j.targetId), throttled.get(job.targetId)!, job.scheduleAt ? new Date(job.scheduleAt) : null);
     }
-    const claimed = await repo.claimTargets(tx, jobs.filter((j) => !throttled.has(j.targetId)));
-    await repo.closeInterruptedAttempts(tx, claimed.filter((c) => c.taken_over).map((c) => ({ workspaceId: c.workspace_id, targetId: c.id })));
-    const workerOf = new Map(jobs.map((j) => [j.jobId, j.workerId]));
-    const withAttempts = claimed.map((c) => ({ ...c, attemptId: newId('att') }));
-    await repo.insertAttempts(tx, withAttempts.map((c) => ({ workspaceId: c.workspace_id, id: c.attemptId, targetId: c.id, workerId: workerOf.get(c.claimed_by)! })));
+    // Each job brings the id of the attempt its claim would open (the claim records it in the same statement).
+    const claimed = await repo.claimTargets(tx, jobs.filter((j) => !throttled.has(j.targetId)).map((j) => ({ ...j, attemptId: newId('att') })));
+    const withAttempts = claimed.map(({ attempt_id: attemptId, ...c }) => ({ ...c, attemptId }));
     // The claim has locked these posts: this reads them, for the statuses and for publishing.
     const posts = await lockPosts(tx, [...new Set(claimed.map((c) => c.post_id))].sort());
     await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia, posts);

@@ -31,6 +31,9 @@ export interface ClaimRequest {
   /** The post's schedule the job was queued for (null: publish now, a retry). */
   scheduleAt: string | null;
   jobId: string;
+  /** The attempt a successful claim opens, and the worker making it. */
+  attemptId: string;
+  workerId: string;
 }
 
 /** The targets among these whose connection the platform told to wait, with the time to wait until. */
@@ -47,14 +50,18 @@ export async function throttledTargets(db: Queryable, targetIds: string[]): Prom
  * Claims each target for its job if it is publishable: scheduled for exactly the job's `scheduleAt` (a stale
  * job sees a different schedule and does nothing), or publishing and held by no running job (released for a
  * retry, or held by a job whose worker died and was unlocked). Locks the posts first, in id order, as post
- * edits and the engine's other batches do. Returns the claimed targets; `claimed_by` says which job has each.
+ * edits and the engine's other batches do. In the same statement, each claim opens its attempt, and the attempt
+ * a dead worker left open on a target taken over is closed as interrupted (sub-statements share one snapshot,
+ * so that close cannot reach the attempt opened beside it). Returns the claimed targets; `claimed_by` says which
+ * job has each.
  */
-export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Promise<Array<ClaimedTarget & { claimed_by: string }>> {
+export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Promise<Array<ClaimedTarget & { claimed_by: string; attempt_id: string }>> {
   if (requests.length === 0) return [];
-  const { rows } = await db.query<ClaimedTarget & { claimed_by: string }>(
+  const { rows } = await db.query<ClaimedTarget & { claimed_by: string; attempt_id: string }>(
     `WITH j AS (
        -- one job per target: a second job for the same target finds it taken, as it would one after the other
-       SELECT DISTINCT ON (target_id) * FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS j(target_id, schedule_at, job_id) ORDER BY target_id, job_id
+       SELECT DISTINCT ON (target_id) * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[])
+           AS j(target_id, schedule_at, job_id, attempt_id, worker_id) ORDER BY target_id, job_id
      ), post AS (
        -- by primary key (= ANY of an array), whatever the statistics say: a burst right after a bulk insert
        -- must not be planned as a scan of every post
@@ -64,7 +71,7 @@ export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Pro
      ), before AS (
        SELECT t.id, t.post_id, t.status, t.claimed_by, t.next_attempt_at, t.first_claimed_at FROM post_targets t
         WHERE t.id = ANY ($1::text[]) ORDER BY t.id FOR UPDATE
-     )
+     ), claimed AS (
      UPDATE post_targets t
         SET status = 'publishing', claimed_by = j.job_id, claim_token = t.claim_token + 1, attempt_count = t.attempt_count + 1,
             first_claimed_at = coalesce(t.first_claimed_at, now()), updated_at = now()
@@ -76,29 +83,18 @@ export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Pro
       RETURNING t.id, t.workspace_id, t.post_id, t.platform, t.connection_id, t.claim_token, t.attempt_count, t.claimed_by,
                 (b.status = 'publishing' AND b.claimed_by IS NOT NULL) AS taken_over,
                 CASE WHEN b.status = 'scheduled' THEN p.schedule_at ELSE b.next_attempt_at END AS due_at,
-                (b.first_claimed_at IS NULL) AS first_claim`,
-    [requests.map((r) => r.targetId), requests.map((r) => r.scheduleAt), requests.map((r) => r.jobId)],
+                (b.first_claimed_at IS NULL) AS first_claim, j.attempt_id, j.worker_id
+     ), interrupted AS (
+       UPDATE target_attempts a SET finished_at = now(), outcome = 'interrupted', duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+         FROM claimed c WHERE c.taken_over AND a.workspace_id = c.workspace_id AND a.target_id = c.id AND a.finished_at IS NULL
+     ), opened AS (
+       INSERT INTO target_attempts (id, workspace_id, target_id, worker_id) SELECT attempt_id, workspace_id, id, worker_id FROM claimed
+     )
+     SELECT id, workspace_id, post_id, platform, connection_id, claim_token, attempt_count, claimed_by, taken_over, due_at, first_claim, attempt_id
+       FROM claimed`,
+    [requests.map((r) => r.targetId), requests.map((r) => r.scheduleAt), requests.map((r) => r.jobId), requests.map((r) => r.attemptId), requests.map((r) => r.workerId)],
   );
   return rows;
-}
-
-/** Closes the attempts that dead workers left open on these targets. */
-export async function closeInterruptedAttempts(db: Queryable, targets: Array<{ workspaceId: string; targetId: string }>): Promise<void> {
-  if (targets.length === 0) return;
-  await db.query(
-    `UPDATE target_attempts SET finished_at = now(), outcome = 'interrupted', duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-      WHERE (workspace_id, target_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND finished_at IS NULL`,
-    [targets.map((t) => t.workspaceId), targets.map((t) => t.targetId)],
-  );
-}
-
-export async function insertAttempts(db: Queryable, attempts: Array<{ workspaceId: string; id: string; targetId: string; workerId: string }>): Promise<void> {
-  if (attempts.length === 0) return;
-  await db.query(
-    `INSERT INTO target_attempts (id, workspace_id, target_id, worker_id)
-     SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[])`,
-    [attempts.map((a) => a.id), attempts.map((a) => a.workspaceId), attempts.map((a) => a.targetId), attempts.map((a) => a.workerId)],
-  );
 }
 
 export interface FinishAttempt {
