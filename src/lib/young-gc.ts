@@ -2,8 +2,9 @@
 // a body becomes a buffer held outside the JS heap, and V8 frees such buffers only when a collection finds them
 // dead. With the young generation V8 gives Herald (64 MiB once started), no scavenge runs while a body streams
 // through, so what frees them is a full collection, triggered every ~64 MB of them and marking the whole heap:
-// some 30 per GiB, 0.9 s of main-thread time and 3.2–3.8 s of CPU in all. A scavenge every 8 MiB frees them while they are young, for
-// about a millisecond each: 1.4–1.5 s of CPU per GiB (docs/decisions.md, "A scavenge every 8 MiB of upload").
+// some 30 per GiB, 0.9 s of main-thread time and 3.2–3.8 s of CPU in all. A scavenge every 8 MiB frees them
+// while they are young, for about a millisecond each: 1.4–1.5 s of CPU per GiB (docs/decisions.md, "A scavenge
+// every 8 MiB of upload").
 // Every 16 MiB was not enough: in one run of three the full collections came back.
 //
 // V8 offers the call only with --expose-gc; it is switched on here, at run time, and read through a fresh VM

@@ -129,11 +129,11 @@ export async function setPostStatuses(db: Queryable, changes: Array<{ id: string
   return rows;
 }
 
-/** The targets of these posts whatever their workspace (the engine's batches span workspaces), with it. */
-export async function findTargetsOfPosts(db: Queryable, postIds: string[]): Promise<Array<TargetRow & { workspace_id: string }>> {
+/** The targets of these posts whatever their workspace (the engine's batches span workspaces). */
+export async function findTargetsOfPosts(db: Queryable, postIds: string[]): Promise<TargetRow[]> {
   if (postIds.length === 0) return [];
-  const { rows } = await db.query<TargetRow & { workspace_id: string }>(
-    `SELECT ${TARGET_COLUMNS}, workspace_id FROM post_targets WHERE post_id = ANY($1::text[]) ORDER BY post_id, position`,
+  const { rows } = await db.query<TargetRow>(
+    `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = ANY($1::text[]) ORDER BY post_id, position`,
     [postIds],
   );
   return rows;

@@ -57,7 +57,7 @@ export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspac
   const updated = await setPostStatuses(db, changes);
   const events: Array<{ workspaceId: string; type: EventType; data: unknown }> = [];
   for (const [workspaceId, inWorkspace] of Map.groupBy(updated, (p) => p.workspace_id)) {
-    const rendered = await renderPosts(db, workspaceId, inWorkspace, media, inWorkspace.flatMap((p) => (byPost.get(p.id) ?? []).filter((t) => t.workspace_id === workspaceId)));
+    const rendered = await renderPosts(db, workspaceId, inWorkspace, media, inWorkspace.flatMap((p) => byPost.get(p.id) ?? []));
     inWorkspace.forEach((post, i) => {
       const type = EVENT[post.status];
       if (type) events.push({ workspaceId, type, data: rendered[i] });

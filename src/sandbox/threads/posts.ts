@@ -201,6 +201,7 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
     const match = /^(\d{1,16}):(\d{1,30})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
     return match ? { timestamp: Number(match[1]), id: match[2]! } : undefined;
   };
+  const newerFirst = (a: { timestamp: number; id: string }, b: { timestamp: number; id: string }) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
   const listing = (edge: 'threads' | 'replies') => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = begin(request, reply);
     if (!ctx) return reply;
@@ -217,7 +218,6 @@ export function registerThreadsPosts(app: FastifyInstance, kit: SimulatorKit, st
     const fields = fieldsOf(ctx.params, ['id']);
     const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
     const limit = Math.min(100, Math.max(1, Number(ctx.params.limit) || 25));
-    const newerFirst = (a: { timestamp: number; id: string }, b: { timestamp: number; id: string }) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
     // Cursor paging as Graph does it (paging.cursors.after, paging.next while more remain). The cursor names the
     // last item handed out, so items published meanwhile never shift a later page.
     const cursor = ctx.params.after ? decodeCursor(ctx.params.after) : undefined;
