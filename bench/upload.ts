@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
-import { MIB, REPO, runNode, sampleRss, startNodeServer } from './lib/processes.ts';
+import { cpuOf, MIB, REPO, runNode, sampleRss, startNodeServer } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
 
 const CLIENT = path.join(REPO, 'test/helpers/upload-client.ts');
@@ -18,23 +18,27 @@ const RSS_BAR = 64 * MIB;
 interface Measured {
   seconds: number;
   growth: number;
+  /** The server process's CPU (user + system) during the upload. */
+  cpu: number;
   status: number;
   body: string;
 }
 
 async function upload(url: string, bytes: number, pid: number): Promise<Measured> {
   const rss = sampleRss(pid);
+  const cpuBefore = await cpuOf(pid);
   const started = performance.now();
   const result = JSON.parse(await runNode([CLIENT, url, String(bytes)])) as { status: number; body: string };
   const seconds = (performance.now() - started) / 1000;
+  const cpu = await cpuOf(pid) - cpuBefore;
   const { first, peak } = await rss.stop();
-  return { seconds, growth: peak - first, ...result };
+  return { seconds, growth: peak - first, cpu, ...result };
 }
 
 export async function uploadBenchmark(ctx: BenchContext): Promise<Row[]> {
   const sizeMib = Number(process.env.BENCH_UPLOAD_MIB ?? (ctx.quick ? 256 : 1024));
   const size = sizeMib * MIB;
-  const rounds = ctx.quick ? 1 : 2;
+  const rounds = ctx.quick ? 1 : Number(process.env.BENCH_UPLOAD_ROUNDS ?? 2);
   const db = await ctx.server.createDatabase();
   try {
     const ws = await prepareWorkspace(db.url);
@@ -73,15 +77,18 @@ export async function uploadBenchmark(ctx: BenchContext): Promise<Row[]> {
         await herald.stop();
         await rm(dataDir, { recursive: true, force: true });
       }
-      ctx.log(`upload round ${round + 1}: Herald ${heralds.at(-1)!.seconds.toFixed(2)} s, bare ${bares.at(-1)!.seconds.toFixed(2)} s`);
+      const [h, b] = [heralds.at(-1)!, bares.at(-1)!];
+      ctx.log(`upload round ${round + 1}: Herald ${h.seconds.toFixed(2)} s (CPU ${h.cpu.toFixed(2)} s), bare ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s)`);
     }
     const best = (runs: Measured[]) => Math.min(...runs.map((r) => r.seconds));
     const worstGrowth = (runs: Measured[]) => Math.max(...runs.map((r) => r.growth));
+    const leastCpu = (runs: Measured[]) => Math.min(...runs.map((r) => r.cpu));
     const rate = (seconds: number) => sizeMib / seconds;
     const ratio = rate(best(heralds)) / rate(best(bares));
     const note = `${sizeMib} MiB, best of ${rounds}`;
     return [
       { benchmark: `Upload ${note}: throughput`, herald: `${rate(best(heralds)).toFixed(0)} MiB/s (${best(heralds).toFixed(2)} s)`, floor: `${rate(best(bares)).toFixed(0)} MiB/s (${best(bares).toFixed(2)} s)`, ratio, target: `≥ ${RATIO_TARGET} × floor`, pass: ratio >= RATIO_TARGET, database: ctx.server.label },
+      { benchmark: `Upload ${note}: server CPU, user + system (least)`, herald: `${leastCpu(heralds).toFixed(2)} s`, floor: `${leastCpu(bares).toFixed(2)} s`, ratio: leastCpu(bares) / leastCpu(heralds), target: '— (ratio: floor ÷ Herald)', pass: null, database: ctx.server.label },
       { benchmark: `Upload ${note}: server RSS growth (worst)`, herald: fmt.mib(worstGrowth(heralds)), floor: fmt.mib(worstGrowth(bares)), ratio: null, target: `< ${fmt.mib(RSS_BAR)}`, pass: worstGrowth(heralds) < RSS_BAR, database: ctx.server.label },
     ];
   } finally {

@@ -19,6 +19,14 @@ export async function rssOf(pid: number): Promise<number> {
   return Number(kib[1]) * 1024;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+export async function cpuOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Samples a process's RSS every `everyMs` until stopped; reports the first sample and the peak. */
 export function sampleRss(pid: number, everyMs = 25): { stop(): Promise<{ first: number; peak: number }> } {
   let first = 0;

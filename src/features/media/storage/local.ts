@@ -3,13 +3,14 @@
 // temporary file (hashed and counted on the way, never buffered) and appears under its name only by an atomic
 // rename once complete, so a cut-off upload leaves no half file behind.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { fileSink } from '../../../lib/file-sink.ts';
 import { scavenging, youngCollector } from '../../../lib/young-gc.ts';
 import { fileReader } from '../sniff/byte-reader.ts';
 import type { LocalStorage, ReadTicket, UploadTicket } from './storage.ts';
@@ -85,8 +86,8 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
       const tempPath = path.join(tempDir, `${randomUUID()}.part`);
       const meter = new UploadMeter(limits.maxBytes);
       try {
-        // `flush` fsyncs the file before it is closed: a completed upload survives a crash right after.
-        await pipeline(body, meter, createWriteStream(tempPath, { flags: 'wx', flush: true, highWaterMark: 1024 * 1024 }));
+        // The sink fsyncs the file before it finishes: a completed upload survives a crash right after.
+        await pipeline(body, meter, fileSink(tempPath));
       } catch (error) {
         await rm(tempPath, { force: true });
         throw error;
