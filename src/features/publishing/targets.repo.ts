@@ -69,21 +69,26 @@ export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Pro
         WHERE p.id = ANY (ARRAY(SELECT t.post_id FROM post_targets t WHERE t.id = ANY ($1::text[]))) AND p.deleted_at IS NULL
         ORDER BY p.id FOR UPDATE OF p
      ), before AS (
-       SELECT t.id, t.post_id, t.status, t.claimed_by, t.next_attempt_at, t.first_claimed_at FROM post_targets t
-        WHERE t.id = ANY ($1::text[]) ORDER BY t.id FOR UPDATE
+       -- each job beside the target it names, locked in id order: joined here, where the planner sees the
+       -- target table, rather than job × locked row afterwards (a nested loop over two materialized sets,
+       -- quadratic in the batch: 22,350 rows compared for 150 targets)
+       SELECT t.id, t.post_id, t.status, t.claimed_by, t.next_attempt_at, t.first_claimed_at,
+              j.schedule_at AS job_schedule_at, j.job_id, j.attempt_id, j.worker_id
+         FROM post_targets t JOIN j ON j.target_id = t.id
+        WHERE t.id = ANY ($1::text[]) ORDER BY t.id FOR UPDATE OF t
      ), claimed AS (
      UPDATE post_targets t
-        SET status = 'publishing', claimed_by = j.job_id, claim_token = t.claim_token + 1, attempt_count = t.attempt_count + 1,
+        SET status = 'publishing', claimed_by = b.job_id, claim_token = t.claim_token + 1, attempt_count = t.attempt_count + 1,
             first_claimed_at = coalesce(t.first_claimed_at, now()), updated_at = now()
-       FROM before b JOIN post p ON p.id = b.post_id JOIN j ON j.target_id = b.id
+       FROM before b JOIN post p ON p.id = b.post_id
       WHERE t.id = b.id
-        AND ((b.status = 'scheduled' AND p.schedule_at IS NOT DISTINCT FROM j.schedule_at)
+        AND ((b.status = 'scheduled' AND p.schedule_at IS NOT DISTINCT FROM b.job_schedule_at)
           OR (b.status = 'publishing' AND (b.claimed_by IS NULL OR NOT EXISTS (
                 SELECT 1 FROM graphile_worker.jobs gj WHERE gj.id = ${JOB_ID('b.claimed_by')} AND gj.locked_at IS NOT NULL))))
       RETURNING t.id, t.workspace_id, t.post_id, t.platform, t.connection_id, t.claim_token, t.attempt_count, t.claimed_by,
                 (b.status = 'publishing' AND b.claimed_by IS NOT NULL) AS taken_over,
                 CASE WHEN b.status = 'scheduled' THEN p.schedule_at ELSE b.next_attempt_at END AS due_at,
-                (b.first_claimed_at IS NULL) AS first_claim, j.attempt_id, j.worker_id
+                (b.first_claimed_at IS NULL) AS first_claim, b.attempt_id, b.worker_id
      ), interrupted AS (
        UPDATE target_attempts a SET finished_at = now(), outcome = 'interrupted', duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
          FROM claimed c WHERE c.taken_over AND a.workspace_id = c.workspace_id AND a.target_id = c.id AND a.finished_at IS NULL
