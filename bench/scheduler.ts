@@ -1,16 +1,18 @@
 // Benchmark 3: the scheduler. (a) Single posts under no load: one post due each second, created through the API,
 // lateness of publication against schedule_at. (b) A burst: N posts (10,000) due in the same whole second, spread
 // over 100 sandbox Mastodon accounts with unique texts, seeded by SQL and queued with Herald's own
-// queuePublishJobs; time until the last is published and the lateness distribution. The floor: graphile-worker
-// with the same runner settings (concurrency, local queue, poll interval) draining N empty jobs due in one second
-// (floor/empty-jobs.ts); the row also shows the same drain under graphile-worker's defaults, for the record.
+// queuePublishJobs; time until the last is published, the lateness distribution, and the CPU that Herald, the
+// simulators (a second Herald process, as a platform is elsewhere) and PostgreSQL spent meanwhile. The floor:
+// graphile-worker with the same runner settings (concurrency, local queue, poll interval) draining N empty jobs due
+// in one second (floor/empty-jobs.ts). For the record: the same jobs each making one call to a bare platform stub
+// (floor/platform-stub.ts) and nothing else, and empty jobs under graphile-worker's defaults.
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { queuePublishJobs } from '../src/jobs/queue.ts';
-import { addSandboxAccounts, prepareWorkspace, startHerald, type Workspace } from './lib/herald.ts';
+import { addSandboxAccounts, prepareWorkspace, startHerald, type HeraldProcess, type Workspace } from './lib/herald.ts';
 import { quantile } from './lib/load.ts';
-import { runNode, sleep } from './lib/processes.ts';
+import { cpuOf, cpuOfAll, freePort, runNode, sleep, startNodeServer } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
 
 const ACCOUNTS = 100;
@@ -23,6 +25,17 @@ interface Lateness {
   p50Ms: number;
   p99Ms: number;
   failed: number;
+}
+
+interface BurstCpu {
+  herald: number;
+  platform: number;
+  /** Every PostgreSQL process on the machine (the server's own background work included). */
+  postgres: number;
+}
+
+async function burstCpu(heraldPid: number, platformPid: number): Promise<BurstCpu> {
+  return { herald: await cpuOf(heraldPid), platform: await cpuOf(platformPid), postgres: await cpuOfAll('postgres') };
 }
 
 /**
@@ -96,10 +109,17 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
     const ws = await prepareWorkspace(db.url);
     const accounts = await addSandboxAccounts(db.url, ws, 'mastodon', ACCOUNTS);
     await client.connect();
-    const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler'), secret: ws.secret });
+    // The simulators answer from a second Herald process (an API node: `serve --role api`), reached through
+    // HERALD_SANDBOX_URL as a worker reaches any API node's: a platform's work is not Herald's, and this way the
+    // CPU each side spends during the burst is told apart.
+    const platformPort = await freePort();
+    const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler'), secret: ws.secret, env: { HERALD_SANDBOX_URL: `http://127.0.0.1:${platformPort}/sandbox` } });
+    let platform: HeraldProcess | undefined;
     let single: Lateness;
     let burst: Lateness;
+    let cpu: BurstCpu;
     try {
+      platform = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler-platform'), secret: ws.secret, role: 'api', port: platformPort });
       // (a) one post due each second, nothing else running
       const first = Math.ceil((Date.now() + 3000) / 1000) * 1000;
       const ids: string[] = [];
@@ -119,29 +139,52 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
       // (b) the burst
       const seeded = await seedBurst(client, ws, accounts, burstSize, String(Date.now() % 100000));
       ctx.log(`scheduler: ${burstSize} posts over ${ACCOUNTS} accounts due at ${seeded.due.toISOString()}`);
+      await sleep(Math.max(0, seeded.due.getTime() - Date.now()));
+      const before = await burstCpu(herald.pid, platform.pid);
       burst = await awaitPublished(client, ws.workspaceId, seeded.postIds, 3_600_000, ctx.log);
+      const after = await burstCpu(herald.pid, platform.pid);
+      cpu = { herald: after.herald - before.herald, platform: after.platform - before.platform, postgres: after.postgres - before.postgres };
+      ctx.log(`scheduler, CPU during the burst: Herald ${cpu.herald.toFixed(1)} s, simulators ${cpu.platform.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`);
       ctx.log(`scheduler, burst: all published ${fmt.s(burst.drainMs)} after due; lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}; ${burst.failed} failed`);
     } finally {
+      await platform?.stop();
       await herald.stop();
     }
-    const drainEmpty = async (jobsConcurrency: number, jobsLocalQueue: number) => {
-      const out = await runNode([path.join(import.meta.dirname, 'floor/empty-jobs.ts'), db.url, String(burstSize), String(jobsConcurrency), String(pollMs), String(jobsLocalQueue)]);
-      return JSON.parse(out.trim().split('\n').at(-1)!) as Lateness;
+    const drain = async (jobsConcurrency: number, jobsLocalQueue: number, platformUrl?: string) => {
+      const out = await runNode([path.join(import.meta.dirname, 'floor/empty-jobs.ts'), db.url, String(burstSize), String(jobsConcurrency), String(pollMs), String(jobsLocalQueue), ...(platformUrl ? [platformUrl] : [])]);
+      return JSON.parse(out.trim().split('\n').at(-1)!) as Lateness & { cpuS: number; failures: number };
     };
-    const floor = await drainEmpty(concurrency, localQueue);
+    const floor = await drain(concurrency, localQueue);
     ctx.log(`scheduler, floor: ${burstSize} empty jobs drained ${fmt.s(floor.drainMs)} after due`);
-    // For the record, not the ratio: the same jobs under graphile-worker's defaults (what Herald ran before its
-    // local queue), to show how much of the floor is the queue's settings.
-    const plain = await drainEmpty(10, 1);
+    // For the record, not the ratio: (1) the same jobs each making one call to a bare platform stub and nothing
+    // else (no claim, no record of the result): what the least possible publisher costs on this machine; (2) empty
+    // jobs under graphile-worker's defaults (what Herald ran before its local queue), to show how much of the
+    // floor is the queue's settings.
+    const stub = await startNodeServer([path.join(import.meta.dirname, 'floor/platform-stub.ts')]);
+    let calls: Awaited<ReturnType<typeof drain>>;
+    try {
+      calls = await drain(concurrency, localQueue, stub.url);
+    } finally {
+      await stub.stop();
+    }
+    if (calls.failures > 0) throw new Error(`the call floor: ${calls.failures} calls to the platform stub failed`);
+    ctx.log(`scheduler, floor with one platform call per job: drained ${fmt.s(calls.drainMs)} after due (worker CPU ${calls.cpuS.toFixed(1)} s)`);
+    const plain = await drain(10, 1);
     ctx.log(`scheduler, empty jobs at concurrency 10, one job per poll: drained ${fmt.s(plain.drainMs)} after due`);
     const ratio = floor.drainMs / burst.drainMs;
     const setting = `concurrency ${concurrency}, local queue ${localQueue}, poll ${pollMs} ms`;
     return [
       {
         benchmark: `Scheduler: ${burstSize.toLocaleString('en')} posts due in one second, ${ACCOUNTS} accounts (${setting})`,
-        herald: `all published in ${fmt.s(burst.drainMs)} (${(burstSize / (burst.drainMs / 1000)).toFixed(0)}/s); lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}${burst.failed ? `; ${burst.failed} FAILED` : ''}`,
+        herald: `all published in ${fmt.s(burst.drainMs)} (${(burstSize / (burst.drainMs / 1000)).toFixed(0)}/s); lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}${burst.failed ? `; ${burst.failed} FAILED` : ''}; CPU during it: Herald ${cpu.herald.toFixed(1)} s, simulators ${cpu.platform.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`,
         floor: `${burstSize.toLocaleString('en')} empty jobs in ${fmt.s(floor.drainMs)}; p50 ${fmt.s(floor.p50Ms)}, p99 ${fmt.s(floor.p99Ms)} (at concurrency 10, one job per poll: ${fmt.s(plain.drainMs)})`,
         ratio, target: `drain ≤ ${DRAIN_TARGET} × floor (ratio ≥ ${(1 / DRAIN_TARGET).toFixed(1)})`, pass: ratio >= 1 / DRAIN_TARGET && burst.failed === 0, database: ctx.server.label,
+      },
+      {
+        benchmark: `Scheduler, for the record: the same ${burstSize.toLocaleString('en')} jobs each making one call to a bare platform stub, nothing else`,
+        herald: '—',
+        floor: `drained in ${fmt.s(calls.drainMs)} (worker CPU ${calls.cpuS.toFixed(1)} s): ${(calls.drainMs / floor.drainMs).toFixed(1)} × the empty jobs`,
+        ratio: calls.drainMs / burst.drainMs, target: '— (ratio: this ÷ Herald\'s drain)', pass: null, database: ctx.server.label,
       },
       {
         benchmark: `Scheduler: single due post, no load (${singles} posts, 1 s apart)`,

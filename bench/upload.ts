@@ -3,7 +3,8 @@
 // server that only streams the PUT to disk and fsyncs (floor/upload-server.ts). Each server is its own process,
 // warmed up with a 64 MiB upload; the client is a third process (test/helpers/upload-client.ts). RSS growth is
 // the server's peak during the upload minus its RSS just before, sampled from /proc every 25 ms. The two
-// alternate for two rounds (a shared disk's write-back makes single runs noisy): best time, worst growth.
+// alternate for three rounds (BENCH_UPLOAD_ROUNDS; a shared disk's write-back makes single runs noisy): best time, worst
+// growth, least CPU.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
@@ -38,7 +39,7 @@ async function upload(url: string, bytes: number, pid: number): Promise<Measured
 export async function uploadBenchmark(ctx: BenchContext): Promise<Row[]> {
   const sizeMib = Number(process.env.BENCH_UPLOAD_MIB ?? (ctx.quick ? 256 : 1024));
   const size = sizeMib * MIB;
-  const rounds = ctx.quick ? 1 : Number(process.env.BENCH_UPLOAD_ROUNDS ?? 2);
+  const rounds = ctx.quick ? 1 : Number(process.env.BENCH_UPLOAD_ROUNDS ?? 3);
   const db = await ctx.server.createDatabase();
   try {
     const ws = await prepareWorkspace(db.url);

@@ -87,11 +87,12 @@ export interface HeraldProcess {
 }
 
 /**
- * Starts `node bin/herald.js serve` (what `npm start` runs) on `databaseUrl` (unset: the embedded cluster of
- * `dataDir`), waits for /health/ready and returns the process. `env` overrides any setting.
+ * Starts `node bin/herald.js serve` (what `npm start` runs; `role` adds `--role`) on `databaseUrl` (unset: the
+ * embedded cluster of `dataDir`), on `port` (unset: a free one), waits for /health/ready and returns the process.
+ * `env` overrides any setting.
  */
-export async function startHerald(o: { databaseUrl?: string; dataDir: string; secret?: string; env?: Record<string, string> }): Promise<HeraldProcess> {
-  const port = await freePort();
+export async function startHerald(o: { databaseUrl?: string; dataDir: string; secret?: string; env?: Record<string, string>; role?: 'all' | 'api' | 'worker'; port?: number }): Promise<HeraldProcess> {
+  const port = o.port ?? await freePort();
   const env: Record<string, string> = { ...process.env as Record<string, string> };
   delete env.DATABASE_URL;
   Object.assign(env, {
@@ -102,7 +103,7 @@ export async function startHerald(o: { databaseUrl?: string; dataDir: string; se
     ...o.env,
   });
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/herald.js'), 'serve'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/herald.js'), 'serve', ...(o.role ? ['--role', o.role] : [])], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${url}/health/ready`, 180_000, child);

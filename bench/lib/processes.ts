@@ -2,7 +2,7 @@
 // load generator. Memory is read from /proc/<pid>/status (VmRSS), so it is the measured process's own, never
 // the driver's or the load generator's.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 export { freePort } from '../../test/helpers/ports.ts';
 
@@ -25,6 +25,20 @@ export async function cpuOf(pid: number): Promise<number> {
   // The fields after the command name, which is in parentheses and may contain spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds used so far by every process whose command name is `name` (e.g. all of a PostgreSQL server's). */
+export async function cpuOfAll(name: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if ((await readFile(`/proc/${entry}/comm`, 'utf8')).trim() === name) total += await cpuOf(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 /** Samples a process's RSS every `everyMs` until stopped; reports the first sample and the peak. */
