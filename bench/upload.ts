@@ -3,8 +3,8 @@
 // server that only streams the PUT to disk and fsyncs (floor/upload-server.ts). Each server is its own process,
 // warmed up with a 64 MiB upload; the client is a third process (test/helpers/upload-client.ts). RSS growth is
 // the server's peak during the upload minus its RSS just before, sampled from /proc every 25 ms. The two
-// alternate for three rounds (BENCH_UPLOAD_ROUNDS; a shared disk's write-back makes single runs noisy): best time, worst
-// growth, least CPU.
+// alternate for three rounds (BENCH_UPLOAD_ROUNDS; a shared disk's write-back makes single runs noisy): best
+// time, worst growth, least CPU.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';

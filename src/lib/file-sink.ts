@@ -2,12 +2,12 @@
 // after an fsync. Unlike `createWriteStream(…, { flush: true })`, it does not leave the whole file's write-back
 // to that last fsync. Every `flushEveryBytes` it asks the kernel to write back what it has so far (an fdatasync
 // on the thread pool, at most one at a time, while the next writes go on), so the disk works while the body is
-// still arriving and the closing fsync only has the tail left: a 1 GiB file waited 0.6–0.7 s for its fsync after
-// the last byte, and about a tenth of that this way (docs/decisions.md, "Uploads start their write-back early").
+// still arriving and the closing fsync only has the tail left (a 1 GiB upload used to wait 0.6–0.7 s for that
+// fsync after its last byte: docs/decisions.md, "Uploads start their write-back every 32 MiB").
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 
-export const FLUSH_EVERY_BYTES = 32 * 1024 * 1024;
+const FLUSH_EVERY_BYTES = 32 * 1024 * 1024;
 
 export interface FileSinkOptions {
   /** Start write-back each time this many more bytes have been written. */
@@ -39,9 +39,9 @@ export function fileSink(file: string, options: FileSinkOptions = {}): Writable 
     for (const c of chunks) bytes += c.length;
     // writev may write less than asked (a full disk reports ENOSPC on the next call): loop until all is down.
     let written = (await fh.writev(chunks)).bytesWritten;
-    while (written < bytes) {
-      const rest = Buffer.concat(chunks).subarray(written);
-      written += (await fh.write(rest)).bytesWritten;
+    if (written < bytes) {
+      const all = Buffer.concat(chunks);
+      while (written < bytes) written += (await fh.write(all.subarray(written))).bytesWritten;
     }
     unflushed += bytes;
     if (unflushed >= flushEvery && !flushing) startFlush(fh);
