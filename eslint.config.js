@@ -9,10 +9,17 @@ export default tseslint.config(
   {
     rules: {
       'no-undef': 'off', // TypeScript checks names
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': ['error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config.ts reads process.env.' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Only src/config.ts reads process.env.',
+        },
         { selector: 'TSEnumDeclaration', message: 'Enums are not erasable syntax; use a union of literals.' },
       ],
     },

@@ -20,34 +20,119 @@ const registry = createPlatformRegistry();
 
 async function sessionOf(platform: 'instagram' | 'threads'): Promise<PlatformSession> {
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl(platform), timeoutMs: 10_000 });
-  const { account, credentials } = await registry.get(platform)!.connectSandbox(http, { username: `bench_${platform}` });
-  return { connection: { id: 'bench', accountId: account.accountId, handle: account.handle, baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+  const { account, credentials } = await registry
+    .get(platform)!
+    .connectSandbox(http, { username: `bench_${platform}` });
+  return {
+    connection: {
+      id: 'bench',
+      accountId: account.accountId,
+      handle: account.handle,
+      baseUrl: http.baseUrl,
+      settings: {},
+      sandbox: true,
+    },
+    credentials,
+    http,
+    clock: { now: () => new Date() },
+  };
 }
 
 const sessions = { instagram: await sessionOf('instagram'), threads: await sessionOf('threads') };
-const part = (platform: 'instagram' | 'threads', text: string, extra: Partial<OutgoingPart> = {}): OutgoingPart => ({ index: 0, text, media: [], parent: null, root: null, key: registry.get(platform)!.newPartKey(new Date()), firstSentAt: new Date(), options: {}, ...extra });
+const part = (platform: 'instagram' | 'threads', text: string, extra: Partial<OutgoingPart> = {}): OutgoingPart => ({
+  index: 0,
+  text,
+  media: [],
+  parent: null,
+  root: null,
+  key: registry.get(platform)!.newPartKey(new Date()),
+  firstSentAt: new Date(),
+  options: {},
+  ...extra,
+});
 const image = () => mediaSource(jpeg(64, 64), 'image/jpeg', { width: 64, height: 64 });
 
 const shapes: Array<{ name: string; platform: 'instagram' | 'threads'; run(i: number): Promise<unknown> }> = [
-  { name: 'Instagram image', platform: 'instagram', run: async (i) => registry.get('instagram')!.publish(sessions.instagram, part('instagram', `bench image ${i}`, { media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image()], {}) })) },
-  { name: 'Instagram carousel (3 images)', platform: 'instagram', run: async (i) => registry.get('instagram')!.publish(sessions.instagram, part('instagram', `bench carousel ${i}`, { media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image(), image(), image()], {}) })) },
-  { name: 'Instagram Reel', platform: 'instagram', run: async (i) => registry.get('instagram')!.publish(sessions.instagram, part('instagram', `bench reel ${i}`, { media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [mediaSource(mp4(), 'video/mp4')], {}) })) },
-  { name: 'Threads text', platform: 'threads', run: (i) => registry.get('threads')!.publish(sessions.threads, part('threads', `bench text ${i}`)) },
-  { name: 'Threads image', platform: 'threads', run: async (i) => registry.get('threads')!.publish(sessions.threads, part('threads', `bench image ${i}`, { media: await registry.get('threads')!.prepareMedia(sessions.threads, [image()], {}) })) },
   {
-    name: 'Threads 3-part thread', platform: 'threads', run: async (i) => {
+    name: 'Instagram image',
+    platform: 'instagram',
+    run: async (i) =>
+      registry
+        .get('instagram')!
+        .publish(
+          sessions.instagram,
+          part('instagram', `bench image ${i}`, {
+            media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image()], {}),
+          }),
+        ),
+  },
+  {
+    name: 'Instagram carousel (3 images)',
+    platform: 'instagram',
+    run: async (i) =>
+      registry
+        .get('instagram')!
+        .publish(
+          sessions.instagram,
+          part('instagram', `bench carousel ${i}`, {
+            media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image(), image(), image()], {}),
+          }),
+        ),
+  },
+  {
+    name: 'Instagram Reel',
+    platform: 'instagram',
+    run: async (i) =>
+      registry
+        .get('instagram')!
+        .publish(
+          sessions.instagram,
+          part('instagram', `bench reel ${i}`, {
+            media: await registry
+              .get('instagram')!
+              .prepareMedia(sessions.instagram, [mediaSource(mp4(), 'video/mp4')], {}),
+          }),
+        ),
+  },
+  {
+    name: 'Threads text',
+    platform: 'threads',
+    run: (i) => registry.get('threads')!.publish(sessions.threads, part('threads', `bench text ${i}`)),
+  },
+  {
+    name: 'Threads image',
+    platform: 'threads',
+    run: async (i) =>
+      registry
+        .get('threads')!
+        .publish(
+          sessions.threads,
+          part('threads', `bench image ${i}`, {
+            media: await registry.get('threads')!.prepareMedia(sessions.threads, [image()], {}),
+          }),
+        ),
+  },
+  {
+    name: 'Threads 3-part thread',
+    platform: 'threads',
+    run: async (i) => {
       let parent: PublishedPart | null = null;
       let root: PublishedPart | null = null;
       for (let n = 0; n < 3; n++) {
-        parent = await registry.get('threads')!.publish(sessions.threads, part('threads', `bench thread ${i}/${n}`, { index: n, parent, root }));
+        parent = await registry
+          .get('threads')!
+          .publish(sessions.threads, part('threads', `bench thread ${i}/${n}`, { index: n, parent, root }));
         root ??= parent;
       }
     },
   },
 ];
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-console.log(`Meta container flow, ${RUNS} posts per shape, processing ${fast ? 'instant' : 'at the simulator defaults'}`);
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+console.log(
+  `Meta container flow, ${RUNS} posts per shape, processing ${fast ? 'instant' : 'at the simulator defaults'}`,
+);
 console.log('| shape | median ms | p95 ms | max ms |');
 console.log('|---|---|---|---|');
 for (const shape of shapes) {
@@ -58,6 +143,8 @@ for (const shape of shapes) {
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  console.log(`| ${shape.name} | ${Math.round(pct(times, 50))} | ${Math.round(pct(times, 95))} | ${Math.round(times.at(-1)!)} |`);
+  console.log(
+    `| ${shape.name} | ${Math.round(pct(times, 50))} | ${Math.round(pct(times, 95))} | ${Math.round(times.at(-1)!)} |`,
+  );
 }
 await sandbox.close();

@@ -37,9 +37,13 @@ const { values } = parseArgs({
   },
 });
 const chosen = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(BENCHMARKS);
-for (const name of chosen) if (!BENCHMARKS[name]) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
-const kinds = (values.db ?? (process.env.BENCH_DATABASE_URL ? 'machine,embedded' : 'embedded')).split(',').map((s) => s.trim()) as ServerKind[];
-for (const kind of kinds) if (kind !== 'machine' && kind !== 'embedded') throw new Error(`--db takes machine and/or embedded (got "${kind}")`);
+for (const name of chosen)
+  if (!BENCHMARKS[name]) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+const kinds = (values.db ?? (process.env.BENCH_DATABASE_URL ? 'machine,embedded' : 'embedded'))
+  .split(',')
+  .map((s) => s.trim()) as ServerKind[];
+for (const kind of kinds)
+  if (kind !== 'machine' && kind !== 'embedded') throw new Error(`--db takes machine and/or embedded (got "${kind}")`);
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const loadBefore = os.loadavg();
@@ -55,7 +59,14 @@ try {
       for (const name of chosen) {
         log(`${name} on ${server.label}${values.quick ? ' (quick)' : ''}`);
         try {
-          rows.push(...await BENCHMARKS[name]!({ server, quick: values.quick, scratch: path.join(scratch, `${kind}-${name}`), log }));
+          rows.push(
+            ...(await BENCHMARKS[name]!({
+              server,
+              quick: values.quick,
+              scratch: path.join(scratch, `${kind}-${name}`),
+              log,
+            })),
+          );
         } catch (error) {
           failures.push(`${name} on ${server.label}: ${(error as Error).message}`);
           log(`${name} failed: ${(error as Error).stack}`);
@@ -76,7 +87,9 @@ const report = [
   '',
   `Run ${startedAt.toISOString()} – ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}.`,
   `Load average (1/5/15 min) before: ${loadBefore.map((n) => n.toFixed(2)).join(' / ')}; after: ${loadAfter.map((n) => n.toFixed(2)).join(' / ')} (the machine is shared).`,
-  `Raised limits: ${Object.entries(RAISED_LIMITS).map(([k, v]) => `${k}=${v}`).join(', ')}.`,
+  `Raised limits: ${Object.entries(RAISED_LIMITS)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}.`,
   '',
   table,
   '',

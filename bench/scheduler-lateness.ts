@@ -34,25 +34,44 @@ function quantiles(values: number[]): Record<string, number> {
   return { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s.at(-1) ?? NaN };
 }
 
-async function scenario(container: Container, key: string, waker: boolean, burst: boolean): Promise<{ claim: number[]; published: number[] }> {
+async function scenario(
+  container: Container,
+  key: string,
+  waker: boolean,
+  burst: boolean,
+): Promise<{ claim: number[]; published: number[] }> {
   const app = await buildServer(container);
   const worker = await startWorker(container, { waker });
   const start = Date.now() + 3000;
   const ids: string[] = [];
   for (let i = 0; i < POSTS; i++) {
     const at = new Date(burst ? start : start + Math.random() * SPREAD_S * 1000);
-    const res = await app.inject({ method: 'POST', url: '/v1/posts', headers: { authorization: `Bearer ${key}`, 'idempotency-key': `bench-${waker}-${burst}-${i}-${Date.now()}` }, payload: { content: `bench ${waker} ${burst} ${i} ${Date.now()}`, platforms: ['mastodon'], schedule_at: at.toISOString() } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': `bench-${waker}-${burst}-${i}-${Date.now()}` },
+      payload: {
+        content: `bench ${waker} ${burst} ${i} ${Date.now()}`,
+        platforms: ['mastodon'],
+        schedule_at: at.toISOString(),
+      },
+    });
     if (res.statusCode !== 201) throw new Error(res.body);
     ids.push(res.json().data.post.id);
   }
   for (;;) {
-    const { rows } = await container.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM posts WHERE id = ANY($1) AND status <> 'published'`, [ids]);
+    const { rows } = await container.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM posts WHERE id = ANY($1) AND status <> 'published'`,
+      [ids],
+    );
     if (rows[0]!.n === 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const { rows } = await container.pool.query<{ claim: number; published: number }>(
     `SELECT (extract(epoch FROM a.started_at - p.schedule_at) * 1000)::float AS claim, (extract(epoch FROM t.published_at - p.schedule_at) * 1000)::float AS published
-       FROM posts p JOIN post_targets t ON t.post_id = p.id JOIN target_attempts a ON a.target_id = t.id WHERE p.id = ANY($1)`, [ids]);
+       FROM posts p JOIN post_targets t ON t.post_id = p.id JOIN target_attempts a ON a.target_id = t.id WHERE p.id = ANY($1)`,
+    [ids],
+  );
   await worker.stop();
   await app.close();
   return { claim: rows.map((r) => r.claim), published: rows.map((r) => r.published) };
@@ -63,7 +82,11 @@ async function main(): Promise<void> {
   let cleanup = async () => {};
   if (!adminUrl) {
     const dir = await mkdtemp(path.join(tmpdir(), 'herald-bench-'));
-    const cluster = await openEmbeddedCluster({ dataDir: dir, log: { info: () => {}, warn: () => {}, error: console.error }, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
+    const cluster = await openEmbeddedCluster({
+      dataDir: dir,
+      log: { info: () => {}, warn: () => {}, error: console.error },
+      postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+    });
     adminUrl = cluster.adminConnectionString;
     cleanup = async () => {
       await cluster.stop();
@@ -76,23 +99,55 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const sandbox = await startSandbox({ secret: hmac({ current: SECRET, previous: [] }, 'sandbox-simulators', 'v1'), rateLimitFactor: 1000, platforms: ['mastodon'] });
-  const config = loadConfig({ DATABASE_URL: url.toString(), HERALD_SECRET_KEY: SECRET, HERALD_SANDBOX_URL: sandbox.url, HERALD_LOG_LEVEL: 'silent', HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000' });
-  const container = buildContainer({ config, logger: createLogger('silent'), connectionString: url.toString(), keyring: { current: SECRET, previous: [] } });
+  const sandbox = await startSandbox({
+    secret: hmac({ current: SECRET, previous: [] }, 'sandbox-simulators', 'v1'),
+    rateLimitFactor: 1000,
+    platforms: ['mastodon'],
+  });
+  const config = loadConfig({
+    DATABASE_URL: url.toString(),
+    HERALD_SECRET_KEY: SECRET,
+    HERALD_SANDBOX_URL: sandbox.url,
+    HERALD_LOG_LEVEL: 'silent',
+    HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000',
+  });
+  const container = buildContainer({
+    config,
+    logger: createLogger('silent'),
+    connectionString: url.toString(),
+    keyring: { current: SECRET, previous: [] },
+  });
   try {
     await migrate(container.pool);
     const boot = await ensureOwnerAndSandbox(container.pool, 'bench@herald.local');
-    await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
-    const { key } = await createKey(container.pool, { userId: boot.userId, name: 'bench', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null });
-    console.log(`Scheduler lateness, ${POSTS} scheduled posts per run (Mastodon simulator), poll interval ${config.workerPollIntervalMs} ms, concurrency ${config.workerConcurrency}`);
+    await seedSandboxConnections({
+      pool: container.pool,
+      access: container.platformAccess,
+      simulators: container.simulators,
+      workspaceId: boot.workspaceId,
+      brandId: boot.brandId,
+    });
+    const { key } = await createKey(container.pool, {
+      userId: boot.userId,
+      name: 'bench',
+      scopes: [...SCOPES],
+      workspaceIds: [boot.workspaceId],
+      expiresAt: null,
+    });
+    console.log(
+      `Scheduler lateness, ${POSTS} scheduled posts per run (Mastodon simulator), poll interval ${config.workerPollIntervalMs} ms, concurrency ${config.workerConcurrency}`,
+    );
     console.log('ms after schedule_at          claimed p50/p90/p99/max          published p50/p90/p99/max');
     for (const burst of [false, true]) {
       for (const waker of [false, true]) {
         const r = await scenario(container, key, waker, burst);
         const c = quantiles(r.claim);
         const p = quantiles(r.published);
-        const fmt = (x: Record<string, number>) => `${x.p50!.toFixed(0)}/${x.p90!.toFixed(0)}/${x.p99!.toFixed(0)}/${x.max!.toFixed(0)}`.padEnd(32);
-        console.log(`${(burst ? 'burst' : `spread ${SPREAD_S}s`).padEnd(10)} ${(waker ? 'waker' : 'polling only').padEnd(16)} ${fmt(c)} ${fmt(p)}`);
+        const fmt = (x: Record<string, number>) =>
+          `${x.p50!.toFixed(0)}/${x.p90!.toFixed(0)}/${x.p99!.toFixed(0)}/${x.max!.toFixed(0)}`.padEnd(32);
+        console.log(
+          `${(burst ? 'burst' : `spread ${SPREAD_S}s`).padEnd(10)} ${(waker ? 'waker' : 'polling only').padEnd(16)} ${fmt(c)} ${fmt(p)}`,
+        );
       }
     }
   } finally {

@@ -43,11 +43,19 @@ async function burstCpu(heraldPid: number, platformPid: number): Promise<BurstCp
  * index, so the poll costs the database next to nothing while Herald drains), then measures lateness of
  * publication of `postIds`.
  */
-async function awaitPublished(client: pg.Client, workspaceId: string, postIds: string[], ceilingMs: number, log?: (m: string) => void): Promise<Lateness> {
+async function awaitPublished(
+  client: pg.Client,
+  workspaceId: string,
+  postIds: string[],
+  ceilingMs: number,
+  log?: (m: string) => void,
+): Promise<Lateness> {
   const started = Date.now();
   for (let lastReport = 0; ;) {
     const { rows } = await client.query<{ open: number }>(
-      `SELECT count(*)::int AS open FROM post_targets WHERE status IN ('scheduled', 'publishing') AND workspace_id = $1`, [workspaceId]);
+      `SELECT count(*)::int AS open FROM post_targets WHERE status IN ('scheduled', 'publishing') AND workspace_id = $1`,
+      [workspaceId],
+    );
     const open = rows[0]!.open;
     if (open === 0) break;
     if (Date.now() - started > ceilingMs) throw new Error(`${open} posts still unpublished after ${fmt.s(ceilingMs)}`);
@@ -59,9 +67,16 @@ async function awaitPublished(client: pg.Client, workspaceId: string, postIds: s
   }
   const { rows } = await client.query<{ late: number; published: boolean }>(
     `SELECT extract(epoch FROM t.updated_at - p.schedule_at)::float * 1000 AS late, t.status = 'published' AS published
-       FROM post_targets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ANY($1::text[])`, [postIds]);
+       FROM post_targets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ANY($1::text[])`,
+    [postIds],
+  );
   const late = rows.filter((r) => r.published).map((r) => r.late);
-  return { drainMs: Math.max(...late), p50Ms: quantile(late, 0.5), p99Ms: quantile(late, 0.99), failed: rows.length - late.length };
+  return {
+    drainMs: Math.max(...late),
+    p50Ms: quantile(late, 0.5),
+    p99Ms: quantile(late, 0.99),
+    failed: rows.length - late.length,
+  };
 }
 
 /**
@@ -71,7 +86,13 @@ async function awaitPublished(client: pg.Client, workspaceId: string, postIds: s
  * a day ahead, and the real due time (3 × that, plus 5 s: replacing jobs can take longer than adding them)
  * replaces it (job_key_mode 'replace').
  */
-async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string[], count: number, tag: string): Promise<{ postIds: string[]; due: Date }> {
+async function seedBurst(
+  client: pg.Client,
+  ws: Workspace,
+  connectionIds: string[],
+  count: number,
+  tag: string,
+): Promise<{ postIds: string[]; due: Date }> {
   await client.query('BEGIN');
   const placeholder = new Date(Math.ceil((Date.now() + 86_400_000) / 1000) * 1000);
   const { rows } = await client.query<{ post_id: string; target_id: string }>(
@@ -84,7 +105,8 @@ async function seedBurst(client: pg.Client, ws: Workspace, connectionIds: string
      SELECT 'tgt_burst' || substr(p.id, 11), $1, p.id, 0, 'mastodon', c.id, true, 'scheduled'
        FROM p JOIN c ON c.n = split_part(p.content, ' ', 4)::int % cardinality($2::text[])
      RETURNING post_id, id AS target_id`,
-    [ws.workspaceId, connectionIds, tag, count, placeholder, ws.userId]);
+    [ws.workspaceId, connectionIds, tag, count, placeholder, ws.userId],
+  );
   const postIds = rows.map((r) => r.post_id);
   const targetIds = rows.map((r) => r.target_id);
   const began = Date.now();
@@ -113,23 +135,42 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
     // HERALD_SANDBOX_URL as a worker reaches any API node's: a platform's work is not Herald's, and this way the
     // CPU each side spends during the burst is told apart.
     const platformPort = await freePort();
-    const herald = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler'), secret: ws.secret, env: { HERALD_SANDBOX_URL: `http://127.0.0.1:${platformPort}/sandbox` } });
+    const herald = await startHerald({
+      databaseUrl: db.url,
+      dataDir: path.join(ctx.scratch, 'scheduler'),
+      secret: ws.secret,
+      env: { HERALD_SANDBOX_URL: `http://127.0.0.1:${platformPort}/sandbox` },
+    });
     let platform: HeraldProcess | undefined;
     let single: Lateness;
     let burst: Lateness;
     let cpu: BurstCpu;
     try {
-      platform = await startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'scheduler-platform'), secret: ws.secret, role: 'api', port: platformPort });
+      platform = await startHerald({
+        databaseUrl: db.url,
+        dataDir: path.join(ctx.scratch, 'scheduler-platform'),
+        secret: ws.secret,
+        role: 'api',
+        port: platformPort,
+      });
       // (a) one post due each second, nothing else running
       const first = Math.ceil((Date.now() + 3000) / 1000) * 1000;
       const ids: string[] = [];
       for (let i = 0; i < singles; i++) {
         const res = await fetch(`${herald.url}/v1/posts`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', 'idempotency-key': `single-${i}` },
-          body: JSON.stringify({ content: `Single scheduled post ${i} ${first}`, platforms: ['mastodon'], schedule_at: new Date(first + i * 1000).toISOString() }),
+          headers: {
+            authorization: `Bearer ${ws.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': `single-${i}`,
+          },
+          body: JSON.stringify({
+            content: `Single scheduled post ${i} ${first}`,
+            platforms: ['mastodon'],
+            schedule_at: new Date(first + i * 1000).toISOString(),
+          }),
         });
-        const body = await res.json() as { data: { post_id: string } };
+        const body = (await res.json()) as { data: { post_id: string } };
         if (res.status !== 201) throw new Error(`creating a single post: ${res.status} ${JSON.stringify(body)}`);
         ids.push(body.data.post_id);
       }
@@ -143,15 +184,31 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
       const before = await burstCpu(herald.pid, platform.pid);
       burst = await awaitPublished(client, ws.workspaceId, seeded.postIds, 3_600_000, ctx.log);
       const after = await burstCpu(herald.pid, platform.pid);
-      cpu = { herald: after.herald - before.herald, platform: after.platform - before.platform, postgres: after.postgres - before.postgres };
-      ctx.log(`scheduler, CPU during the burst: Herald ${cpu.herald.toFixed(1)} s, simulators ${cpu.platform.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`);
-      ctx.log(`scheduler, burst: all published ${fmt.s(burst.drainMs)} after due; lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}; ${burst.failed} failed`);
+      cpu = {
+        herald: after.herald - before.herald,
+        platform: after.platform - before.platform,
+        postgres: after.postgres - before.postgres,
+      };
+      ctx.log(
+        `scheduler, CPU during the burst: Herald ${cpu.herald.toFixed(1)} s, simulators ${cpu.platform.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`,
+      );
+      ctx.log(
+        `scheduler, burst: all published ${fmt.s(burst.drainMs)} after due; lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}; ${burst.failed} failed`,
+      );
     } finally {
       await platform?.stop();
       await herald.stop();
     }
     const drain = async (jobsConcurrency: number, jobsLocalQueue: number, platformUrl?: string) => {
-      const out = await runNode([path.join(import.meta.dirname, 'floor/empty-jobs.ts'), db.url, String(burstSize), String(jobsConcurrency), String(pollMs), String(jobsLocalQueue), ...(platformUrl ? [platformUrl] : [])]);
+      const out = await runNode([
+        path.join(import.meta.dirname, 'floor/empty-jobs.ts'),
+        db.url,
+        String(burstSize),
+        String(jobsConcurrency),
+        String(pollMs),
+        String(jobsLocalQueue),
+        ...(platformUrl ? [platformUrl] : []),
+      ]);
       return JSON.parse(out.trim().split('\n').at(-1)!) as Lateness & { cpuS: number; failures: number };
     };
     const floor = await drain(concurrency, localQueue);
@@ -168,7 +225,9 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
       await stub.stop();
     }
     if (calls.failures > 0) throw new Error(`the call floor: ${calls.failures} calls to the platform stub failed`);
-    ctx.log(`scheduler, floor with one platform call per job: drained ${fmt.s(calls.drainMs)} after due (worker CPU ${calls.cpuS.toFixed(1)} s)`);
+    ctx.log(
+      `scheduler, floor with one platform call per job: drained ${fmt.s(calls.drainMs)} after due (worker CPU ${calls.cpuS.toFixed(1)} s)`,
+    );
     const plain = await drain(10, 1);
     ctx.log(`scheduler, empty jobs at concurrency 10, one job per poll: drained ${fmt.s(plain.drainMs)} after due`);
     const ratio = floor.drainMs / burst.drainMs;
@@ -178,18 +237,28 @@ export async function schedulerBenchmark(ctx: BenchContext): Promise<Row[]> {
         benchmark: `Scheduler: ${burstSize.toLocaleString('en')} posts due in one second, ${ACCOUNTS} accounts (${setting})`,
         herald: `all published in ${fmt.s(burst.drainMs)} (${(burstSize / (burst.drainMs / 1000)).toFixed(0)}/s); lateness p50 ${fmt.s(burst.p50Ms)}, p99 ${fmt.s(burst.p99Ms)}${burst.failed ? `; ${burst.failed} FAILED` : ''}; CPU during it: Herald ${cpu.herald.toFixed(1)} s, simulators ${cpu.platform.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s`,
         floor: `${burstSize.toLocaleString('en')} empty jobs in ${fmt.s(floor.drainMs)}; p50 ${fmt.s(floor.p50Ms)}, p99 ${fmt.s(floor.p99Ms)} (at concurrency 10, one job per poll: ${fmt.s(plain.drainMs)})`,
-        ratio, target: `drain ≤ ${DRAIN_TARGET} × floor (ratio ≥ ${(1 / DRAIN_TARGET).toFixed(1)})`, pass: ratio >= 1 / DRAIN_TARGET && burst.failed === 0, database: ctx.server.label,
+        ratio,
+        target: `drain ≤ ${DRAIN_TARGET} × floor (ratio ≥ ${(1 / DRAIN_TARGET).toFixed(1)})`,
+        pass: ratio >= 1 / DRAIN_TARGET && burst.failed === 0,
+        database: ctx.server.label,
       },
       {
         benchmark: `Scheduler, for the record: the same ${burstSize.toLocaleString('en')} jobs each making one call to a bare platform stub, nothing else`,
         herald: '—',
         floor: `drained in ${fmt.s(calls.drainMs)} (worker CPU ${calls.cpuS.toFixed(1)} s): ${(calls.drainMs / floor.drainMs).toFixed(1)} × the empty jobs`,
-        ratio: calls.drainMs / burst.drainMs, target: '— (ratio: this ÷ Herald\'s drain)', pass: null, database: ctx.server.label,
+        ratio: calls.drainMs / burst.drainMs,
+        target: "— (ratio: this ÷ Herald's drain)",
+        pass: null,
+        database: ctx.server.label,
       },
       {
         benchmark: `Scheduler: single due post, no load (${singles} posts, 1 s apart)`,
         herald: `lateness p50 ${fmt.ms(single.p50Ms)}, p99 ${fmt.ms(single.p99Ms)}`,
-        floor: '—', ratio: null, target: `p99 < ${SINGLE_TARGET_MS} ms`, pass: single.p99Ms < SINGLE_TARGET_MS && single.failed === 0, database: ctx.server.label,
+        floor: '—',
+        ratio: null,
+        target: `p99 < ${SINGLE_TARGET_MS} ms`,
+        pass: single.p99Ms < SINGLE_TARGET_MS && single.failed === 0,
+        database: ctx.server.label,
       },
     ];
   } finally {

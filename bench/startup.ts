@@ -37,10 +37,22 @@ interface Start {
 /** One `npm start`: time to ready, idle RSS of the Herald process, then SIGTERM to it. */
 async function npmStart(env: Record<string, string>): Promise<Start> {
   const port = await freePort();
-  const full: Record<string, string> = { ...process.env as Record<string, string>, PORT: String(port), HOST: '127.0.0.1', HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`, HERALD_LOG_LEVEL: 'warn', ...RAISED_LIMITS, ...env };
+  const full: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    HERALD_LOG_LEVEL: 'warn',
+    ...RAISED_LIMITS,
+    ...env,
+  };
   if (!env.DATABASE_URL) delete full.DATABASE_URL;
   const started = performance.now();
-  const npm: ChildProcess = spawn('npm', ['start', '--silent'], { cwd: REPO, env: full, stdio: ['ignore', 'ignore', 'ignore'] });
+  const npm: ChildProcess = spawn('npm', ['start', '--silent'], {
+    cwd: REPO,
+    env: full,
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
   try {
     await waitForOk(`http://127.0.0.1:${port}/health/ready`, 180_000, npm);
     const readyMs = performance.now() - started;
@@ -80,7 +92,11 @@ export async function startupBenchmark(ctx: BenchContext): Promise<Row[]> {
   const db = await ctx.server.createDatabase();
   try {
     const ws = await prepareWorkspace(db.url);
-    const env = { DATABASE_URL: db.url, HERALD_SECRET_KEY: ws.secret, HERALD_DATA_DIR: path.join(ctx.scratch, 'startup') };
+    const env = {
+      DATABASE_URL: db.url,
+      HERALD_SECRET_KEY: ws.secret,
+      HERALD_DATA_DIR: path.join(ctx.scratch, 'startup'),
+    };
     await npmStart(env); // the first start makes the data dir; the measured ones find it
     const heralds: Start[] = [];
     const floors: Start[] = [];
@@ -93,8 +109,24 @@ export async function startupBenchmark(ctx: BenchContext): Promise<Row[]> {
     const f = { ready: median(floors, (s) => s.readyMs), rss: median(floors, (s) => s.idleRss) };
     ctx.log(`start-up: Herald ${fmt.ms(h.ready)}, ${fmt.mib(h.rss)}; floor ${fmt.ms(f.ready)}, ${fmt.mib(f.rss)}`);
     const rows: Row[] = [
-      { benchmark: `Start-up: npm start → ready, existing data dir (median of ${runs})`, herald: fmt.ms(h.ready), floor: `${fmt.ms(f.ready)} (node -e, one pg connection)`, ratio: f.ready / h.ready, target: '— (ratio: floor ÷ Herald)', pass: null, database: ctx.server.label },
-      { benchmark: 'Start-up: idle RSS', herald: fmt.mib(h.rss), floor: fmt.mib(f.rss), ratio: f.rss / h.rss, target: '— (ratio: floor ÷ Herald)', pass: null, database: ctx.server.label },
+      {
+        benchmark: `Start-up: npm start → ready, existing data dir (median of ${runs})`,
+        herald: fmt.ms(h.ready),
+        floor: `${fmt.ms(f.ready)} (node -e, one pg connection)`,
+        ratio: f.ready / h.ready,
+        target: '— (ratio: floor ÷ Herald)',
+        pass: null,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: 'Start-up: idle RSS',
+        herald: fmt.mib(h.rss),
+        floor: fmt.mib(f.rss),
+        ratio: f.rss / h.rss,
+        target: '— (ratio: floor ÷ Herald)',
+        pass: null,
+        database: ctx.server.label,
+      },
     ];
     if (ctx.server.kind === 'embedded') {
       const own = { HERALD_DATA_DIR: path.join(ctx.scratch, 'startup-own-cluster') };
@@ -104,7 +136,11 @@ export async function startupBenchmark(ctx: BenchContext): Promise<Row[]> {
       rows.push({
         benchmark: `Start-up: npm start → ready, data dir with its own embedded cluster (median of ${starts.length})`,
         herald: `${fmt.ms(median(starts, (s) => s.readyMs))}, idle RSS ${fmt.mib(median(starts, (s) => s.idleRss))} (Herald's process; PostgreSQL's own not counted)`,
-        floor: '—', ratio: null, target: '—', pass: null, database: 'embedded, started by Herald',
+        floor: '—',
+        ratio: null,
+        target: '—',
+        pass: null,
+        database: 'embedded, started by Herald',
       });
     }
     return rows;

@@ -31,7 +31,7 @@ async function upload(url: string, bytes: number, pid: number): Promise<Measured
   const started = performance.now();
   const result = JSON.parse(await runNode([CLIENT, url, String(bytes)])) as { status: number; body: string };
   const seconds = (performance.now() - started) / 1000;
-  const cpu = await cpuOf(pid) - cpuBefore;
+  const cpu = (await cpuOf(pid)) - cpuBefore;
   const { first, peak } = await rss.stop();
   return { seconds, growth: peak - first, cpu, ...result };
 }
@@ -62,24 +62,31 @@ export async function uploadBenchmark(ctx: BenchContext): Promise<Row[]> {
         const signedUrl = async (bytes: number) => {
           const res = await fetch(`${herald.url}/v1/media/upload-url`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', 'idempotency-key': `upload-${round}-${bytes}` },
+            headers: {
+              authorization: `Bearer ${ws.key}`,
+              'content-type': 'application/json',
+              'idempotency-key': `upload-${round}-${bytes}`,
+            },
             body: JSON.stringify({ filename: 'bench.mp4', content_type: 'video/mp4', size_bytes: bytes }),
           });
-          const body = await res.json() as { data: { upload: { signed_url: string } } };
+          const body = (await res.json()) as { data: { upload: { signed_url: string } } };
           if (res.status !== 201) throw new Error(`upload-url: ${res.status} ${JSON.stringify(body)}`);
           return body.data.upload.signed_url;
         };
         await upload(await signedUrl(WARM_UP), WARM_UP, herald.pid);
         const measured = await upload(await signedUrl(size), size, herald.pid);
         const media = JSON.parse(measured.body).data as { status?: string } | undefined;
-        if (measured.status !== 200 || media?.status !== 'ready') throw new Error(`Herald upload: ${measured.status} ${measured.body.slice(0, 300)}`);
+        if (measured.status !== 200 || media?.status !== 'ready')
+          throw new Error(`Herald upload: ${measured.status} ${measured.body.slice(0, 300)}`);
         heralds.push(measured);
       } finally {
         await herald.stop();
         await rm(dataDir, { recursive: true, force: true });
       }
       const [h, b] = [heralds.at(-1)!, bares.at(-1)!];
-      ctx.log(`upload round ${round + 1}: Herald ${h.seconds.toFixed(2)} s (CPU ${h.cpu.toFixed(2)} s), bare ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s)`);
+      ctx.log(
+        `upload round ${round + 1}: Herald ${h.seconds.toFixed(2)} s (CPU ${h.cpu.toFixed(2)} s), bare ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s)`,
+      );
     }
     const best = (runs: Measured[]) => Math.min(...runs.map((r) => r.seconds));
     const worstGrowth = (runs: Measured[]) => Math.max(...runs.map((r) => r.growth));
@@ -88,9 +95,33 @@ export async function uploadBenchmark(ctx: BenchContext): Promise<Row[]> {
     const ratio = rate(best(heralds)) / rate(best(bares));
     const note = `${sizeMib} MiB, best of ${rounds}`;
     return [
-      { benchmark: `Upload ${note}: throughput`, herald: `${rate(best(heralds)).toFixed(0)} MiB/s (${best(heralds).toFixed(2)} s)`, floor: `${rate(best(bares)).toFixed(0)} MiB/s (${best(bares).toFixed(2)} s)`, ratio, target: `≥ ${RATIO_TARGET} × floor`, pass: ratio >= RATIO_TARGET, database: ctx.server.label },
-      { benchmark: `Upload ${note}: server CPU, user + system (least)`, herald: `${leastCpu(heralds).toFixed(2)} s`, floor: `${leastCpu(bares).toFixed(2)} s`, ratio: leastCpu(bares) / leastCpu(heralds), target: '— (ratio: floor ÷ Herald)', pass: null, database: ctx.server.label },
-      { benchmark: `Upload ${note}: server RSS growth (worst)`, herald: fmt.mib(worstGrowth(heralds)), floor: fmt.mib(worstGrowth(bares)), ratio: null, target: `< ${fmt.mib(RSS_BAR)}`, pass: worstGrowth(heralds) < RSS_BAR, database: ctx.server.label },
+      {
+        benchmark: `Upload ${note}: throughput`,
+        herald: `${rate(best(heralds)).toFixed(0)} MiB/s (${best(heralds).toFixed(2)} s)`,
+        floor: `${rate(best(bares)).toFixed(0)} MiB/s (${best(bares).toFixed(2)} s)`,
+        ratio,
+        target: `≥ ${RATIO_TARGET} × floor`,
+        pass: ratio >= RATIO_TARGET,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: `Upload ${note}: server CPU, user + system (least)`,
+        herald: `${leastCpu(heralds).toFixed(2)} s`,
+        floor: `${leastCpu(bares).toFixed(2)} s`,
+        ratio: leastCpu(bares) / leastCpu(heralds),
+        target: '— (ratio: floor ÷ Herald)',
+        pass: null,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: `Upload ${note}: server RSS growth (worst)`,
+        herald: fmt.mib(worstGrowth(heralds)),
+        floor: fmt.mib(worstGrowth(bares)),
+        ratio: null,
+        target: `< ${fmt.mib(RSS_BAR)}`,
+        pass: worstGrowth(heralds) < RSS_BAR,
+        database: ctx.server.label,
+      },
     ];
   } finally {
     await db.drop();

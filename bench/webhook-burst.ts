@@ -26,7 +26,12 @@ import { taskList, workerLogger } from '../src/jobs/worker.ts';
 import { createLogger } from '../src/lib/logger.ts';
 
 const { values: args } = parseArgs({
-  options: { events: { type: 'string', default: '10000' }, endpoints: { type: 'string', default: '5' }, producers: { type: 'string', default: '8' }, batch: { type: 'string', default: '10' } },
+  options: {
+    events: { type: 'string', default: '10000' },
+    endpoints: { type: 'string', default: '5' },
+    producers: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '10' },
+  },
 });
 const EVENTS = Number(args.events);
 const ENDPOINTS = Number(args.endpoints);
@@ -57,11 +62,21 @@ if (process.env.DATABASE_URL) {
     await c.end();
   };
 } else {
-  cluster = await openEmbeddedCluster({ dataDir: scratch, log: { info: () => {}, warn: (m) => console.warn(m), error: (m) => console.error(m) } });
+  cluster = await openEmbeddedCluster({
+    dataDir: scratch,
+    log: { info: () => {}, warn: (m) => console.warn(m), error: (m) => console.error(m) },
+  });
   connectionString = cluster.connectionString;
 }
 
-const config = loadConfig({ HERALD_LOG_LEVEL: 'warn', ...process.env, DATABASE_URL: connectionString, HERALD_SECRET_KEY: SECRET, HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1', HERALD_DATA_DIR: scratch });
+const config = loadConfig({
+  HERALD_LOG_LEVEL: 'warn',
+  ...process.env,
+  DATABASE_URL: connectionString,
+  HERALD_SECRET_KEY: SECRET,
+  HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1',
+  HERALD_DATA_DIR: scratch,
+});
 const logger = createLogger(config.logLevel);
 const container = buildContainer({ config, logger, connectionString, keyring: { current: SECRET, previous: [] } });
 const pool = container.pool;
@@ -70,28 +85,38 @@ const { workspaceId } = await ensureOwnerAndSandbox(pool, 'bench@herald.local');
 const { rows: version } = await pool.query<{ server_version: string }>('SHOW server_version');
 
 // ---- Receivers (another process) and endpoints ----------------------------------------------------------
-const receivers = fork(path.join(import.meta.dirname, 'webhook-receivers.ts'), [String(ENDPOINTS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const ask = <T>(message: object, field: string) => new Promise<T>((resolve) => {
-  const listener = (m: Record<string, unknown>) => {
-    if (m[field] !== undefined) {
-      receivers.off('message', listener);
-      resolve(m[field] as T);
-    }
-  };
-  receivers.on('message', listener);
-  if (Object.keys(message).length > 0) receivers.send(message);
+const receivers = fork(path.join(import.meta.dirname, 'webhook-receivers.ts'), [String(ENDPOINTS)], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
+const ask = <T>(message: object, field: string) =>
+  new Promise<T>((resolve) => {
+    const listener = (m: Record<string, unknown>) => {
+      if (m[field] !== undefined) {
+        receivers.off('message', listener);
+        resolve(m[field] as T);
+      }
+    };
+    receivers.on('message', listener);
+    if (Object.keys(message).length > 0) receivers.send(message);
+  });
 const ports = await ask<number[]>({}, 'ports');
 const secrets: Record<string, string> = {};
 for (const port of ports) {
-  const made = await container.webhooks.create({ db: pool, workspaceId }, { url: `http://127.0.0.1:${port}/hook`, events: ['*'] });
+  const made = await container.webhooks.create(
+    { db: pool, workspaceId },
+    { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
+  );
   secrets[port] = made.secret;
 }
 await ask({ secrets }, 'ready');
 
 // ---- Runners: the main one (with a probe task) and the delivery runner -----------------------------------
 type ProbeKind = 'due_now' | 'sleep_to_t' | 'polled';
-interface Probe { kind: ProbeKind; due: number; started: number }
+interface Probe {
+  kind: ProbeKind;
+  due: number;
+  started: number;
+}
 const probes: Probe[] = [];
 // The main runner exactly as src/jobs/worker.ts starts it, plus a probe task that records when it started.
 const main: Runner = await run({
@@ -145,8 +170,13 @@ loopDelay.reset();
 // ---- The burst -------------------------------------------------------------------------------------------
 const TYPES: EventType[] = ['post.created', 'post.scheduled', 'post.publishing', 'post.published', 'post.updated'];
 const data = (i: number) => ({
-  id: `post_bench${String(i).padStart(8, '0')}`, object: 'post', workspace_id: workspaceId, content: `Burst post ${i}: ${'lorem ipsum '.repeat(40)}`,
-  platforms: ['x', 'bluesky'], status: 'published', targets: [{ platform: 'x', status: 'published', url: `https://x.com/herald/status/${i}` }],
+  id: `post_bench${String(i).padStart(8, '0')}`,
+  object: 'post',
+  workspace_id: workspaceId,
+  content: `Burst post ${i}: ${'lorem ipsum '.repeat(40)}`,
+  platforms: ['x', 'bluesky'],
+  status: 'published',
+  targets: [{ platform: 'x', status: 'published', url: `https://x.com/herald/status/${i}` }],
 });
 const burstStart = Date.now();
 let produced = 0;
@@ -170,22 +200,29 @@ const prober = (async () => {
   }
 })();
 await Promise.all(producers);
-const deliveredWhenProduced = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`)).rows[0]!.n;
+const deliveredWhenProduced = (
+  await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`)
+).rows[0]!.n;
 
 const expected = EVENTS * ENDPOINTS;
 let drainEnd: number;
 for (let lastReport = Date.now(); ;) {
-  const { rows } = await pool.query<{ done: number }>(`SELECT count(*)::int AS done FROM webhook_deliveries WHERE status = 'delivered'`);
+  const { rows } = await pool.query<{ done: number }>(
+    `SELECT count(*)::int AS done FROM webhook_deliveries WHERE status = 'delivered'`,
+  );
   const done = rows[0]!.done;
   if (done >= expected) {
     drainEnd = Date.now();
     break;
   }
   if (Date.now() - lastReport >= 5000) {
-    console.error(`  … ${done.toLocaleString('en')} of ${expected.toLocaleString('en')} delivered after ${((Date.now() - burstStart) / 1000).toFixed(0)} s`);
+    console.error(
+      `  … ${done.toLocaleString('en')} of ${expected.toLocaleString('en')} delivered after ${((Date.now() - burstStart) / 1000).toFixed(0)} s`,
+    );
     lastReport = Date.now();
   }
-  if (Date.now() - burstStart > 30 * 60_000) throw new Error(`Gave up after 30 min with ${done} of ${expected} delivered`);
+  if (Date.now() - burstStart > 30 * 60_000)
+    throw new Error(`Gave up after 30 min with ${done} of ${expected} delivered`);
   await sleep(250);
 }
 draining = false;
@@ -193,7 +230,9 @@ const burstLoop = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e
 loopDelay.disable();
 await prober;
 await sleep(3500); // let the last probes fall due
-const { rows: failed } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`);
+const { rows: failed } = await pool.query<{ n: number }>(
+  `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`,
+);
 const { rows: latency } = await pool.query<{ p50: number; p99: number; max: number }>(
   `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
      FROM (SELECT extract(epoch FROM delivered_at - created_at) * 1000 AS ms FROM webhook_deliveries) d`,
@@ -202,10 +241,14 @@ const receiverStats = await ask<{ requests: number; unique: number; invalid: num
 
 // ---- Report ----------------------------------------------------------------------------------------------
 const lateness = (kind: ProbeKind, from: number, to: number) => {
-  const late = probes.filter((p) => p.kind === kind && p.due >= from && p.due <= to).map((p) => p.started - p.due).sort((a, b) => a - b);
+  const late = probes
+    .filter((p) => p.kind === kind && p.due >= from && p.due <= to)
+    .map((p) => p.started - p.due)
+    .sort((a, b) => a - b);
   return { n: late.length, p50: late[Math.floor(late.length / 2)] ?? NaN, max: late.at(-1) ?? NaN };
 };
-const fmt = (l: { n: number; p50: number; max: number }) => `p50 ${String(l.p50).padStart(4)} ms  max ${String(l.max).padStart(4)} ms  (n=${l.n})`.padEnd(38);
+const fmt = (l: { n: number; p50: number; max: number }) =>
+  `p50 ${String(l.p50).padStart(4)} ms  max ${String(l.max).padStart(4)} ms  (n=${l.n})`.padEnd(38);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const drainMs = drainEnd - burstStart;
 const rows: Array<[string, ProbeKind]> = [
@@ -225,10 +268,18 @@ Webhook burst: ${EVENTS.toLocaleString('en')} events × ${ENDPOINTS} endpoints =
   receivers                             ${receiverStats.requests} requests, ${receiverStats.unique} distinct, ${receiverStats.invalid} bad signatures; ${failed[0]!.n} not delivered
 
   Main-runner job lateness (start − due)   idle baseline                           mid-burst`);
-for (const [label, kind] of rows) console.log(`  ${label.padEnd(38)} ${fmt(lateness(kind, baselineStart, baselineEnd))}  ${fmt(lateness(kind, burstStart, drainEnd))}`);
-const loop = (l: { p99: number; max: number }) => `p99 ${String(Math.round(l.p99)).padStart(4)} ms  max ${String(Math.round(l.max)).padStart(4)} ms`.padEnd(38);
+for (const [label, kind] of rows)
+  console.log(
+    `  ${label.padEnd(38)} ${fmt(lateness(kind, baselineStart, baselineEnd))}  ${fmt(lateness(kind, burstStart, drainEnd))}`,
+  );
+const loop = (l: { p99: number; max: number }) =>
+  `p99 ${String(Math.round(l.p99)).padStart(4)} ms  max ${String(Math.round(l.max)).padStart(4)} ms`.padEnd(38);
 console.log(`  ${'event-loop delay of this process'.padEnd(38)} ${loop(baselineLoop)}  ${loop(burstLoop)}`);
-console.log(`  (machine load average 1/5/15 min: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} on ${availableParallelism()} CPUs)`);
+console.log(
+  `  (machine load average 1/5/15 min: ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')} on ${availableParallelism()} CPUs)`,
+);
 const verdictProbes = [lateness('due_now', burstStart, drainEnd), lateness('sleep_to_t', burstStart, drainEnd)];
 const worst = Math.max(...verdictProbes.map((l) => l.max));
 const pass = worst < 1000 && verdictProbes.every((l) => l.n > 0) && failed[0]!.n === 0 && receiverStats.invalid === 0;

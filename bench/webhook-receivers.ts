@@ -10,30 +10,32 @@ const verifiers = new Map<number, Webhook>();
 const seen = new Set<string>();
 const stats = { requests: 0, unique: 0, invalid: 0, lastAt: 0 };
 
-const ports = await Promise.all(Array.from({ length: count }, async () => {
-  const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const port = (server.address() as AddressInfo).port;
-      stats.requests++;
-      stats.lastAt = Date.now();
-      try {
-        verifiers.get(port)!.verify(Buffer.concat(chunks), req.headers as Record<string, string>);
-        const key = `${port}:${String(req.headers['webhook-id'])}`;
-        if (!seen.has(key)) {
-          seen.add(key);
-          stats.unique++;
+const ports = await Promise.all(
+  Array.from({ length: count }, async () => {
+    const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const port = (server.address() as AddressInfo).port;
+        stats.requests++;
+        stats.lastAt = Date.now();
+        try {
+          verifiers.get(port)!.verify(Buffer.concat(chunks), req.headers as Record<string, string>);
+          const key = `${port}:${String(req.headers['webhook-id'])}`;
+          if (!seen.has(key)) {
+            seen.add(key);
+            stats.unique++;
+          }
+        } catch {
+          stats.invalid++;
         }
-      } catch {
-        stats.invalid++;
-      }
-      res.writeHead(200).end();
+        res.writeHead(200).end();
+      });
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }),
+);
 
 process.on('message', (message: { secrets?: Record<string, string>; stats?: true }) => {
   if (message.secrets) {

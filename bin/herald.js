@@ -21,28 +21,29 @@ async function readSecret(prompt) {
     }
     return data.split(/\r?\n/)[0];
   }
-  const ask = (question) => new Promise((resolve) => {
-    stderr.write(question);
-    stdin.setRawMode(true);
-    stdin.setEncoding('utf8');
-    stdin.resume();
-    let value = '';
-    const finish = () => {
-      stdin.off('data', onData);
-      stdin.setRawMode(false);
-      stdin.pause();
-      stderr.write('\n');
-      resolve(value);
-    };
-    const onData = (text) => {
-      for (const c of text) {
-        if (c === '\r' || c === '\n') return finish();
-        if (c === '\u0003') process.exit(130);
-        value = c === '\u007f' || c === '\b' ? value.slice(0, -1) : value + c;
-      }
-    };
-    stdin.on('data', onData);
-  });
+  const ask = (question) =>
+    new Promise((resolve) => {
+      stderr.write(question);
+      stdin.setRawMode(true);
+      stdin.setEncoding('utf8');
+      stdin.resume();
+      let value = '';
+      const finish = () => {
+        stdin.off('data', onData);
+        stdin.setRawMode(false);
+        stdin.pause();
+        stderr.write('\n');
+        resolve(value);
+      };
+      const onData = (text) => {
+        for (const c of text) {
+          if (c === '\r' || c === '\n') return finish();
+          if (c === '\u0003') process.exit(130);
+          value = c === '\u007f' || c === '\b' ? value.slice(0, -1) : value + c;
+        }
+      };
+      stdin.on('data', onData);
+    });
   const first = await ask(prompt);
   if ((await ask('Type it again: ')) !== first) throw new Error('the two entries differ; nothing was changed');
   return first;

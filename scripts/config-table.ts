@@ -2,7 +2,9 @@
 import { SETTINGS } from '../src/config.ts';
 
 export function configTable(): string {
-  const rows = SETTINGS.map((s) => `| \`${s.name}\` | ${s.default.startsWith('(') ? s.default : `\`${s.default}\``} | ${s.description} |`);
+  const rows = SETTINGS.map(
+    (s) => `| \`${s.name}\` | ${s.default.startsWith('(') ? s.default : `\`${s.default}\``} | ${s.description} |`,
+  );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

@@ -9,6 +9,10 @@ import { openApiDocument } from './openapi-document.ts';
 const dir = await mkdtemp(path.join(tmpdir(), 'herald-openapi-'));
 const file = path.join(dir, 'openapi.json');
 await writeFile(file, JSON.stringify(await openApiDocument(), null, 2));
-const result = spawnSync(process.execPath, [path.resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.resolve('redocly.yaml'), file], { stdio: 'inherit' });
+const result = spawnSync(
+  process.execPath,
+  [path.resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.resolve('redocly.yaml'), file],
+  { stdio: 'inherit' },
+);
 await rm(dir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -19,7 +19,6 @@ function sh(command: string, args: string[]): string {
   return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-
 let clusterCreated = false;
 function dropCluster(): void {
   if (!clusterCreated) return;
@@ -35,19 +34,29 @@ function dropCluster(): void {
 /** One row of the table: a check's figures as the harness records them, one JSON line each. */
 type Figures = CheckFigures & { check: string };
 
-const COLUMNS = [['requests', 'requests sent'], ['faults', 'faults injected'], ['lost', 'posts lost'], ['duplicates', 'duplicates'], ['unexpected5xx', '5xx']] as const;
+const COLUMNS = [
+  ['requests', 'requests sent'],
+  ['faults', 'faults injected'],
+  ['lost', 'posts lost'],
+  ['duplicates', 'duplicates'],
+  ['unexpected5xx', '5xx'],
+] as const;
 
 function printFigures(file: string): void {
   let rows: Figures[] = [];
   try {
-    rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Figures);
+    rows = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Figures);
   } catch {
     // no figure was recorded (every file failed before its first)
   }
   const total: Figures = { check: 'total', requests: 0, faults: 0, lost: 0, duplicates: 0, unexpected5xx: 0 };
   for (const r of rows) for (const [key] of COLUMNS) total[key] += r[key];
   const width = Math.max(5, ...rows.map((r) => r.check.length));
-  const line = (r: Figures) => `${r.check.padEnd(width)}  ${COLUMNS.map(([key, title]) => String(r[key]).padStart(title.length)).join('  ')}  ${r.notes ?? ''}`;
+  const line = (r: Figures) =>
+    `${r.check.padEnd(width)}  ${COLUMNS.map(([key, title]) => String(r[key]).padStart(title.length)).join('  ')}  ${r.notes ?? ''}`;
   console.log(`\nReliability figures (${rows.length} checks)`);
   console.log(`${'check'.padEnd(width)}  ${COLUMNS.map(([, title]) => title).join('  ')}  notes`);
   for (const r of rows) console.log(line(r));
@@ -57,13 +66,17 @@ function printFigures(file: string): void {
 async function main(): Promise<number> {
   // Debian's PostgreSQL tools create clusters owned by the postgres user, which only root may do.
   if (process.getuid?.() !== 0) {
-    console.error('The reliability suite creates its own PostgreSQL cluster with pg_createcluster, which must run as root (sudo npm run test:reliability).');
+    console.error(
+      'The reliability suite creates its own PostgreSQL cluster with pg_createcluster, which must run as root (sudo npm run test:reliability).',
+    );
     return 1;
   }
   try {
     sh('sh', ['-c', 'command -v pg_createcluster && command -v pg_ctlcluster && command -v pg_dropcluster']);
   } catch {
-    console.error('pg_createcluster is missing: install postgresql-common and PostgreSQL 15 (apt-get install postgresql-15).');
+    console.error(
+      'pg_createcluster is missing: install postgresql-common and PostgreSQL 15 (apt-get install postgresql-15).',
+    );
     return 1;
   }
   const port = await freePort();
@@ -73,36 +86,72 @@ async function main(): Promise<number> {
   let suite: ReturnType<typeof spawn> | undefined;
   const interrupt = (signal: NodeJS.Signals) => {
     console.error(`# ${signal}: stopping the suite`);
-    if (suite?.pid) try { process.kill(-suite.pid, 'SIGKILL'); } catch { /* already gone */ }
+    if (suite?.pid)
+      try {
+        process.kill(-suite.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
   try {
     // Throwaway data: no fsync, and a small footprint on a shared machine.
-    sh('pg_createcluster', [VERSION, CLUSTER, '-p', String(port), '-o', 'fsync=off', '-o', 'synchronous_commit=off', '-o', 'full_page_writes=off', '-o', 'max_connections=300', '-o', 'shared_buffers=64MB', '--', '--auth=trust']);
+    sh('pg_createcluster', [
+      VERSION,
+      CLUSTER,
+      '-p',
+      String(port),
+      '-o',
+      'fsync=off',
+      '-o',
+      'synchronous_commit=off',
+      '-o',
+      'full_page_writes=off',
+      '-o',
+      'max_connections=300',
+      '-o',
+      'shared_buffers=64MB',
+      '--',
+      '--auth=trust',
+    ]);
     clusterCreated = true;
     sh('pg_ctlcluster', ['--skip-systemctl-redirect', VERSION, CLUSTER, 'start']);
     console.log(`# cluster ${VERSION}/${CLUSTER} on 127.0.0.1:${port}`);
-    const files = readdirSync(path.join(ROOT, 'test', 'reliability')).filter((f) => f.endsWith('.reliability.ts')).sort().map((f) => path.join('test', 'reliability', f));
+    const files = readdirSync(path.join(ROOT, 'test', 'reliability'))
+      .filter((f) => f.endsWith('.reliability.ts'))
+      .sort()
+      .map((f) => path.join('test', 'reliability', f));
     const only = process.argv.slice(2);
     const selected = only.length > 0 ? files.filter((f) => only.some((o) => f.includes(o))) : files;
     // Its own process group, so that everything the tests start (Herald processes) can be killed at once.
-    suite = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-global-setup=test/global-setup.ts', ...selected], {
-      cwd: ROOT,
-      stdio: 'inherit',
-      detached: true,
-      env: {
-        ...process.env,
-        DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
-        HERALD_TEST_REDIS_URL: REDIS_URL,
-        HERALD_REL_CLUSTER: `${VERSION}/${CLUSTER}`,
-        HERALD_REL_FIGURES: figures,
+    suite = spawn(
+      process.execPath,
+      ['--test', '--test-concurrency=1', '--test-global-setup=test/global-setup.ts', ...selected],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+        detached: true,
+        env: {
+          ...process.env,
+          DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
+          HERALD_TEST_REDIS_URL: REDIS_URL,
+          HERALD_REL_CLUSTER: `${VERSION}/${CLUSTER}`,
+          HERALD_REL_FIGURES: figures,
+        },
       },
-    });
-    exitCode = await new Promise<number>((resolve) => suite!.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+    );
+    exitCode = await new Promise<number>((resolve) =>
+      suite!.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))),
+    );
     printFigures(figures);
   } finally {
-    if (suite?.pid) try { process.kill(-suite.pid, 'SIGKILL'); } catch { /* the group is empty */ }
+    if (suite?.pid)
+      try {
+        process.kill(-suite.pid, 'SIGKILL');
+      } catch {
+        /* the group is empty */
+      }
     dropCluster();
     rmSync(work, { recursive: true, force: true });
   }

@@ -10,7 +10,14 @@ import { connectionCommands } from './features/connections/connections.cli.ts';
 import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './features/keys/keys.service.ts';
 import { parseScopes, SCOPES } from './features/keys/scopes.ts';
 import { listAllWorkspaces, listBrands, findWorkspace } from './features/workspaces/workspaces.repo.ts';
-import { brandJson, createBrand, createWorkspace, ensureOwnerAndSandbox, ownerUserId, workspaceJson } from './features/workspaces/workspaces.service.ts';
+import {
+  brandJson,
+  createBrand,
+  createWorkspace,
+  ensureOwnerAndSandbox,
+  ownerUserId,
+  workspaceJson,
+} from './features/workspaces/workspaces.service.ts';
 import { generatePassword } from './features/users/passwords.ts';
 import { createUser, ensurePassword, setPassword, UserInputError } from './features/users/users.service.ts';
 import type { MemberRole } from './features/workspaces/workspaces.repo.ts';
@@ -58,7 +65,11 @@ export function print(io: Io, values: Values, data: unknown, human: string): voi
 }
 
 /** Opens the database for an admin command; refuses to work on an unmigrated database unless `migrating`. */
-export async function withDatabase<T>(io: Io, fn: (pool: Pool, config: Config) => Promise<T>, migrating = false): Promise<T> {
+export async function withDatabase<T>(
+  io: Io,
+  fn: (pool: Pool, config: Config) => Promise<T>,
+  migrating = false,
+): Promise<T> {
   const config = loadConfig(io.env);
   const quiet = { info: () => {}, warn: (m: string) => io.err(m), error: (m: string) => io.err(m) };
   const database = await openDatabase(config, quiet);
@@ -68,7 +79,10 @@ export async function withDatabase<T>(io: Io, fn: (pool: Pool, config: Config) =
       await migrate(pool);
     } else {
       const pending = await pendingMigrations(pool);
-      if (pending.length > 0) throw new UsageError(`the database is not migrated (${pending.length} pending); run \`herald migrate\` or \`herald init\` first`);
+      if (pending.length > 0)
+        throw new UsageError(
+          `the database is not migrated (${pending.length} pending); run \`herald migrate\` or \`herald init\` first`,
+        );
     }
     return await fn(pool, config);
   } finally {
@@ -107,13 +121,21 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Ensure the owner account and the Sandbox workspace with its default brand exist (idempotent).',
     options: { email: { type: 'string' }, ...json },
     async run(values, _p, io) {
-      await withDatabase(io, async (pool, config) => {
-        const email = typeof values.email === 'string' ? values.email.trim() : config.ownerEmail;
-        if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
-        const boot = await ensureOwnerAndSandbox(pool, email);
-        print(io, values, { user_id: boot.userId, workspace_id: boot.workspaceId, brand_id: boot.brandId },
-          `Owner ${boot.email} (${boot.userId})\nSandbox workspace ${boot.workspaceId}\nDefault brand ${boot.brandId}`);
-      }, true);
+      await withDatabase(
+        io,
+        async (pool, config) => {
+          const email = typeof values.email === 'string' ? values.email.trim() : config.ownerEmail;
+          if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+          const boot = await ensureOwnerAndSandbox(pool, email);
+          print(
+            io,
+            values,
+            { user_id: boot.userId, workspace_id: boot.workspaceId, brand_id: boot.brandId },
+            `Owner ${boot.email} (${boot.userId})\nSandbox workspace ${boot.workspaceId}\nDefault brand ${boot.brandId}`,
+          );
+        },
+        true,
+      );
     },
   },
   'workspaces create': {
@@ -126,7 +148,12 @@ const COMMANDS: Record<string, Command> = {
       if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
       await withDatabase(io, async (pool) => {
         const made = await createWorkspace(pool, { name, mode, ownerUserId: await owner(pool) });
-        print(io, values, { workspace_id: made.workspace.id, brand_id: made.brand.id, mode }, `Workspace ${made.workspace.id} (${mode})\nDefault brand ${made.brand.id}`);
+        print(
+          io,
+          values,
+          { workspace_id: made.workspace.id, brand_id: made.brand.id, mode },
+          `Workspace ${made.workspace.id} (${mode})\nDefault brand ${made.brand.id}`,
+        );
       });
     },
   },
@@ -137,7 +164,12 @@ const COMMANDS: Record<string, Command> = {
     async run(values, _p, io) {
       await withDatabase(io, async (pool) => {
         const rows = await listAllWorkspaces(pool);
-        print(io, values, rows.map(workspaceJson), rows.map((w) => `${w.id}  ${w.mode.padEnd(4)}  ${w.name}`).join('\n') || '(no workspaces)');
+        print(
+          io,
+          values,
+          rows.map(workspaceJson),
+          rows.map((w) => `${w.id}  ${w.mode.padEnd(4)}  ${w.name}`).join('\n') || '(no workspaces)',
+        );
       });
     },
   },
@@ -164,32 +196,70 @@ const COMMANDS: Record<string, Command> = {
       await withDatabase(io, async (pool) => {
         if (!(await findWorkspace(pool, workspaceId))) throw new UsageError(`no workspace ${workspaceId}`);
         const rows = await listBrands(pool, workspaceId);
-        print(io, values, rows.map(brandJson), rows.map((b) => `${b.id}  ${b.is_default ? 'default' : '       '}  ${b.name}`).join('\n'));
+        print(
+          io,
+          values,
+          rows.map(brandJson),
+          rows.map((b) => `${b.id}  ${b.is_default ? 'default' : '       '}  ${b.name}`).join('\n'),
+        );
       });
     },
   },
   'keys create': {
-    usage: 'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--expires-at <iso>] [--json]',
+    usage:
+      'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--expires-at <iso>] [--json]',
     summary: `Create an API key for the owner account, limited to the given workspaces. Scopes: ${SCOPES.join(', ')}.`,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' }, ...json },
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-at': { type: 'string' },
+      ...json,
+    },
     async run(values, _p, io) {
-      const ids = required(values, 'workspace').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      const ids = required(values, 'workspace')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
       const bad = ids.filter((id) => !isUuid(id));
-      if (ids.length === 0 || bad.length > 0) throw new UsageError(`--workspace must be workspace UUIDs separated by commas (bad: ${bad.join(', ') || 'none given'})`);
+      if (ids.length === 0 || bad.length > 0)
+        throw new UsageError(
+          `--workspace must be workspace UUIDs separated by commas (bad: ${bad.join(', ') || 'none given'})`,
+        );
       const name = required(values, 'name');
       const parsed = parseScopes(required(values, 'scopes'));
-      if ('unknown' in parsed) throw new UsageError(`unknown scope ${parsed.unknown.join(', ')}; use "all" or a comma list of: ${SCOPES.join(', ')}`);
+      if ('unknown' in parsed)
+        throw new UsageError(
+          `unknown scope ${parsed.unknown.join(', ')}; use "all" or a comma list of: ${SCOPES.join(', ')}`,
+        );
       let expiresAt: Date | null = null;
       if (typeof values['expires-at'] === 'string') {
         const raw = values['expires-at'];
         expiresAt = new Date(raw);
-        if (!/(Z|[+-]\d\d:?\d\d)$/i.test(raw) || Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 time with a zone, e.g. 2027-01-01T00:00:00Z');
+        if (!/(Z|[+-]\d\d:?\d\d)$/i.test(raw) || Number.isNaN(expiresAt.getTime()))
+          throw new UsageError('--expires-at must be an ISO 8601 time with a zone, e.g. 2027-01-01T00:00:00Z');
       }
       await withDatabase(io, async (pool) => {
         try {
-          const { row, key } = await createKey(pool, { userId: await owner(pool), name, scopes: parsed.scopes, workspaceIds: [...new Set(ids)], expiresAt });
-          print(io, values, { id: row.id, key, scopes: row.scopes, expires_at: row.expires_at?.toISOString() ?? null, workspace_ids: row.workspace_ids },
-            `Key ${row.id} (shown once, store it now):\n${key}`);
+          const { row, key } = await createKey(pool, {
+            userId: await owner(pool),
+            name,
+            scopes: parsed.scopes,
+            workspaceIds: [...new Set(ids)],
+            expiresAt,
+          });
+          print(
+            io,
+            values,
+            {
+              id: row.id,
+              key,
+              scopes: row.scopes,
+              expires_at: row.expires_at?.toISOString() ?? null,
+              workspace_ids: row.workspace_ids,
+            },
+            `Key ${row.id} (shown once, store it now):\n${key}`,
+          );
         } catch (error) {
           if (error instanceof KeyInputError) throw new UsageError(error.message);
           throw error;
@@ -204,16 +274,25 @@ const COMMANDS: Record<string, Command> = {
     async run(values, _p, io) {
       await withDatabase(io, async (pool) => {
         const rows = await listKeys(pool);
-        const state = (k: (typeof rows)[number]) => (k.revoked_at ? 'revoked' : k.expires_at && k.expires_at < new Date() ? 'expired' : 'active');
+        const state = (k: (typeof rows)[number]) =>
+          k.revoked_at ? 'revoked' : k.expires_at && k.expires_at < new Date() ? 'expired' : 'active';
         // An OAuth grant shows its newest key; revoking that key revokes the grant.
-        const label = (k: (typeof rows)[number]) => (k.grant_id ? `OAuth: ${k.client_name ?? 'unknown client'} (grant ${k.grant_id}, renewed hourly)` : k.name);
-        print(io, values, rows.map(keyJson), rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}`).join('\n') || '(no keys)');
+        const label = (k: (typeof rows)[number]) =>
+          k.grant_id ? `OAuth: ${k.client_name ?? 'unknown client'} (grant ${k.grant_id}, renewed hourly)` : k.name;
+        print(
+          io,
+          values,
+          rows.map(keyJson),
+          rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}`).join('\n') ||
+            '(no keys)',
+        );
       });
     },
   },
   'users create': {
     usage: 'herald users create --email <email> --workspace <uuid> --role owner|admin|member [--json]',
-    summary: 'Add a person to a workspace (creating the account if needed); a new account gets a generated password, shown once.',
+    summary:
+      'Add a person to a workspace (creating the account if needed); a new account gets a generated password, shown once.',
     options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' }, ...json },
     async run(values, _p, io) {
       const email = required(values, 'email');
@@ -224,9 +303,20 @@ const COMMANDS: Record<string, Command> = {
         try {
           const made = await createUser(pool, { email, workspaceId, role });
           const password = made.created ? await ensurePassword(pool, made.userId) : undefined;
-          print(io, values, { user_id: made.userId, email: made.email, workspace_id: workspaceId, role, created: made.created, password: password ?? null },
+          print(
+            io,
+            values,
+            {
+              user_id: made.userId,
+              email: made.email,
+              workspace_id: workspaceId,
+              role,
+              created: made.created,
+              password: password ?? null,
+            },
             `${made.created ? 'Created' : 'Updated'} ${made.email} (${made.userId}): ${role} of workspace ${workspaceId}.` +
-            (password ? `\nPassword (shown once, share it safely): ${password}` : ''));
+              (password ? `\nPassword (shown once, share it safely): ${password}` : ''),
+          );
         } catch (error) {
           if (error instanceof UserInputError) throw new UsageError(error.message);
           throw error;
@@ -236,7 +326,8 @@ const COMMANDS: Record<string, Command> = {
   },
   'users set-password': {
     usage: 'herald users set-password <email> [--generate] [--json]',
-    summary: 'Set a person\'s password (typed without echo, or the first line of stdin; --generate makes one and shows it once). Signs them out everywhere.',
+    summary:
+      "Set a person's password (typed without echo, or the first line of stdin; --generate makes one and shows it once). Signs them out everywhere.",
     options: { generate: { type: 'boolean' }, ...json },
     positionals: ['email'],
     async run(values, positionals, io) {
@@ -252,8 +343,13 @@ const COMMANDS: Record<string, Command> = {
       await withDatabase(io, async (pool) => {
         try {
           const result = await setPassword(pool, email, password);
-          print(io, values, { user_id: result.userId, sessions_ended: result.sessionsEnded, ...(values.generate ? { password } : {}) },
-            `Password of ${email} set${result.sessionsEnded > 0 ? `; ${result.sessionsEnded} session(s) signed out` : ''}.` + (values.generate ? `\nPassword (shown once): ${password}` : ''));
+          print(
+            io,
+            values,
+            { user_id: result.userId, sessions_ended: result.sessionsEnded, ...(values.generate ? { password } : {}) },
+            `Password of ${email} set${result.sessionsEnded > 0 ? `; ${result.sessionsEnded} session(s) signed out` : ''}.` +
+              (values.generate ? `\nPassword (shown once): ${password}` : ''),
+          );
         } catch (error) {
           if (error instanceof UserInputError) throw new UsageError(error.message);
           throw error;
@@ -296,7 +392,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (!command) {
     const group = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `));
     if (group.length > 0) {
-      const wanted = second && !second.startsWith('-') ? `unknown command "${first} ${second}"` : `"${first}" needs a subcommand`;
+      const wanted =
+        second && !second.startsWith('-') ? `unknown command "${first} ${second}"` : `"${first}" needs a subcommand`;
       io.err(`herald: ${wanted}\nUsage:\n${group.map((k) => `  ${COMMANDS[k]!.usage}`).join('\n')}`);
       return second === '--help' || second === '-h' ? 0 : 2;
     }
@@ -309,8 +406,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    if (positionals.length > (command.positionals?.length ?? 0)) throw new UsageError(`unexpected argument "${positionals.at(-1)}"`);
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > (command.positionals?.length ?? 0))
+      throw new UsageError(`unexpected argument "${positionals.at(-1)}"`);
     await command.run(values as Values, positionals, io);
     return 0;
   } catch (error) {

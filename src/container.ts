@@ -65,19 +65,55 @@ export interface ContainerOptions {
 }
 
 /** The adapters and how to reach each connection's platform, from the config (the CLI builds the same). */
-export function createPlatformAccess(config: Config, keyring: SecretKeyring, guard: OutboundGuard, clock: Clock = systemClock): PlatformAccess {
+export function createPlatformAccess(
+  config: Config,
+  keyring: SecretKeyring,
+  guard: OutboundGuard,
+  clock: Clock = systemClock,
+): PlatformAccess {
   return {
     registry: createPlatformRegistry({
-      ...Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret }])),
-      x: { apiUrl: config.platforms.x.apiUrl, clientId: config.platforms.x.clientId, clientSecret: config.platforms.x.clientSecret },
-      linkedin: { apiUrl: config.platforms.linkedin.apiUrl, clientId: config.platforms.linkedin.clientId, clientSecret: config.platforms.linkedin.clientSecret, apiVersion: config.platforms.linkedin.version },
+      ...Object.fromEntries(
+        Object.entries(config.platformApps).map(([p, app]) => [
+          p,
+          { clientId: app.clientId, clientSecret: app.clientSecret },
+        ]),
+      ),
+      x: {
+        apiUrl: config.platforms.x.apiUrl,
+        clientId: config.platforms.x.clientId,
+        clientSecret: config.platforms.x.clientSecret,
+      },
+      linkedin: {
+        apiUrl: config.platforms.linkedin.apiUrl,
+        clientId: config.platforms.linkedin.clientId,
+        clientSecret: config.platforms.linkedin.clientSecret,
+        apiVersion: config.platforms.linkedin.version,
+      },
       instagram: { ...config.platformApps.instagram, apiVersion: config.platforms.meta.graphVersion },
       facebook: { ...config.platformApps.facebook, apiVersion: config.platforms.meta.graphVersion },
     }),
-    keyring, guard, sandboxUrl: config.sandbox.url, timeoutMs: config.platformTimeoutMs, clock,
-    publicUrl: config.publicUrl, sandboxEnabled: config.sandbox.enabled,
-    apps: Object.fromEntries(Object.entries(config.platformApps).map(([p, app]) => [p, { clientId: app.clientId, clientSecret: app.clientSecret ?? null }])),
-    platformUrls: { x: config.platforms.x.apiUrl, bluesky: config.platforms.bluesky.serviceUrl, linkedin: config.platforms.linkedin.apiUrl, facebook: FACEBOOK_GRAPH_URL, instagram: INSTAGRAM_API_URL, threads: THREADS_API_URL },
+    keyring,
+    guard,
+    sandboxUrl: config.sandbox.url,
+    timeoutMs: config.platformTimeoutMs,
+    clock,
+    publicUrl: config.publicUrl,
+    sandboxEnabled: config.sandbox.enabled,
+    apps: Object.fromEntries(
+      Object.entries(config.platformApps).map(([p, app]) => [
+        p,
+        { clientId: app.clientId, clientSecret: app.clientSecret ?? null },
+      ]),
+    ),
+    platformUrls: {
+      x: config.platforms.x.apiUrl,
+      bluesky: config.platforms.bluesky.serviceUrl,
+      linkedin: config.platforms.linkedin.apiUrl,
+      facebook: FACEBOOK_GRAPH_URL,
+      instagram: INSTAGRAM_API_URL,
+      threads: THREADS_API_URL,
+    },
   };
 }
 
@@ -89,8 +125,17 @@ export function createConfiguredSimulators(config: Config, keyring: SecretKeyrin
   if (!config.sandbox.enabled) return new Map();
   // Simulators that fetch media by URL (Instagram, Threads) may reach Herald's own signed URLs (public URL, S3
   // endpoint) and the outbound allowlist; any other private address is refused, as the platforms cannot reach it.
-  const mediaFetchAllowlist = [new URL(config.publicUrl).hostname, ...(config.media.s3?.endpoint ? [new URL(config.media.s3.endpoint).hostname] : []), ...config.outboundAllowlist];
-  return createSimulators({ secret: hmac(keyring, 'sandbox-simulators', 'v1'), control: config.sandbox.control, rateLimitFactor: config.sandbox.rateLimitFactor, settings: { mediaFetchAllowlist } });
+  const mediaFetchAllowlist = [
+    new URL(config.publicUrl).hostname,
+    ...(config.media.s3?.endpoint ? [new URL(config.media.s3.endpoint).hostname] : []),
+    ...config.outboundAllowlist,
+  ];
+  return createSimulators({
+    secret: hmac(keyring, 'sandbox-simulators', 'v1'),
+    control: config.sandbox.control,
+    rateLimitFactor: config.sandbox.rateLimitFactor,
+    settings: { mediaFetchAllowlist },
+  });
 }
 
 export function buildContainer(options: ContainerOptions): Container {
@@ -99,18 +144,41 @@ export function buildContainer(options: ContainerOptions): Container {
   const pool = createPool(connectionString, config.databasePoolSize);
   const metrics = createMetrics();
   const authenticator = createAuthenticator({ pool, clock, logger });
-  const store = config.redisUrl ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc()) : createMemoryStore();
+  const store = config.redisUrl
+    ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc())
+    : createMemoryStore();
   const rateLimiter = createRateLimiter(store);
   const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
   const platformAccess = createPlatformAccess(config, keyring, outboundGuard, clock);
   const platforms = platformAccess.registry;
   const simulators = createConfiguredSimulators(config, keyring);
-  const media = createMediaService({ pool, storage: createMediaStorage(config, keyring), config: config.media, clock, logger });
+  const media = createMediaService({
+    pool,
+    storage: createMediaStorage(config, keyring),
+    config: config.media,
+    clock,
+    logger,
+  });
   const posts = createPostsService({ clock, media, platforms });
   const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   return {
-    config, logger, clock, pool, connectionString, keyring, metrics, authenticator, rateLimiter, outboundGuard, posts, webhooks, media,
-    platforms, platformAccess, simulators, mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool),
+    config,
+    logger,
+    clock,
+    pool,
+    connectionString,
+    keyring,
+    metrics,
+    authenticator,
+    rateLimiter,
+    outboundGuard,
+    posts,
+    webhooks,
+    media,
+    platforms,
+    platformAccess,
+    simulators,
+    mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool),
     async close() {
       await authenticator.close();
       await rateLimiter.close();

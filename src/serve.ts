@@ -33,36 +33,63 @@ async function prepare(container: Container, print: (text: string) => void): Pro
   const applied = await migrate(container.pool);
   if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
   const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
-  const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
-  if (seeded.length > 0) container.logger.info({ connections: seeded.map((c) => `${c.platform}:${c.handle}`) }, 'sandbox connections created');
+  const seeded = await seedSandboxConnections({
+    pool: container.pool,
+    access: container.platformAccess,
+    simulators: container.simulators,
+    workspaceId: boot.workspaceId,
+    brandId: boot.brandId,
+  });
+  if (seeded.length > 0)
+    container.logger.info(
+      { connections: seeded.map((c) => `${c.platform}:${c.handle}`) },
+      'sandbox connections created',
+    );
   const password = await ensurePassword(container.pool, boot.userId);
-  const passwordLine = password ? [`  Password      ${password}   (sign-in for connecting assistants; change it with \`herald users set-password ${boot.email}\`)`] : [];
+  const passwordLine = password
+    ? [
+        `  Password      ${password}   (sign-in for connecting assistants; change it with \`herald users set-password ${boot.email}\`)`,
+      ]
+    : [];
   if (!boot.created) {
-    if (password) print(['', `The owner account ${boot.email} had no password. This is shown once:`, ...passwordLine, ''].join('\n'));
+    if (password)
+      print(
+        ['', `The owner account ${boot.email} had no password. This is shown once:`, ...passwordLine, ''].join('\n'),
+      );
     return;
   }
   const { key } = await createKey(container.pool, {
-    userId: boot.userId, name: 'First-start key', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null,
+    userId: boot.userId,
+    name: 'First-start key',
+    scopes: [...SCOPES],
+    workspaceIds: [boot.workspaceId],
+    expiresAt: null,
   });
-  print([
-    '',
-    'Herald is set up. This is shown once:',
-    `  URL           ${container.config.publicUrl}`,
-    `  Owner         ${boot.email}`,
-    ...passwordLine,
-    `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
-    `  Brand         ${boot.brandId}`,
-    `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
-    `  API key       ${key}`,
-    '',
-    `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
-    `       -d '{"content":"Hello from Herald","platforms":[${seeded.map((c) => `"${c.platform}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
-    `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
-    '',
-  ].join('\n'));
+  print(
+    [
+      '',
+      'Herald is set up. This is shown once:',
+      `  URL           ${container.config.publicUrl}`,
+      `  Owner         ${boot.email}`,
+      ...passwordLine,
+      `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
+      `  Brand         ${boot.brandId}`,
+      `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
+      `  API key       ${key}`,
+      '',
+      `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
+      `       -d '{"content":"Hello from Herald","platforms":[${seeded.map((c) => `"${c.platform}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
+      `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
+      '',
+    ].join('\n'),
+  );
 }
 
-export async function startHerald(config: Config, role: Role, options: { logger?: Logger; print?: (text: string) => void } = {}): Promise<Running> {
+export async function startHerald(
+  config: Config,
+  role: Role,
+  options: { logger?: Logger; print?: (text: string) => void } = {},
+): Promise<Running> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   let database: DatabaseHandle | undefined;
@@ -86,7 +113,9 @@ export async function startHerald(config: Config, role: Role, options: { logger?
     } else {
       const pending = await pendingMigrations(container.pool);
       if (pending.length > 0) {
-        throw new Error(`Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`);
+        throw new Error(
+          `Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`,
+        );
       }
     }
     // Runners first, the listener last: "herald is listening" means every part of this role is up.

@@ -28,7 +28,11 @@ describe('admin commands', () => {
   test('init --json is idempotent and prints the owner, the Sandbox workspace and its brand', async () => {
     const first = await cli('init', '--json');
     assert.equal(first.code, 0, first.err);
-    assert.deepEqual(JSON.parse(first.out), { user_id: t.owner.userId, workspace_id: t.owner.workspaceId, brand_id: t.owner.brandId });
+    assert.deepEqual(JSON.parse(first.out), {
+      user_id: t.owner.userId,
+      workspace_id: t.owner.workspaceId,
+      brand_id: t.owner.brandId,
+    });
     assert.equal((await cli('init', '--json')).out, first.out);
   });
 
@@ -45,15 +49,30 @@ describe('admin commands', () => {
   });
 
   test('brands create and list', async () => {
-    const brand = JSON.parse((await cli('brands', 'create', '--workspace', t.owner.workspaceId, '--name', 'Side project', '--json')).out);
+    const brand = JSON.parse(
+      (await cli('brands', 'create', '--workspace', t.owner.workspaceId, '--name', 'Side project', '--json')).out,
+    );
     assert.equal(brand.name, 'Side project');
-    const list = JSON.parse((await cli('brands', 'list', '--workspace', t.owner.workspaceId, '--json')).out) as Array<{ id: string; is_default: boolean }>;
+    const list = JSON.parse((await cli('brands', 'list', '--workspace', t.owner.workspaceId, '--json')).out) as Array<{
+      id: string;
+      is_default: boolean;
+    }>;
     assert.ok(list.some((b) => b.id === brand.id && !b.is_default));
     assert.ok(list.some((b) => b.is_default));
   });
 
   test('keys create: hk_test_ for test-only workspaces, hk_live_ otherwise; the key works at once', async () => {
-    const created = await cli('keys', 'create', '--workspace', t.owner.workspaceId, '--name', 'ci', '--scopes', 'posts:read,posts:write', '--json');
+    const created = await cli(
+      'keys',
+      'create',
+      '--workspace',
+      t.owner.workspaceId,
+      '--name',
+      'ci',
+      '--scopes',
+      'posts:read,posts:write',
+      '--json',
+    );
     assert.equal(created.code, 0, created.err);
     const k = JSON.parse(created.out);
     assert.deepEqual(Object.keys(k).sort(), ['expires_at', 'id', 'key', 'scopes', 'workspace_ids']);
@@ -61,14 +80,44 @@ describe('admin commands', () => {
     assert.deepEqual(k.scopes, ['posts:read', 'posts:write']);
     assert.equal((await t.inject({ url: '/v1/posts', key: k.key })).statusCode, 200);
     const live = JSON.parse((await cli('workspaces', 'create', '--name', 'Prod', '--json')).out);
-    const liveKey = JSON.parse((await cli('keys', 'create', '--workspace', `${live.workspace_id},${t.owner.workspaceId}`, '--name', 'prod', '--scopes', 'all', '--expires-at', '2099-01-01T00:00:00Z', '--json')).out);
+    const liveKey = JSON.parse(
+      (
+        await cli(
+          'keys',
+          'create',
+          '--workspace',
+          `${live.workspace_id},${t.owner.workspaceId}`,
+          '--name',
+          'prod',
+          '--scopes',
+          'all',
+          '--expires-at',
+          '2099-01-01T00:00:00Z',
+          '--json',
+        )
+      ).out,
+    );
     assert.match(liveKey.key, /^hk_live_/);
     assert.equal(liveKey.expires_at, '2099-01-01T00:00:00.000Z');
     assert.equal(liveKey.scopes.length, 19);
   });
 
   test('keys list never shows a key; keys revoke revokes', async () => {
-    const k = JSON.parse((await cli('keys', 'create', '--workspace', t.owner.workspaceId, '--name', 'to revoke', '--scopes', 'all', '--json')).out);
+    const k = JSON.parse(
+      (
+        await cli(
+          'keys',
+          'create',
+          '--workspace',
+          t.owner.workspaceId,
+          '--name',
+          'to revoke',
+          '--scopes',
+          'all',
+          '--json',
+        )
+      ).out,
+    );
     const list = await cli('keys', 'list', '--json');
     assert.ok(!list.out.includes(k.key));
     assert.ok((JSON.parse(list.out) as Array<{ id: string }>).some((row) => row.id === k.id));
@@ -81,11 +130,34 @@ describe('admin commands', () => {
 
 describe('bad arguments', () => {
   const cases: Array<[string[], RegExp]> = [
-    [['keys', 'create', '--workspace', 'nope', '--name', 'x', '--scopes', 'all'], /--workspace must be workspace UUIDs/],
+    [
+      ['keys', 'create', '--workspace', 'nope', '--name', 'x', '--scopes', 'all'],
+      /--workspace must be workspace UUIDs/,
+    ],
     [['keys', 'create', '--name', 'x', '--scopes', 'all'], /--workspace is required/],
-    [['keys', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'posts:fly'], /unknown scope posts:fly/],
-    [['keys', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all'], /Unknown workspace/],
-    [['keys', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601/],
+    [
+      ['keys', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'posts:fly'],
+      /unknown scope posts:fly/,
+    ],
+    [
+      ['keys', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all'],
+      /Unknown workspace/,
+    ],
+    [
+      [
+        'keys',
+        'create',
+        '--workspace',
+        '00000000-0000-4000-8000-000000000000',
+        '--name',
+        'x',
+        '--scopes',
+        'all',
+        '--expires-at',
+        'tomorrow',
+      ],
+      /--expires-at must be an ISO 8601/,
+    ],
     [['workspaces', 'create', '--name', 'x', '--mode', 'staging'], /--mode must be live or test/],
     [['workspaces', 'create', '--colour', 'red'], /Unknown option '--colour'/],
     [['keys', 'revoke'], /key id is required/],
@@ -111,7 +183,19 @@ describe('bad arguments', () => {
   });
 
   test('--help on every command prints its usage and exits 0', async () => {
-    for (const argv of [['--help'], ['serve', '--help'], ['migrate', '--help'], ['init', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['workspaces', 'create', '--help'], ['workspaces', 'list', '--help'], ['brands', 'create', '--help'], ['brands', 'list', '--help']]) {
+    for (const argv of [
+      ['--help'],
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['init', '--help'],
+      ['keys', 'create', '--help'],
+      ['keys', 'list', '--help'],
+      ['keys', 'revoke', '--help'],
+      ['workspaces', 'create', '--help'],
+      ['workspaces', 'list', '--help'],
+      ['brands', 'create', '--help'],
+      ['brands', 'list', '--help'],
+    ]) {
       const res = await cli(...argv);
       assert.equal(res.code, 0, argv.join(' '));
       assert.match(res.out, /Usage: herald/);
@@ -134,7 +218,7 @@ describe('bad arguments', () => {
 });
 
 describe('the embedded database', () => {
-  test('first start prints a key once; admin commands attach to a running server\'s cluster or start their own', async () => {
+  test("first start prints a key once; admin commands attach to a running server's cluster or start their own", async () => {
     await mkdir(path.join(import.meta.dirname, '.tmp'), { recursive: true });
     const dataDir = await mkdtemp(path.join(import.meta.dirname, '.tmp', 'cli-embedded-'));
     const embeddedEnv = { HERALD_DATA_DIR: dataDir, DATABASE_URL: '', HERALD_SECRET_KEY: '', PORT: '0' };
@@ -142,27 +226,46 @@ describe('the embedded database', () => {
       const started = performance.now();
       const first = spawnHerald(['serve'], embeddedEnv);
       let url = await first.url;
-      console.log(`# first start on a fresh data dir (initdb, migrate, bootstrap, listen) took ${Math.round(performance.now() - started)} ms`);
+      console.log(
+        `# first start on a fresh data dir (initdb, migrate, bootstrap, listen) took ${Math.round(performance.now() - started)} ms`,
+      );
       const printed = /Workspace\s+([0-9a-f-]{36}).*API key\s+(hk_test_\w+)/s.exec(first.output());
       assert.ok(printed, `the first start prints the workspace and a key:\n${first.output()}`);
       const [, workspaceId, firstKey] = printed;
       assert.equal((await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status, 200);
 
-      const created = await runHerald(['keys', 'create', '--workspace', workspaceId!, '--name', 'attached', '--scopes', 'posts:read', '--json'], embeddedEnv);
+      const created = await runHerald(
+        ['keys', 'create', '--workspace', workspaceId!, '--name', 'attached', '--scopes', 'posts:read', '--json'],
+        embeddedEnv,
+      );
       assert.equal(created.code, 0, created.stderr);
-      const res = await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${JSON.parse(created.stdout).key}` } });
+      const res = await fetch(`${url}/v1/posts`, {
+        headers: { authorization: `Bearer ${JSON.parse(created.stdout).key}` },
+      });
       assert.equal(res.status, 200, 'the key made by the attached CLI works on the running server');
       assert.equal(await first.stop('SIGINT'), 0, `clean shutdown on SIGINT; output:\n${first.output().slice(-3000)}`);
 
       const second = spawnHerald(['serve'], embeddedEnv);
       url = await second.url;
       assert.doesNotMatch(second.output(), /API key\s+hk_/, 'a second start prints no key');
-      assert.equal((await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status, 200, 'and reuses everything');
-      assert.equal(await second.stop('SIGTERM'), 0, `clean shutdown on SIGTERM; output:\n${second.output().slice(-3000)}`);
+      assert.equal(
+        (await fetch(`${url}/v1/posts`, { headers: { authorization: `Bearer ${firstKey}` } })).status,
+        200,
+        'and reuses everything',
+      );
+      assert.equal(
+        await second.stop('SIGTERM'),
+        0,
+        `clean shutdown on SIGTERM; output:\n${second.output().slice(-3000)}`,
+      );
 
       const after = await runHerald(['keys', 'list', '--json'], embeddedEnv);
       assert.equal(after.code, 0, after.stderr);
-      assert.equal(JSON.parse(after.stdout).length, 2, 'with no server running, the command started the cluster itself');
+      assert.equal(
+        JSON.parse(after.stdout).length,
+        2,
+        'with no server running, the command started the cluster itself',
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -34,7 +34,8 @@ function assertError(res: LightMyRequestResponse, status: number, code: string):
   return body.error;
 }
 
-const post = (headers: Record<string, string>, payload?: unknown) => t.inject({ method: 'POST', url: '/v1/posts', headers, payload: payload as string });
+const post = (headers: Record<string, string>, payload?: unknown) =>
+  t.inject({ method: 'POST', url: '/v1/posts', headers, payload: payload as string });
 
 describe('authentication', () => {
   test('no Authorization header → 401 PUBLIC_API_AUTH_REQUIRED', async () => {
@@ -42,13 +43,24 @@ describe('authentication', () => {
   });
 
   test('an Authorization header that is not Bearer → 401 PUBLIC_API_AUTH_REQUIRED', async () => {
-    assertError(await t.inject({ url: '/v1/posts', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }), 401, 'PUBLIC_API_AUTH_REQUIRED');
+    assertError(
+      await t.inject({
+        url: '/v1/posts',
+        headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      }),
+      401,
+      'PUBLIC_API_AUTH_REQUIRED',
+    );
   });
 
   test('malformed, checksum-invalid and unknown keys → 401 PUBLIC_API_KEY_INVALID', async () => {
     const flipped = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
     for (const token of ['nope', 'hk_live_short', flipped, 'sk_live_' + key.slice(8)]) {
-      assertError(await t.inject({ url: '/v1/posts', headers: { authorization: `Bearer ${token}` } }), 401, 'PUBLIC_API_KEY_INVALID');
+      assertError(
+        await t.inject({ url: '/v1/posts', headers: { authorization: `Bearer ${token}` } }),
+        401,
+        'PUBLIC_API_KEY_INVALID',
+      );
     }
     // A well-formed key with a valid checksum that was never issued.
     const { generateApiKey } = await import('../src/lib/crypto.ts');
@@ -58,20 +70,29 @@ describe('authentication', () => {
   test('a revoked key → 401 PUBLIC_API_KEY_INVALID', async () => {
     const k = await t.key();
     assert.equal((await t.inject({ url: '/v1/posts', key: k })).statusCode, 200);
-    await t.container.pool.query('UPDATE api_keys SET revoked_at = now() WHERE token_hash = sha256($1::bytea)', [Buffer.from(k)]);
+    await t.container.pool.query('UPDATE api_keys SET revoked_at = now() WHERE token_hash = sha256($1::bytea)', [
+      Buffer.from(k),
+    ]);
     await new Promise((r) => setTimeout(r, 1100)); // past the 1 s positive cache
     assertError(await t.inject({ url: '/v1/posts', key: k }), 401, 'PUBLIC_API_KEY_INVALID');
   });
 
   test('an expired key → 401 PUBLIC_API_KEY_EXPIRED', async () => {
     const k = await t.key({ expiresAt: new Date(Date.now() + 60_000) });
-    await t.container.pool.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE token_hash = sha256($1::bytea)`, [Buffer.from(k)]);
+    await t.container.pool.query(
+      `UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE token_hash = sha256($1::bytea)`,
+      [Buffer.from(k)],
+    );
     assertError(await t.inject({ url: '/v1/posts', key: k }), 401, 'PUBLIC_API_KEY_EXPIRED');
   });
 
   test('a key without the scope → 403 PUBLIC_API_SCOPE_FORBIDDEN naming it', async () => {
     const k = await t.key({ scopes: ['posts:read'] });
-    const error = assertError(await t.inject({ method: 'POST', url: '/v1/posts', key: k, payload: { content: 'x', platforms: ['x'] } }), 403, 'PUBLIC_API_SCOPE_FORBIDDEN');
+    const error = assertError(
+      await t.inject({ method: 'POST', url: '/v1/posts', key: k, payload: { content: 'x', platforms: ['x'] } }),
+      403,
+      'PUBLIC_API_SCOPE_FORBIDDEN',
+    );
     assert.match(String(error.message), /posts:write/);
   });
 });
@@ -81,68 +102,134 @@ describe('workspace and brand context', () => {
     await t.workspace('live');
     const k = await t.key({ workspaceIds: null });
     assertError(await t.inject({ url: '/v1/posts', key: k }), 400, 'PUBLIC_API_WORKSPACE_REQUIRED');
-    assert.equal((await t.inject({ url: '/v1/posts', key: k, headers: { 'x-herald-workspace-id': t.owner.workspaceId } })).statusCode, 200);
+    assert.equal(
+      (await t.inject({ url: '/v1/posts', key: k, headers: { 'x-herald-workspace-id': t.owner.workspaceId } }))
+        .statusCode,
+      200,
+    );
   });
 
   test('unknown, malformed and foreign workspaces get the same 403 PUBLIC_API_WORKSPACE_FORBIDDEN', async () => {
     const other = await t.workspace();
     const messages = new Set<unknown>();
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', other.workspaceId]) {
-      messages.add(assertError(await t.inject({ url: '/v1/posts', key, headers: { 'x-herald-workspace-id': id } }), 403, 'PUBLIC_API_WORKSPACE_FORBIDDEN').message);
+      messages.add(
+        assertError(
+          await t.inject({ url: '/v1/posts', key, headers: { 'x-herald-workspace-id': id } }),
+          403,
+          'PUBLIC_API_WORKSPACE_FORBIDDEN',
+        ).message,
+      );
     }
     assert.equal(messages.size, 1, 'one answer for all three');
   });
 
-  test('a brand outside the workspace, or outside the key\'s brands → 403 PUBLIC_API_BRAND_FORBIDDEN', async () => {
+  test("a brand outside the workspace, or outside the key's brands → 403 PUBLIC_API_BRAND_FORBIDDEN", async () => {
     const other = await t.workspace();
-    assertError(await t.inject({ url: '/v1/posts', key, headers: { 'x-herald-brand-id': other.brandId } }), 403, 'PUBLIC_API_BRAND_FORBIDDEN');
+    assertError(
+      await t.inject({ url: '/v1/posts', key, headers: { 'x-herald-brand-id': other.brandId } }),
+      403,
+      'PUBLIC_API_BRAND_FORBIDDEN',
+    );
     const limited = await t.key({ brandIds: ['brand_somewhere_else'] });
-    assertError(await t.inject({ url: '/v1/posts', key: limited, headers: { 'x-herald-brand-id': t.owner.brandId } }), 403, 'PUBLIC_API_BRAND_FORBIDDEN');
+    assertError(
+      await t.inject({ url: '/v1/posts', key: limited, headers: { 'x-herald-brand-id': t.owner.brandId } }),
+      403,
+      'PUBLIC_API_BRAND_FORBIDDEN',
+    );
   });
 });
 
 describe('idempotency header', () => {
   test('a mutating call without Idempotency-Key → 400 PUBLIC_API_IDEMPOTENCY_REQUIRED', async () => {
-    assertError(await t.inject({ method: 'POST', url: '/v1/posts', key, idem: false, payload: { content: 'x', platforms: ['x'] } }), 400, 'PUBLIC_API_IDEMPOTENCY_REQUIRED');
+    assertError(
+      await t.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key,
+        idem: false,
+        payload: { content: 'x', platforms: ['x'] },
+      }),
+      400,
+      'PUBLIC_API_IDEMPOTENCY_REQUIRED',
+    );
   });
 
   test('a key longer than 255 characters or with non-ASCII → 400 PUBLIC_API_IDEMPOTENCY_REQUIRED', async () => {
     for (const value of ['k'.repeat(256), 'clé', '"a"b"', '"bad \\x escape"']) {
-      assertError(await t.inject({ method: 'POST', url: '/v1/posts', key, headers: { 'idempotency-key': value }, payload: { content: 'x', platforms: ['x'] } }), 400, 'PUBLIC_API_IDEMPOTENCY_REQUIRED');
+      assertError(
+        await t.inject({
+          method: 'POST',
+          url: '/v1/posts',
+          key,
+          headers: { 'idempotency-key': value },
+          payload: { content: 'x', platforms: ['x'] },
+        }),
+        400,
+        'PUBLIC_API_IDEMPOTENCY_REQUIRED',
+      );
     }
   });
 });
 
 describe('bodies and query strings', () => {
-  const auth = () => ({ authorization: `Bearer ${key}`, 'idempotency-key': `k-${Math.random()}`, 'content-type': 'application/json' });
+  const auth = () => ({
+    authorization: `Bearer ${key}`,
+    'idempotency-key': `k-${Math.random()}`,
+    'content-type': 'application/json',
+  });
 
   test('malformed JSON → 400 PUBLIC_API_BODY_INVALID', async () => {
     assertError(await post(auth(), '{"content": "x", '), 400, 'PUBLIC_API_BODY_INVALID');
   });
 
   test('invalid UTF-8 → 400 PUBLIC_API_BODY_INVALID', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"content":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","platforms":["x"]}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"content":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","platforms":["x"]}'),
+    ]);
     const error = assertError(await post(auth(), bytes as unknown as string), 400, 'PUBLIC_API_BODY_INVALID');
     assert.match(String(error.message), /UTF-8/);
   });
 
   test('prototype poisoning and absurd nesting → 400 PUBLIC_API_BODY_INVALID', async () => {
-    assertError(await post(auth(), '{"content":"x","platforms":["x"],"__proto__":{"admin":true}}'), 400, 'PUBLIC_API_BODY_INVALID');
+    assertError(
+      await post(auth(), '{"content":"x","platforms":["x"],"__proto__":{"admin":true}}'),
+      400,
+      'PUBLIC_API_BODY_INVALID',
+    );
     assertError(await post(auth(), '['.repeat(1000) + ']'.repeat(1000)), 400, 'PUBLIC_API_BODY_INVALID');
   });
 
   test('a body that is not JSON → 415 PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      assertError(await post({ ...auth(), 'content-type': type }, 'content=x'), 415, 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE');
+      assertError(
+        await post({ ...auth(), 'content-type': type }, 'content=x'),
+        415,
+        'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE',
+      );
     }
   });
 
   test('a body over the limit → 413 PUBLIC_API_PAYLOAD_TOO_LARGE', async () => {
-    assertError(await post(auth(), JSON.stringify({ content: 'x'.repeat(5000), platforms: ['x'] })), 413, 'PUBLIC_API_PAYLOAD_TOO_LARGE');
+    assertError(
+      await post(auth(), JSON.stringify({ content: 'x'.repeat(5000), platforms: ['x'] })),
+      413,
+      'PUBLIC_API_PAYLOAD_TOO_LARGE',
+    );
   });
 
   test('query strings that fail the schema → 400 PUBLIC_API_QUERY_INVALID with details', async () => {
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=unknown', 'colour=red', 'scheduled_from=yesterday', 'cursor=%%%']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'status=unknown',
+      'colour=red',
+      'scheduled_from=yesterday',
+      'cursor=%%%',
+    ]) {
       const error = assertError(await t.inject({ url: `/v1/posts?${query}`, key }), 400, 'PUBLIC_API_QUERY_INVALID');
       assert.ok(Array.isArray(error.details), query);
     }
@@ -165,24 +252,56 @@ describe('routes and resources', () => {
   });
 
   test('an action not allowed in the state → 409 PUBLIC_API_STATE_CONFLICT', async () => {
-    const id = (await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'x', platforms: ['x'] } })).json().data.post_id;
+    const id = (
+      await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'x', platforms: ['x'] } })
+    ).json().data.post_id;
     await t.inject({ method: 'POST', url: `/v1/posts/${id}/cancel`, key });
-    assertError(await t.inject({ method: 'POST', url: `/v1/posts/${id}/cancel`, key }), 409, 'PUBLIC_API_STATE_CONFLICT');
+    assertError(
+      await t.inject({ method: 'POST', url: `/v1/posts/${id}/cancel`, key }),
+      409,
+      'PUBLIC_API_STATE_CONFLICT',
+    );
   });
 
   test('a rule that fails → 422 PUBLIC_API_VALIDATION_FAILED with platform and rule', async () => {
-    const error = assertError(await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'y'.repeat(300), platforms: ['x'] } }), 422, 'PUBLIC_API_VALIDATION_FAILED');
-    assert.deepEqual((error.details as Array<Record<string, unknown>>).map((d) => [d.platform, d.rule]), [['x', 'text_too_long']]);
+    const error = assertError(
+      await t.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key,
+        payload: { content: 'y'.repeat(300), platforms: ['x'] },
+      }),
+      422,
+      'PUBLIC_API_VALIDATION_FAILED',
+    );
+    assert.deepEqual(
+      (error.details as Array<Record<string, unknown>>).map((d) => [d.platform, d.rule]),
+      [['x', 'text_too_long']],
+    );
   });
 });
 
 describe('server-side failures', () => {
   test('an unreachable database → 503 PUBLIC_API_UNAVAILABLE with Retry-After, nothing written', async () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', HERALD_SECRET_KEY: TEST_SECRET, HERALD_LOG_LEVEL: 'silent' });
-    const container = buildContainer({ config, logger: createLogger('silent'), connectionString: config.databaseUrl!, keyring: { current: TEST_SECRET, previous: [] } });
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      HERALD_SECRET_KEY: TEST_SECRET,
+      HERALD_LOG_LEVEL: 'silent',
+    });
+    const container = buildContainer({
+      config,
+      logger: createLogger('silent'),
+      connectionString: config.databaseUrl!,
+      keyring: { current: TEST_SECRET, previous: [] },
+    });
     const app = await buildServer(container);
     try {
-      const res = await app.inject({ method: 'POST', url: '/v1/posts', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k' }, payload: { content: 'x', platforms: ['x'] } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k' },
+        payload: { content: 'x', platforms: ['x'] },
+      });
       assert.equal(res.statusCode, 503);
       assert.equal(res.json().error.code, 'PUBLIC_API_UNAVAILABLE');
       assert.ok(Number(res.headers['retry-after']) >= 1);
@@ -197,15 +316,22 @@ describe('server-side failures', () => {
     app.get('/v1/explode', { config: { access: { scopes: 'public', workspace: false, mutates: false } } }, async () => {
       throw new Error('secret internal detail: password=hunter2');
     });
-    app.get('/v1/expected', { config: { access: { scopes: 'public', workspace: false, mutates: false } } }, async () => {
-      throw new AppError('PUBLIC_API_NOT_FOUND', 'gone');
-    });
+    app.get(
+      '/v1/expected',
+      { config: { access: { scopes: 'public', workspace: false, mutates: false } } },
+      async () => {
+        throw new AppError('PUBLIC_API_NOT_FOUND', 'gone');
+      },
+    );
     try {
       const res = await app.inject({ url: '/v1/explode' });
       const error = assertError(res, 500, 'PUBLIC_API_INTERNAL_ERROR');
       assert.doesNotMatch(String(error.message), /hunter2|secret/);
       assert.match(String(error.message), new RegExp(res.json().request_id));
-      assert.ok(t.logs.some((l) => l.level >= 50 && l.request_id === res.json().request_id), 'logged with the request id');
+      assert.ok(
+        t.logs.some((l) => l.level >= 50 && l.request_id === res.json().request_id),
+        'logged with the request id',
+      );
       assertError(await app.inject({ url: '/v1/expected' }), 404, 'PUBLIC_API_NOT_FOUND');
     } finally {
       await app.close();
@@ -234,7 +360,9 @@ describe('outside /v1', () => {
     // The reference page loads on first use (src/http/server.ts): the page and the script it names both answer.
     const page = await t.inject({ url: '/docs/' });
     assert.match(String(page.headers['content-type']), /text\/html/);
-    const scripts = [...page.body.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => new URL(m[1]!, 'http://herald.test/docs/').pathname);
+    const scripts = [...page.body.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(
+      (m) => new URL(m[1]!, 'http://herald.test/docs/').pathname,
+    );
     assert.ok(scripts.length > 0, 'the page loads its script');
     for (const src of scripts) {
       const script = await t.inject({ url: src });

@@ -11,7 +11,12 @@ import { Browser, signIn } from './helpers/oauth.ts';
 
 test('first start prints the owner password once; it signs in; later starts print none unless the owner has none', async () => {
   const db = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: db.connectionString, HERALD_SECRET_KEY: TEST_SECRET, PORT: '0', HERALD_OWNER_EMAIL: 'boss@example.com' });
+  const config = loadConfig({
+    DATABASE_URL: db.connectionString,
+    HERALD_SECRET_KEY: TEST_SECRET,
+    PORT: '0',
+    HERALD_OWNER_EMAIL: 'boss@example.com',
+  });
   const logger = createLogger('silent');
   const start = async () => {
     let printed = '';

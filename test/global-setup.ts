@@ -32,7 +32,9 @@ export async function globalSetup(): Promise<void> {
   }
   // The template's name changes with the migrations, so a stale template from an older checkout is never used.
   const migrations = await listMigrations();
-  const template = `herald_tpl_${sha256(migrations.map((m) => m.file).join()).toString('hex').slice(0, 10)}_${process.pid}`;
+  const template = `herald_tpl_${sha256(migrations.map((m) => m.file).join())
+    .toString('hex')
+    .slice(0, 10)}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -54,8 +56,12 @@ export async function globalTeardown(): Promise<void> {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     // Databases the test files failed to drop (a crashed file) go too.
-    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'herald_t_%_${process.pid}' OR datname = $1`, [template]);
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => {});
+    const { rows } = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE 'herald_t_%_${process.pid}' OR datname = $1`,
+      [template],
+    );
+    for (const { datname } of rows)
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => {});
     await admin.end();
   }
   await cluster?.stop();

@@ -14,7 +14,8 @@ before(async () => {
 after(() => t.close());
 
 const body = { content: 'idempotent hello', platforms: ['x'] };
-const countPosts = async () => (await t.container.pool.query('SELECT count(*)::int AS n FROM posts')).rows[0].n as number;
+const countPosts = async () =>
+  (await t.container.pool.query('SELECT count(*)::int AS n FROM posts')).rows[0].n as number;
 
 describe('replay', () => {
   test('a retry with the same key and body replays status and body, marked Idempotent-Replayed, with a new X-Request-Id', async () => {
@@ -32,8 +33,22 @@ describe('replay', () => {
   });
 
   test('key order and whitespace do not change the fingerprint; a quoted key means the bare key', async () => {
-    const first = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'canon-1', headers: { 'content-type': 'application/json' }, payload: '{"content":"c","platforms":["x"]}' });
-    const second = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: '"canon-1"', headers: { 'content-type': 'application/json' }, payload: '{ "platforms" : [ "x" ] , "content" : "c" }' });
+    const first = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      idem: 'canon-1',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"content":"c","platforms":["x"]}',
+    });
+    const second = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      idem: '"canon-1"',
+      headers: { 'content-type': 'application/json' },
+      payload: '{ "platforms" : [ "x" ] , "content" : "c" }',
+    });
     assert.equal(second.headers['idempotent-replayed'], 'true');
     assert.equal(second.body, first.body);
   });
@@ -49,8 +64,22 @@ describe('replay', () => {
   test('the same key in another workspace is a different key', async () => {
     const ws = await t.workspace();
     const both = await t.key({ workspaceIds: [t.owner.workspaceId, ws.workspaceId] });
-    const a = await t.inject({ method: 'POST', url: '/v1/posts', key: both, idem: 'ws-1', headers: { 'x-herald-workspace-id': t.owner.workspaceId }, payload: body });
-    const b = await t.inject({ method: 'POST', url: '/v1/posts', key: both, idem: 'ws-1', headers: { 'x-herald-workspace-id': ws.workspaceId }, payload: body });
+    const a = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: both,
+      idem: 'ws-1',
+      headers: { 'x-herald-workspace-id': t.owner.workspaceId },
+      payload: body,
+    });
+    const b = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: both,
+      idem: 'ws-1',
+      headers: { 'x-herald-workspace-id': ws.workspaceId },
+      payload: body,
+    });
     assert.equal(a.statusCode, 201);
     assert.equal(b.statusCode, 201);
     assert.notEqual(a.json().data.post_id, b.json().data.post_id);
@@ -58,7 +87,9 @@ describe('replay', () => {
 
   test('an answer older than 24 h is forgotten: the key creates a new resource', async () => {
     const first = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'old-1', payload: body });
-    await t.container.pool.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'old-1'`);
+    await t.container.pool.query(
+      `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'old-1'`,
+    );
     const second = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'old-1', payload: body });
     assert.equal(second.statusCode, 201);
     assert.equal(second.headers['idempotent-replayed'], undefined);
@@ -69,7 +100,13 @@ describe('replay', () => {
 describe('conflict', () => {
   test('the same key with another body → 422 PUBLIC_API_IDEMPOTENCY_CONFLICT', async () => {
     await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'conflict-1', payload: body });
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'conflict-1', payload: { ...body, content: 'different' } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      idem: 'conflict-1',
+      payload: { ...body, content: 'different' },
+    });
     assert.equal(res.statusCode, 422);
     assert.equal(res.json().error.code, 'PUBLIC_API_IDEMPOTENCY_CONFLICT');
   });
@@ -79,12 +116,25 @@ describe('conflict', () => {
     const id = post.json().data.post_id;
     const other = await t.inject({ method: 'POST', url: `/v1/posts/${id}/cancel`, key, idem: 'conflict-2' });
     assert.equal(other.json().error.code, 'PUBLIC_API_IDEMPOTENCY_CONFLICT');
-    const branded = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'conflict-2', headers: { 'x-herald-brand-id': t.owner.brandId }, payload: body });
+    const branded = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      idem: 'conflict-2',
+      headers: { 'x-herald-brand-id': t.owner.brandId },
+      payload: body,
+    });
     assert.equal(branded.json().error.code, 'PUBLIC_API_IDEMPOTENCY_CONFLICT');
   });
 
   test('a 4xx answer is not stored: the client fixes the body and retries with the same key', async () => {
-    const bad = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'fix-1', payload: { content: 'q'.repeat(281), platforms: ['x'] } });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      idem: 'fix-1',
+      payload: { content: 'q'.repeat(281), platforms: ['x'] },
+    });
     assert.equal(bad.statusCode, 422);
     const good = await t.inject({ method: 'POST', url: '/v1/posts', key, idem: 'fix-1', payload: body });
     assert.equal(good.statusCode, 201);
@@ -117,13 +167,19 @@ describe('concurrency', () => {
       bodies.push(res.body);
     }
     assert.equal(new Set(bodies).size, 1, 'every client holds the same answer');
-    const { rows } = await t.container.pool.query('SELECT count(*)::int AS n FROM posts WHERE content = $1', [payload.content]);
+    const { rows } = await t.container.pool.query('SELECT count(*)::int AS n FROM posts WHERE content = $1', [
+      payload.content,
+    ]);
     assert.equal(rows[0].n, 1);
     console.log(`# 50 concurrent: ${50 - inProgress} answered at once, ${inProgress} got 409 and were retried`);
   });
 
   test('concurrent requests with different keys all succeed independently', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.inject({ method: 'POST', url: '/v1/posts', key, idem: `indep-${i}-${Date.now()}`, payload: body })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.inject({ method: 'POST', url: '/v1/posts', key, idem: `indep-${i}-${Date.now()}`, payload: body }),
+      ),
+    );
     assert.deepEqual([...new Set(results.map((r) => r.statusCode))], [201]);
     assert.equal(new Set(results.map((r) => r.json().data.post_id)).size, 20);
   });

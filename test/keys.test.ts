@@ -21,16 +21,23 @@ test('only the SHA-256 of a key is stored; last use is written behind, not per r
   const t = await buildTestApp();
   try {
     const key = await t.key();
-    const { rows } = await t.container.pool.query('SELECT token_hash, prefix, last4, last_used_at FROM api_keys WHERE token_hash = $1', [sha256(key)]);
+    const { rows } = await t.container.pool.query(
+      'SELECT token_hash, prefix, last4, last_used_at FROM api_keys WHERE token_hash = $1',
+      [sha256(key)],
+    );
     assert.equal(rows.length, 1);
     assert.equal(rows[0].last_used_at, null);
     const dump = JSON.stringify((await t.container.pool.query('SELECT * FROM api_keys')).rows);
     assert.ok(!dump.includes(key.slice(8, 38)), 'the secret part appears nowhere in the table');
     for (let i = 0; i < 5; i++) assert.equal((await t.inject({ url: '/v1/posts', key })).statusCode, 200);
-    const before = (await t.container.pool.query('SELECT last_used_at FROM api_keys WHERE token_hash = $1', [sha256(key)])).rows[0].last_used_at;
+    const before = (
+      await t.container.pool.query('SELECT last_used_at FROM api_keys WHERE token_hash = $1', [sha256(key)])
+    ).rows[0].last_used_at;
     assert.equal(before, null, 'no write on the request path');
     await t.container.authenticator.close(); // flushes the batch, as a shutdown does
-    const after = (await t.container.pool.query('SELECT last_used_at FROM api_keys WHERE token_hash = $1', [sha256(key)])).rows[0].last_used_at;
+    const after = (
+      await t.container.pool.query('SELECT last_used_at FROM api_keys WHERE token_hash = $1', [sha256(key)])
+    ).rows[0].last_used_at;
     assert.ok(after instanceof Date && Date.now() - after.getTime() < 60_000);
   } finally {
     await t.close();

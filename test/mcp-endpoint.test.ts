@@ -24,15 +24,28 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-const call = (name: string, args: Record<string, unknown>, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (name: string, args: Record<string, unknown>, id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 async function client(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const c = new Client({ name: 'herald-test', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
+    }),
+  );
   return c;
 }
 
-type ToolError = { code: string; message: string; details?: Array<{ path?: string; platform?: string; rule?: string }> };
+type ToolError = {
+  code: string;
+  message: string;
+  details?: Array<{ path?: string; platform?: string; rule?: string }>;
+};
 const errorOf = (result: unknown) => (result as { structuredContent: { error: ToolError } }).structuredContent.error;
 
 describe('authentication and transport', () => {
@@ -40,7 +53,10 @@ describe('authentication and transport', () => {
     const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.equal(res.status, 401);
     const challenge = res.headers.get('www-authenticate')!;
-    assert.match(challenge, new RegExp(`^Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/mcp"`));
+    assert.match(
+      challenge,
+      new RegExp(`^Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/mcp"`),
+    );
     assert.match(challenge, /scope="posts:read posts:write media:write connections:read"/);
     assert.equal(res.body.error.data.code, 'PUBLIC_API_AUTH_REQUIRED');
   });
@@ -54,13 +70,22 @@ describe('authentication and transport', () => {
 
   test('an Origin that is neither the public URL nor allowed: 403; an allowed one gets CORS headers', async () => {
     const key = await t.key();
-    const evil = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${key}`, origin: 'https://evil.example' });
+    const evil = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: `Bearer ${key}`, origin: 'https://evil.example' },
+    );
     assert.equal(evil.status, 403);
     assert.equal(evil.body.jsonrpc, '2.0');
-    const allowed = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${key}`, origin: 'https://inspector.example' });
+    const allowed = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: `Bearer ${key}`, origin: 'https://inspector.example' },
+    );
     assert.equal(allowed.status, 200);
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://inspector.example');
-    const own = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${key}`, origin: t.baseUrl });
+    const own = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: `Bearer ${key}`, origin: t.baseUrl },
+    );
     assert.equal(own.status, 200);
   });
 
@@ -102,7 +127,12 @@ describe('scopes', () => {
 describe('workspaces', () => {
   test('a key limited to workspace A cannot touch workspace B through any tool', async () => {
     const b = await t.workspace('test');
-    const inB = await t.inject({ method: 'POST', url: '/v1/posts', key: await t.key({ workspaceIds: [b.workspaceId] }), payload: { content: 'secret of B', platforms: ['x'] } });
+    const inB = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: await t.key({ workspaceIds: [b.workspaceId] }),
+      payload: { content: 'secret of B', platforms: ['x'] },
+    });
     const postInB = inB.json().data.post_id as string;
     const keyA = await t.key({ workspaceIds: [t.owner.workspaceId] });
     const c = await client(keyA);
@@ -110,11 +140,16 @@ describe('workspaces', () => {
     const workspaceTools = tools.filter((x) => x.inputSchema.properties?.workspace_id);
     assert.ok(workspaceTools.length >= 7);
     const sample: Record<string, Record<string, unknown>> = {
-      create_post: { content: 'into B?', platforms: ['x'] }, validate_post: { content: 'into B?', platforms: ['x'] }, update_post: { content: 'changed' },
+      create_post: { content: 'into B?', platforms: ['x'] },
+      validate_post: { content: 'into B?', platforms: ['x'] },
+      update_post: { content: 'changed' },
       create_media_upload: { filename: 'b.png', content_type: 'image/png' },
     };
     for (const tool of workspaceTools) {
-      const args = { ...(sample[tool.name] ?? {}), ...(tool.inputSchema.required?.includes('id') ? { id: postInB } : {}) };
+      const args = {
+        ...(sample[tool.name] ?? {}),
+        ...(tool.inputSchema.required?.includes('id') ? { id: postInB } : {}),
+      };
       const viaArgument = await c.callTool({ name: tool.name, arguments: { ...args, workspace_id: b.workspaceId } });
       assert.equal(errorOf(viaArgument).code, 'PUBLIC_API_WORKSPACE_FORBIDDEN', `${tool.name} with workspace_id`);
       if (args.id) {
@@ -136,10 +171,15 @@ describe('workspaces', () => {
     const c = await client(await t.key({ workspaceIds: null }));
     const missing = await c.callTool({ name: 'list_posts', arguments: {} });
     assert.equal(errorOf(missing).code, 'PUBLIC_API_WORKSPACE_REQUIRED');
-    const made = await c.callTool({ name: 'create_post', arguments: { content: 'in other', platforms: ['x'], workspace_id: other.workspaceId } });
+    const made = await c.callTool({
+      name: 'create_post',
+      arguments: { content: 'in other', platforms: ['x'], workspace_id: other.workspaceId },
+    });
     assert.equal((made.structuredContent as { post: { workspace_id: string } }).post.workspace_id, other.workspaceId);
     const listed = await c.callTool({ name: 'list_workspaces', arguments: {} });
-    assert.ok((listed.structuredContent as { items: Array<{ id: string }> }).items.some((w) => w.id === other.workspaceId));
+    assert.ok(
+      (listed.structuredContent as { items: Array<{ id: string }> }).items.some((w) => w.id === other.workspaceId),
+    );
     await c.close();
   });
 });
@@ -150,15 +190,26 @@ describe('brands', () => {
     const one = await createBrand(t.container.pool, t.owner.workspaceId, 'Side project');
     const two = await createBrand(t.container.pool, t.owner.workspaceId, 'Other project');
     const single = await client(await t.key({ brandIds: [one.id] }));
-    const made = await single.callTool({ name: 'create_post', arguments: { content: 'for the side project', platforms: ['x'] } });
+    const made = await single.callTool({
+      name: 'create_post',
+      arguments: { content: 'for the side project', platforms: ['x'] },
+    });
     assert.equal((made.structuredContent as { post: { brand_id: string } }).post.brand_id, one.id);
     const several = await client(await t.key({ brandIds: [one.id, two.id] }));
-    const ambiguous = await several.callTool({ name: 'create_post', arguments: { content: 'which brand?', platforms: ['x'] } });
+    const ambiguous = await several.callTool({
+      name: 'create_post',
+      arguments: { content: 'which brand?', platforms: ['x'] },
+    });
     assert.equal(errorOf(ambiguous).code, 'PUBLIC_API_BRAND_FORBIDDEN');
-    const named = await several.callTool({ name: 'create_post', arguments: { content: 'this brand', platforms: ['x'], brand_id: two.id } });
+    const named = await several.callTool({
+      name: 'create_post',
+      arguments: { content: 'this brand', platforms: ['x'], brand_id: two.id },
+    });
     assert.equal((named.structuredContent as { post: { brand_id: string } }).post.brand_id, two.id);
     const listed = await several.callTool({ name: 'list_posts', arguments: {} });
-    const brands = new Set((listed.structuredContent as { items: Array<{ brand_id: string }> }).items.map((p) => p.brand_id));
+    const brands = new Set(
+      (listed.structuredContent as { items: Array<{ brand_id: string }> }).items.map((p) => p.brand_id),
+    );
     assert.deepEqual([...brands].sort(), [one.id, two.id].sort());
     await single.close();
     await several.close();
@@ -170,18 +221,26 @@ describe('tool calls', () => {
     const c = await client(await t.key());
     const args = { content: 'Only once, please', platforms: ['mastodon'] };
     const first = await c.callTool({ name: 'create_post', arguments: args });
-    const second = await c.callTool({ name: 'create_post', arguments: { platforms: ['mastodon'], content: 'Only once, please' } });
+    const second = await c.callTool({
+      name: 'create_post',
+      arguments: { platforms: ['mastodon'], content: 'Only once, please' },
+    });
     const id = (r: typeof first) => (r.structuredContent as { post_id: string }).post_id;
     assert.equal(id(second), id(first));
     assert.equal(first._meta, undefined);
     assert.equal((second._meta as Record<string, unknown>)['herald/idempotent_replayed'], true);
     assert.match((second.content as Array<{ text: string }>)[0]!.text, /^Repeat/);
-    const { rows } = await t.container.pool.query(`SELECT count(*)::int AS n FROM posts WHERE content = 'Only once, please'`);
+    const { rows } = await t.container.pool.query(
+      `SELECT count(*)::int AS n FROM posts WHERE content = 'Only once, please'`,
+    );
     assert.equal(rows[0].n, 1);
     // A new idempotency_key really does it again; the same key with other arguments is a conflict.
     const again = await c.callTool({ name: 'create_post', arguments: { ...args, idempotency_key: 'second-one' } });
     assert.notEqual(id(again), id(first));
-    const conflict = await c.callTool({ name: 'create_post', arguments: { ...args, content: 'other', idempotency_key: 'second-one' } });
+    const conflict = await c.callTool({
+      name: 'create_post',
+      arguments: { ...args, content: 'other', idempotency_key: 'second-one' },
+    });
     assert.equal(errorOf(conflict).code, 'PUBLIC_API_IDEMPOTENCY_CONFLICT');
     await c.close();
   });
@@ -194,10 +253,19 @@ describe('tool calls', () => {
     assert.equal(errorOf(schema).details![0]!.path, '/platforms');
     const unknown = await c.callTool({ name: 'list_posts', arguments: { colour: 'blue' } });
     assert.equal(errorOf(unknown).code, 'PUBLIC_API_QUERY_INVALID');
-    const rule = await c.callTool({ name: 'create_post', arguments: { content: 'a'.repeat(400), platforms: ['x', 'linkedin'] } });
+    const rule = await c.callTool({
+      name: 'create_post',
+      arguments: { content: 'a'.repeat(400), platforms: ['x', 'linkedin'] },
+    });
     assert.equal(errorOf(rule).code, 'PUBLIC_API_VALIDATION_FAILED');
-    assert.deepEqual(errorOf(rule).details!.map((d) => `${d.platform}:${d.rule}`), ['x:text_too_long']);
-    assert.match((rule.content as Array<{ text: string }>)[0]!.text, /^PUBLIC_API_VALIDATION_FAILED: .*\n- x · text_too_long/);
+    assert.deepEqual(
+      errorOf(rule).details!.map((d) => `${d.platform}:${d.rule}`),
+      ['x:text_too_long'],
+    );
+    assert.match(
+      (rule.content as Array<{ text: string }>)[0]!.text,
+      /^PUBLIC_API_VALIDATION_FAILED: .*\n- x · text_too_long/,
+    );
     const missing = await c.callTool({ name: 'get_post', arguments: { id: 'post_nope' } });
     assert.equal(errorOf(missing).code, 'PUBLIC_API_NOT_FOUND');
     const created = await c.callTool({ name: 'create_post', arguments: { content: 'to cancel', platforms: ['x'] } });
@@ -211,7 +279,10 @@ describe('tool calls', () => {
   test('a scheduled post through MCP is scheduled exactly as through REST', async () => {
     const c = await client(await t.key());
     const at = new Date(Date.now() + 3_600_000).toISOString();
-    const made = await c.callTool({ name: 'create_post', arguments: { content: 'Later', platforms: ['bluesky'], schedule_at: at } });
+    const made = await c.callTool({
+      name: 'create_post',
+      arguments: { content: 'Later', platforms: ['bluesky'], schedule_at: at },
+    });
     const post = (made.structuredContent as { post: { id: string; status: string; schedule_at: string } }).post;
     assert.equal(post.status, 'scheduled');
     assert.equal(post.schedule_at, at);
@@ -222,20 +293,35 @@ describe('tool calls', () => {
 });
 
 describe('rate limits', () => {
-  test('MCP calls spend the key\'s budgets, shared with /v1', async () => {
+  test("MCP calls spend the key's budgets, shared with /v1", async () => {
     const limited = await listenTestApp({ HERALD_RATE_LIMIT_WRITE_PER_MIN: '2' });
     try {
       const key = await limited.key();
-      const send = (body: unknown) => fetch(`${limited.baseUrl}/mcp`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body),
-      });
+      const send = (body: unknown) =>
+        fetch(`${limited.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify(body),
+        });
       assert.equal((await send(call('create_post', { content: 'one', platforms: ['x'] }))).status, 200);
-      const rest = await limited.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'two', platforms: ['x'] } });
+      const rest = await limited.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key,
+        payload: { content: 'two', platforms: ['x'] },
+      });
       assert.equal(rest.statusCode, 201);
       const refused = await send(call('create_post', { content: 'three', platforms: ['x'] }));
       assert.equal(refused.status, 429);
       assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-      assert.equal(((await refused.json()) as { error: { data: { code: string } } }).error.data.code, 'PUBLIC_API_RATE_LIMITED');
+      assert.equal(
+        ((await refused.json()) as { error: { data: { code: string } } }).error.data.code,
+        'PUBLIC_API_RATE_LIMITED',
+      );
       // Reads have their own budget.
       assert.equal((await send(call('list_posts', {}))).status, 200);
     } finally {

@@ -8,7 +8,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { main } from '../src/cli.ts';
 import { TEST_SECRET } from './helpers/app.ts';
-import { Browser, consent, createPerson, listenTestApp, TestOAuthProvider, type ListeningApp } from './helpers/oauth.ts';
+import {
+  Browser,
+  consent,
+  createPerson,
+  listenTestApp,
+  TestOAuthProvider,
+  type ListeningApp,
+} from './helpers/oauth.ts';
 
 let t: ListeningApp;
 let teamA: { workspaceId: string; brandId: string };
@@ -19,7 +26,10 @@ before(async () => {
   t = await listenTestApp();
   teamA = await t.workspace('test');
   teamB = await t.workspace('test');
-  await createPerson(t, person.email, person.password, [{ workspaceId: teamA.workspaceId }, { workspaceId: teamB.workspaceId, role: 'admin' }]);
+  await createPerson(t, person.email, person.password, [
+    { workspaceId: teamA.workspaceId },
+    { workspaceId: teamB.workspaceId, role: 'admin' },
+  ]);
 });
 after(() => t.close());
 
@@ -65,7 +75,22 @@ describe('an assistant connects through OAuth and acts for one person in the wor
     client = await connect(provider);
     const { tools } = await client.listTools();
     const names = tools.map((x) => x.name);
-    for (const name of ['list_posts', 'get_post', 'create_post', 'update_post', 'cancel_post', 'publish_post', 'retry_post', 'delete_post', 'validate_post', 'create_media_upload', 'get_media', 'list_connections', 'list_platforms', 'list_workspaces']) {
+    for (const name of [
+      'list_posts',
+      'get_post',
+      'create_post',
+      'update_post',
+      'cancel_post',
+      'publish_post',
+      'retry_post',
+      'delete_post',
+      'validate_post',
+      'create_media_upload',
+      'get_media',
+      'list_connections',
+      'list_platforms',
+      'list_workspaces',
+    ]) {
       assert.ok(names.includes(name), `${name} is listed`);
     }
     const create = tools.find((x) => x.name === 'create_post')!;
@@ -77,16 +102,24 @@ describe('an assistant connects through OAuth and acts for one person in the wor
   });
 
   test('create_post makes a draft in the chosen workspace and nowhere else', async () => {
-    const result = await client.callTool({ name: 'create_post', arguments: { content: 'Hello from an assistant', platforms: ['bluesky'] } });
+    const result = await client.callTool({
+      name: 'create_post',
+      arguments: { content: 'Hello from an assistant', platforms: ['bluesky'] },
+    });
     assert.equal(result.isError, undefined);
-    const data = result.structuredContent as { post_id: string; post: { workspace_id: string; status: string; created_via: string } };
+    const data = result.structuredContent as {
+      post_id: string;
+      post: { workspace_id: string; status: string; created_via: string };
+    };
     assert.equal(data.post.workspace_id, teamB.workspaceId);
     assert.equal(data.post.status, 'draft');
     assert.equal(data.post.created_via, 'mcp');
     assert.match((result.content as Array<{ text: string }>)[0]!.text, /draft/);
     const { rows } = await t.container.pool.query('SELECT workspace_id FROM posts WHERE id = $1', [data.post_id]);
     assert.deepEqual(rows, [{ workspace_id: teamB.workspaceId }]);
-    const inA = await t.container.pool.query('SELECT count(*)::int AS n FROM posts WHERE workspace_id = $1', [teamA.workspaceId]);
+    const inA = await t.container.pool.query('SELECT count(*)::int AS n FROM posts WHERE workspace_id = $1', [
+      teamA.workspaceId,
+    ]);
     assert.equal(inA.rows[0].n, 0);
   });
 
@@ -97,23 +130,36 @@ describe('an assistant connects through OAuth and acts for one person in the wor
     assert.match(out, /hk_test_\w+…\w{4}\s+active\s+OAuth: Claude \(test\) \(grant grant_\w+, renewed hourly\)/);
     let json = '';
     await main(['keys', 'list', '--json'], { out: (s) => (json += s), err: () => {}, env });
-    const row = (JSON.parse(json) as Array<{ workspace_ids: string[]; oauth: { client_name: string } | null }>).find((k) => k.oauth?.client_name === 'Claude (test)');
+    const row = (JSON.parse(json) as Array<{ workspace_ids: string[]; oauth: { client_name: string } | null }>).find(
+      (k) => k.oauth?.client_name === 'Claude (test)',
+    );
     assert.deepEqual(row?.workspace_ids, [teamB.workspaceId]);
   });
 
   test('a refresh replaces the key: the new one works, the old one stops', async () => {
     const old = provider.saved!;
-    assert.equal((await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${old.access_token}` } })).status, 200, 'the key works on /v1 too');
-    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: provider.client!.client_id, resource: `${t.baseUrl}/mcp` });
+    assert.equal(
+      (await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${old.access_token}` } })).status,
+      200,
+      'the key works on /v1 too',
+    );
+    const body = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: old.refresh_token!,
+      client_id: provider.client!.client_id,
+      resource: `${t.baseUrl}/mcp`,
+    });
     const res = await fetch(`${t.baseUrl}/oauth/token`, { method: 'POST', body });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    const fresh = await res.json() as { access_token: string; refresh_token: string };
+    const fresh = (await res.json()) as { access_token: string; refresh_token: string };
     assert.notEqual(fresh.access_token, old.access_token);
     assert.notEqual(fresh.refresh_token, old.refresh_token);
     const started = Date.now();
     for (;;) {
-      const check = await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${old.access_token}` } });
+      const check = await fetch(`${t.baseUrl}/v1/workspaces`, {
+        headers: { authorization: `Bearer ${old.access_token}` },
+      });
       if (check.status === 401) break;
       assert.ok(Date.now() - started < 5000, 'the old key is refused within the cache lifetime');
       await new Promise((r) => setTimeout(r, 50));
@@ -127,8 +173,13 @@ describe('an assistant connects through OAuth and acts for one person in the wor
 
   test('revoking the OAuth key is refused by /mcp and by /v1 within one second', async () => {
     const token = provider.saved!.access_token;
-    assert.equal((await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
-    const { rows } = await t.container.pool.query<{ id: string }>(`SELECT id FROM api_keys WHERE grant_id IS NOT NULL AND revoked_at IS NULL`);
+    assert.equal(
+      (await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } })).status,
+      200,
+    );
+    const { rows } = await t.container.pool.query<{ id: string }>(
+      `SELECT id FROM api_keys WHERE grant_id IS NOT NULL AND revoked_at IS NULL`,
+    );
     assert.equal(rows.length, 1);
     const { revokeKey } = await import('../src/features/keys/keys.service.ts');
     await revokeKey(t.container.pool, rows[0]!.id);
@@ -138,7 +189,11 @@ describe('an assistant connects through OAuth and acts for one person in the wor
     while (Date.now() - started < 5000) {
       const mcp = await fetch(`${t.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       const v1 = await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } });
@@ -155,9 +210,13 @@ describe('an assistant connects through OAuth and acts for one person in the wor
     assert.equal(mcpStatus, 401);
     assert.equal(v1Status, 401);
     // Revoking the key revoked the grant: its refresh token no longer works either.
-    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: provider.saved!.refresh_token!, client_id: provider.client!.client_id });
+    const body = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: provider.saved!.refresh_token!,
+      client_id: provider.client!.client_id,
+    });
     const res = await fetch(`${t.baseUrl}/oauth/token`, { method: 'POST', body });
     assert.equal(res.status, 400);
-    assert.equal((await res.json() as { error: string }).error, 'invalid_grant');
+    assert.equal(((await res.json()) as { error: string }).error, 'invalid_grant');
   });
 });

@@ -27,11 +27,19 @@ const data = (result: unknown) => (result as Structured).structuredContent;
 before(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'herald-mcp-media-'));
   sandbox = await startSandbox({ secret: sandboxSecret() });
-  t = await listenTestApp({ HERALD_SANDBOX_URL: sandbox.url, HERALD_DATA_DIR: dataDir, HERALD_WORKER_POLL_INTERVAL_MS: '200' });
+  t = await listenTestApp({
+    HERALD_SANDBOX_URL: sandbox.url,
+    HERALD_DATA_DIR: dataDir,
+    HERALD_WORKER_POLL_INTERVAL_MS: '200',
+  });
   worker = await startWorker(t.container);
   mcp = new Client({ name: 'assistant', version: '1.0.0' });
   const key = await t.key({ scopes: ['posts:read', 'posts:write', 'media:write', 'connections:read'] });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
 });
 after(async () => {
   await mcp.close();
@@ -42,21 +50,47 @@ after(async () => {
 });
 
 test('list_connections, create_media_upload, create_post (draft), publish_post: published with the image', async () => {
-  const connections = data(await mcp.callTool({ name: 'list_connections', arguments: {} })) as { items: Array<{ platform: string; is_default: boolean; sandbox: boolean }> };
-  assert.ok(connections.items.some((c) => c.platform === 'mastodon' && c.is_default && c.sandbox), 'the sandbox accounts are listed');
+  const connections = data(await mcp.callTool({ name: 'list_connections', arguments: {} })) as {
+    items: Array<{ platform: string; is_default: boolean; sandbox: boolean }>;
+  };
+  assert.ok(
+    connections.items.some((c) => c.platform === 'mastodon' && c.is_default && c.sandbox),
+    'the sandbox accounts are listed',
+  );
 
-  const reserved = await mcp.callTool({ name: 'create_media_upload', arguments: { filename: 'chart.png', content_type: 'image/png' } });
-  const upload = data(reserved) as { media_id: string; upload: { signed_url: string; method: string; headers: Record<string, string> } };
+  const reserved = await mcp.callTool({
+    name: 'create_media_upload',
+    arguments: { filename: 'chart.png', content_type: 'image/png' },
+  });
+  const upload = data(reserved) as {
+    media_id: string;
+    upload: { signed_url: string; method: string; headers: Record<string, string> };
+  };
   assert.match((reserved.content as Array<{ text: string }>)[0]!.text, /curl -X PUT/);
-  const put = await fetch(upload.upload.signed_url, { method: upload.upload.method, headers: upload.upload.headers, body: png(40, 30) });
+  const put = await fetch(upload.upload.signed_url, {
+    method: upload.upload.method,
+    headers: upload.upload.headers,
+    body: png(40, 30),
+  });
   assert.equal(put.status, 200, await put.text());
   const media = data(await mcp.callTool({ name: 'get_media', arguments: { id: upload.media_id } }));
   assert.equal(media.status, 'ready');
 
   const text = `Drafted by an assistant ${Date.now()}`;
-  const created = data(await mcp.callTool({ name: 'create_post', arguments: { content: text, platforms: ['mastodon', 'bluesky'], media_ids: [upload.media_id] } })) as { post: { id: string; status: string } };
+  const created = data(
+    await mcp.callTool({
+      name: 'create_post',
+      arguments: { content: text, platforms: ['mastodon', 'bluesky'], media_ids: [upload.media_id] },
+    }),
+  ) as { post: { id: string; status: string } };
   assert.equal(created.post.status, 'draft', 'a draft unless asked otherwise');
-  assert.equal(sandbox.simulator('mastodon').posts().filter((p) => p.text === text).length, 0);
+  assert.equal(
+    sandbox
+      .simulator('mastodon')
+      .posts()
+      .filter((p) => p.text === text).length,
+    0,
+  );
 
   const publishing = data(await mcp.callTool({ name: 'publish_post', arguments: { id: created.post.id } }));
   assert.equal(publishing.status, 'publishing');
@@ -66,7 +100,10 @@ test('list_connections, create_media_upload, create_post (draft), publish_post: 
   });
   assert.equal(post.status, 'published', JSON.stringify(post));
   for (const platform of ['mastodon', 'bluesky'] as const) {
-    const held = sandbox.simulator(platform).posts().filter((p) => p.text === text);
+    const held = sandbox
+      .simulator(platform)
+      .posts()
+      .filter((p) => p.text === text);
     assert.equal(held.length, 1, platform);
     assert.equal(held[0]!.media, 1, `${platform} got the image`);
   }

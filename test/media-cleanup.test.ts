@@ -17,9 +17,14 @@ before(async () => {
 });
 after(() => t.close());
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 const fileOf = (id: string) => path.join(t.dataDir, 'media', t.owner.workspaceId, id);
-const rowOf = async (id: string) => (await t.container.pool.query('SELECT status, deleted_at FROM media WHERE id = $1', [id])).rows[0];
+const rowOf = async (id: string) =>
+  (await t.container.pool.query('SELECT status, deleted_at FROM media WHERE id = $1', [id])).rows[0];
 const age = (id: string, column: 'created_at' | 'upload_expires_at' | 'deleted_at', interval: string) =>
   t.container.pool.query(`UPDATE media SET ${column} = now() - $2::interval WHERE id = $1`, [id, interval]);
 
@@ -30,7 +35,8 @@ test('the worker runs the media tasks', () => {
 });
 
 test('an upload URL expired over a day ago without an upload is removed; a recent one stays', async () => {
-  const abandoned = (await requestUpload(t, key, { filename: 'a.png', content_type: 'image/png' })).json().data.media_id;
+  const abandoned = (await requestUpload(t, key, { filename: 'a.png', content_type: 'image/png' })).json().data
+    .media_id;
   const waiting = (await requestUpload(t, key, { filename: 'b.png', content_type: 'image/png' })).json().data.media_id;
   await age(abandoned, 'upload_expires_at', '25 hours');
   await age(waiting, 'upload_expires_at', '23 hours');
@@ -44,7 +50,12 @@ test('media older than the retention period go unless a post refers to them', as
   const unused = (await uploadBytes(t, key, png(1, 1), 'image/png')).mediaId;
   const used = (await uploadBytes(t, key, png(2, 2), 'image/png')).mediaId;
   const recent = (await uploadBytes(t, key, png(3, 3), 'image/png')).mediaId;
-  const draft = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'keeps its media', platforms: ['x'], media_ids: [used] } });
+  const draft = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: { content: 'keeps its media', platforms: ['x'], media_ids: [used] },
+  });
   assert.equal(draft.statusCode, 201);
   await age(unused, 'created_at', '8 days');
   await age(used, 'created_at', '8 days');

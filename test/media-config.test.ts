@@ -27,14 +27,36 @@ test('defaults: local storage under the data dir, caps of 20 MiB / 4 GiB / 100 M
 });
 
 test('the s3 driver needs a bucket, and access key and secret together', () => {
-  assert.deepEqual(problems({ HERALD_MEDIA_STORAGE: 's3' }), ['HERALD_S3_BUCKET is required when HERALD_MEDIA_STORAGE is s3']);
-  assert.match(problems({ HERALD_MEDIA_STORAGE: 's3', HERALD_S3_BUCKET: 'b', HERALD_S3_ACCESS_KEY_ID: 'k' })[0]!, /go together/);
-  const { media } = loadConfig({ HERALD_MEDIA_STORAGE: 's3', HERALD_S3_BUCKET: 'b', HERALD_S3_ENDPOINT: 'http://minio:9000', HERALD_S3_FORCE_PATH_STYLE: 'true' });
-  assert.deepEqual(media.s3, { bucket: 'b', endpoint: 'http://minio:9000', region: 'us-east-1', accessKeyId: undefined, secretAccessKey: undefined, forcePathStyle: true });
+  assert.deepEqual(problems({ HERALD_MEDIA_STORAGE: 's3' }), [
+    'HERALD_S3_BUCKET is required when HERALD_MEDIA_STORAGE is s3',
+  ]);
+  assert.match(
+    problems({ HERALD_MEDIA_STORAGE: 's3', HERALD_S3_BUCKET: 'b', HERALD_S3_ACCESS_KEY_ID: 'k' })[0]!,
+    /go together/,
+  );
+  const { media } = loadConfig({
+    HERALD_MEDIA_STORAGE: 's3',
+    HERALD_S3_BUCKET: 'b',
+    HERALD_S3_ENDPOINT: 'http://minio:9000',
+    HERALD_S3_FORCE_PATH_STYLE: 'true',
+  });
+  assert.deepEqual(media.s3, {
+    bucket: 'b',
+    endpoint: 'http://minio:9000',
+    region: 'us-east-1',
+    accessKeyId: undefined,
+    secretAccessKey: undefined,
+    forcePathStyle: true,
+  });
 });
 
 test('bad values are reported together: unknown driver, caps over 5 GiB, TTLs out of range', () => {
-  const found = problems({ HERALD_MEDIA_STORAGE: 'ftp', HERALD_MEDIA_MAX_VIDEO_BYTES: String(6 * 1024 ** 3), HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS: '10', HERALD_S3_FORCE_PATH_STYLE: 'yes' });
+  const found = problems({
+    HERALD_MEDIA_STORAGE: 'ftp',
+    HERALD_MEDIA_MAX_VIDEO_BYTES: String(6 * 1024 ** 3),
+    HERALD_MEDIA_UPLOAD_URL_TTL_SECONDS: '10',
+    HERALD_S3_FORCE_PATH_STYLE: 'yes',
+  });
   assert.equal(found.length, 3, found.join('\n')); // FORCE_PATH_STYLE is only read for s3
   assert.match(found.join('\n'), /HERALD_MEDIA_STORAGE/);
   assert.match(found.join('\n'), /HERALD_MEDIA_MAX_VIDEO_BYTES/);
@@ -42,6 +64,12 @@ test('bad values are reported together: unknown driver, caps over 5 GiB, TTLs ou
 });
 
 test('downloads keep the original file name, safely quoted', () => {
-  assert.equal(inlineDisposition('launch day.png'), `inline; filename="launch day.png"; filename*=UTF-8''launch%20day.png`);
-  assert.equal(inlineDisposition('été "final" (v2).jpg'), `inline; filename="_t_ _final_ (v2).jpg"; filename*=UTF-8''%C3%A9t%C3%A9%20%22final%22%20%28v2%29.jpg`);
+  assert.equal(
+    inlineDisposition('launch day.png'),
+    `inline; filename="launch day.png"; filename*=UTF-8''launch%20day.png`,
+  );
+  assert.equal(
+    inlineDisposition('été "final" (v2).jpg'),
+    `inline; filename="_t_ _final_ (v2).jpg"; filename*=UTF-8''%C3%A9t%C3%A9%20%22final%22%20%28v2%29.jpg`,
+  );
 });

@@ -21,8 +21,13 @@ async function ready(bytes: Buffer, contentType: string): Promise<string> {
 }
 
 const create = (body: Record<string, unknown>) => t.inject({ method: 'POST', url: '/v1/posts', key, payload: body });
-const details = (res: { json(): { error: { details: Array<{ platform: string | null; rule: string; path: string }> } } }) =>
-  res.json().error.details.map((d) => `${d.platform}:${d.rule}:${d.path}`).sort();
+const details = (res: {
+  json(): { error: { details: Array<{ platform: string | null; rule: string; path: string }> } };
+}) =>
+  res
+    .json()
+    .error.details.map((d) => `${d.platform}:${d.rule}:${d.path}`)
+    .sort();
 
 describe('POST /v1/posts with media_ids', () => {
   test('the post lists its media in order with their public fields, right after the PUT answered', async () => {
@@ -31,30 +36,50 @@ describe('POST /v1/posts with media_ids', () => {
     const res = await create({ content: 'two pictures', platforms: ['x', 'bluesky'], media_ids: [second, first] });
     assert.equal(res.statusCode, 201, res.body);
     const media = res.json().data.post.media;
-    assert.deepEqual(media.map((m: { id: string }) => m.id), [second, first]);
+    assert.deepEqual(
+      media.map((m: { id: string }) => m.id),
+      [second, first],
+    );
     assert.equal(media[0].object, 'media');
     assert.equal(media[0].content_type, 'image/png');
     assert.deepEqual([media[1].width, media[1].height], [40, 30]);
     assert.equal(media[1].size_bytes, jpeg(40, 30).length);
     assert.match(media[1].url, /^http:\/\/herald\.test\/files\//);
     const read = (await t.inject({ url: `/v1/posts/${res.json().data.post_id}`, key })).json().data;
-    assert.deepEqual(read.media.map((m: { id: string }) => m.id), [second, first]);
-    const { rows } = await t.container.pool.query(`SELECT data FROM events WHERE type = 'post.created' AND data->>'id' = $1`, [read.id]);
-    assert.deepEqual(rows[0].data.media.map((m: { id: string }) => m.id), [second, first]);
+    assert.deepEqual(
+      read.media.map((m: { id: string }) => m.id),
+      [second, first],
+    );
+    const { rows } = await t.container.pool.query(
+      `SELECT data FROM events WHERE type = 'post.created' AND data->>'id' = $1`,
+      [read.id],
+    );
+    assert.deepEqual(
+      rows[0].data.media.map((m: { id: string }) => m.id),
+      [second, first],
+    );
   });
 
   test('media that is not ready: pending is media_not_ready, failed is media_failed with its reason', async () => {
-    const pending = (await requestUpload(t, key, { filename: 'p.png', content_type: 'image/png' })).json().data.media_id;
+    const pending = (await requestUpload(t, key, { filename: 'p.png', content_type: 'image/png' })).json().data
+      .media_id;
     const { mediaId: failed } = await uploadBytes(t, key, png(), 'image/jpeg');
     const res = await create({ content: 'x', platforms: ['x'], media_ids: [pending, failed] });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(details(res), [`null:media_failed:/media_ids/1`, `null:media_not_ready:/media_ids/0`]);
-    assert.match(res.json().error.details.find((d: { rule: string }) => d.rule === 'media_failed').message, /image\/png/);
+    assert.match(
+      res.json().error.details.find((d: { rule: string }) => d.rule === 'media_failed').message,
+      /image\/png/,
+    );
   });
 
   test('each target platform checks the media against its own rules, with a detail per platform and item', async () => {
     const picture = await ready(png(), 'image/png');
-    const res = await create({ content: 'png everywhere', platforms: ['x', 'instagram', 'facebook'], media_ids: [picture] });
+    const res = await create({
+      content: 'png everywhere',
+      platforms: ['x', 'instagram', 'facebook'],
+      media_ids: [picture],
+    });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(details(res), ['instagram:media_type_unsupported:/media_ids/0']);
   });
@@ -80,18 +105,26 @@ describe('POST /v1/posts with media_ids', () => {
     assert.deepEqual(details(mixed), ['x:media_mix_unsupported:/media_ids']);
   });
 
-  test('Instagram\'s media requirement is met by a JPEG', async () => {
+  test("Instagram's media requirement is met by a JPEG", async () => {
     const photo = await ready(jpeg(), 'image/jpeg');
     assert.equal((await create({ content: 'insta', platforms: ['instagram'], media_ids: [photo] })).statusCode, 201);
   });
 
   test('POST /posts/validate reports the same media issues and stores nothing', async () => {
     const picture = await ready(png(), 'image/png');
-    const res = await t.inject({ method: 'POST', url: '/v1/posts/validate', key, payload: { content: 'x', platforms: ['instagram'], media_ids: [picture, 'med_nope'] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts/validate',
+      key,
+      payload: { content: 'x', platforms: ['instagram'], media_ids: [picture, 'med_nope'] },
+    });
     assert.equal(res.statusCode, 200);
     const { valid, issues } = res.json().data;
     assert.equal(valid, false);
-    assert.deepEqual(issues.map((i: { platform: string | null; rule: string }) => `${i.platform}:${i.rule}`).sort(), ['instagram:media_type_unsupported', 'null:media_not_found']);
+    assert.deepEqual(issues.map((i: { platform: string | null; rule: string }) => `${i.platform}:${i.rule}`).sort(), [
+      'instagram:media_type_unsupported',
+      'null:media_not_found',
+    ]);
   });
 });
 
@@ -100,12 +133,28 @@ describe('PATCH /v1/posts/{id} and media', () => {
     const a = await ready(png(1, 1), 'image/png');
     const b = await ready(png(2, 2), 'image/png');
     const post = (await create({ content: 'patch me', platforms: ['x'], media_ids: [a] })).json().data.post;
-    const replaced = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { media_ids: [b, a] } });
+    const replaced = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { media_ids: [b, a] },
+    });
     assert.equal(replaced.statusCode, 200, replaced.body);
-    assert.deepEqual(replaced.json().data.media.map((m: { id: string }) => m.id), [b, a]);
-    const toInstagram = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { platforms: ['instagram'] } });
+    assert.deepEqual(
+      replaced.json().data.media.map((m: { id: string }) => m.id),
+      [b, a],
+    );
+    const toInstagram = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { platforms: ['instagram'] },
+    });
     assert.equal(toInstagram.statusCode, 422);
-    assert.deepEqual(details(toInstagram), ['instagram:media_type_unsupported:/media_ids/0', 'instagram:media_type_unsupported:/media_ids/1']);
+    assert.deepEqual(details(toInstagram), [
+      'instagram:media_type_unsupported:/media_ids/0',
+      'instagram:media_type_unsupported:/media_ids/1',
+    ]);
     const cleared = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { media_ids: null } });
     assert.deepEqual(cleared.json().data.media, []);
   });

@@ -6,7 +6,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sha256 } from '../src/lib/crypto.ts';
-import { buildMediaTestApp, readAll, requestUpload, send, startLocalS3, type LocalS3, type MediaTestApp } from './helpers/media.ts';
+import {
+  buildMediaTestApp,
+  readAll,
+  requestUpload,
+  send,
+  startLocalS3,
+  type LocalS3,
+  type MediaTestApp,
+} from './helpers/media.ts';
 import { jpeg, mp4, png } from './helpers/media-fixtures.ts';
 
 let s3: LocalS3;
@@ -18,7 +26,12 @@ before(async () => {
   s3 = await startLocalS3();
   t = await buildMediaTestApp({ env: s3.env });
   key = await t.key();
-  client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
 });
 after(async () => {
   client?.destroy();
@@ -28,16 +41,23 @@ after(async () => {
 
 async function objectKeys(mediaId: string): Promise<string[]> {
   const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
-  return (Contents ?? []).map((o) => o.Key!).filter((k) => k.includes(mediaId)).sort();
+  return (Contents ?? [])
+    .map((o) => o.Key!)
+    .filter((k) => k.includes(mediaId))
+    .sort();
 }
 
 async function presign(bytes: Buffer, contentType: string) {
   const res = await requestUpload(t, key, { filename: 'file', content_type: contentType, size_bytes: bytes.length });
   assert.equal(res.statusCode, 201, res.body);
-  return res.json().data as { media_id: string; upload: { signed_url: string; headers: Record<string, string>; expires_at: string; max_bytes: number } };
+  return res.json().data as {
+    media_id: string;
+    upload: { signed_url: string; headers: Record<string, string>; expires_at: string; max_bytes: number };
+  };
 }
 
-const putToStore = (url: string, headers: Record<string, string>, body: Buffer) => send(url, { method: 'PUT', headers, body });
+const putToStore = (url: string, headers: Record<string, string>, body: Buffer) =>
+  send(url, { method: 'PUT', headers, body });
 const getMedia = async (id: string) => {
   const body = (await t.inject({ url: `/v1/media/${id}`, key })).json();
   return body.data ?? body; // an error envelope shows up whole in an assertion message
@@ -50,15 +70,24 @@ describe('s3: POST /v1/media/upload-url', () => {
     assert.equal(res.json().error.details[0].path, '/size_bytes');
   });
 
-  test('the URL is the store\'s, signs content-length and content-type, and carries no precomputed checksum', async () => {
+  test("the URL is the store's, signs content-length and content-type, and carries no precomputed checksum", async () => {
     const { media_id: id, upload } = await presign(png(), 'image/png');
     const url = new URL(upload.signed_url);
     assert.equal(url.origin, s3.endpoint);
     assert.equal(url.pathname, `/${s3.bucket}/uploads/${t.owner.workspaceId}/${id}`);
-    assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')!.split(';'), ['content-length', 'content-type', 'host']);
+    assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')!.split(';'), [
+      'content-length',
+      'content-type',
+      'host',
+    ]);
     // It expires exactly when Herald says it does.
-    const signedAt = url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z');
-    assert.equal(Date.parse(signedAt) + Number(url.searchParams.get('X-Amz-Expires')) * 1000, Date.parse(upload.expires_at));
+    const signedAt = url.searchParams
+      .get('X-Amz-Date')!
+      .replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z');
+    assert.equal(
+      Date.parse(signedAt) + Number(url.searchParams.get('X-Amz-Expires')) * 1000,
+      Date.parse(upload.expires_at),
+    );
     assert.equal(url.searchParams.get('x-amz-checksum-crc32'), null);
     assert.deepEqual(upload.headers, { 'Content-Type': 'image/png' });
     assert.equal(upload.max_bytes, png().length);
@@ -82,7 +111,10 @@ describe('s3: completing an upload', () => {
     assert.equal(download.status, 200);
     assert.ok(download.body.equals(bytes));
     const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1`, [id]);
-    assert.deepEqual(rows.map((r) => r.type), ['media.ready']);
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['media.ready'],
+    );
   });
 
   test('POST /complete: 409 before the bytes arrive, then the ready media, then the same answer again', async () => {
@@ -102,7 +134,12 @@ describe('s3: completing an upload', () => {
     const bytes = png(12, 12);
     const { media_id: id, upload } = await presign(bytes, 'image/png');
     await putToStore(upload.signed_url, upload.headers, bytes);
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'from s3', platforms: ['x'], media_ids: [id] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      payload: { content: 'from s3', platforms: ['x'], media_ids: [id] },
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().data.post.media[0].status, 'ready');
     assert.equal(res.json().data.post.media[0].width, 12);
@@ -140,14 +177,18 @@ describe('s3: completing an upload', () => {
     assert.match(media.failure_reason, /image\/png, not the declared video\/mp4/);
     assert.deepEqual(await objectKeys(id), []);
     const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1`, [id]);
-    assert.deepEqual(rows.map((r) => r.type), ['media.failed']);
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['media.failed'],
+    );
   });
 
   test('concurrent completions record one result and leave one copy', async () => {
     const bytes = jpeg();
     const { media_id: id, upload } = await presign(bytes, 'image/jpeg');
     await putToStore(upload.signed_url, upload.headers, bytes);
-    const complete = () => t.inject({ method: 'POST', url: `/v1/media/${id}/complete`, key }).then((r) => r.json().data ?? r.json());
+    const complete = () =>
+      t.inject({ method: 'POST', url: `/v1/media/${id}/complete`, key }).then((r) => r.json().data ?? r.json());
     const answers = await Promise.all([getMedia(id), complete(), getMedia(id), complete(), getMedia(id), complete()]);
     assert.deepEqual(new Set(answers.map((a) => a?.status)), new Set(['ready']), JSON.stringify(answers));
     const keys = await objectKeys(id);

@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { sha256 } from '../src/lib/crypto.ts';
-import { buildMediaTestApp, mediaRecord, movableClock, requestUpload, send, storedFiles, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import {
+  buildMediaTestApp,
+  mediaRecord,
+  movableClock,
+  requestUpload,
+  send,
+  storedFiles,
+  uploadBytes,
+  type MediaTestApp,
+} from './helpers/media.ts';
 import { mp4, png } from './helpers/media-fixtures.ts';
 
 let t: MediaTestApp;
@@ -25,9 +34,17 @@ after(() => t.close());
 const getMedia = (id: string) => mediaRecord(t, key, id);
 
 async function freshUpload(body: Record<string, unknown> = {}) {
-  const res = await requestUpload(t, key, { filename: 'pic.png', content_type: 'image/png', size_bytes: png().length, ...body });
+  const res = await requestUpload(t, key, {
+    filename: 'pic.png',
+    content_type: 'image/png',
+    size_bytes: png().length,
+    ...body,
+  });
   assert.equal(res.statusCode, 201, res.body);
-  return res.json().data as { media_id: string; upload: { signed_url: string; headers: Record<string, string>; max_bytes: number; expires_at: string } };
+  return res.json().data as {
+    media_id: string;
+    upload: { signed_url: string; headers: Record<string, string>; max_bytes: number; expires_at: string };
+  };
 }
 
 /** After a refused PUT: the error is an envelope, and the media is still waiting with nothing stored. */
@@ -38,14 +55,22 @@ async function assertRefused(res: Awaited<ReturnType<typeof send>>, status: numb
   assert.equal(body.error.code, code);
   assert.equal(body.request_id, res.headers['x-request-id']);
   assert.equal((await getMedia(mediaId)).status, 'pending_upload');
-  assert.deepEqual((await storedFiles(t)).filter((f) => f.includes(mediaId) || f.startsWith('.incoming')), []);
+  assert.deepEqual(
+    (await storedFiles(t)).filter((f) => f.includes(mediaId) || f.startsWith('.incoming')),
+    [],
+  );
 }
 
 describe('signed upload URL abuse', () => {
   test('a wrong method is a 405 with Allow, in the envelope', async () => {
     const { media_id: id, upload } = await freshUpload();
     for (const method of ['GET', 'POST', 'DELETE']) {
-      const res = await send(upload.signed_url, { method, origin: t.origin, headers: upload.headers, body: method === 'GET' ? undefined : png() });
+      const res = await send(upload.signed_url, {
+        method,
+        origin: t.origin,
+        headers: upload.headers,
+        body: method === 'GET' ? undefined : png(),
+      });
       assert.equal(res.headers.allow, 'PUT', method);
       await assertRefused(res, 405, 'PUBLIC_API_METHOD_NOT_ALLOWED', id);
     }
@@ -53,8 +78,18 @@ describe('signed upload URL abuse', () => {
 
   test('a wrong or missing Content-Type is a 415', async () => {
     const { media_id: id, upload } = await freshUpload();
-    await assertRefused(await send(upload.signed_url, { origin: t.origin, headers: { 'content-type': 'image/jpeg' }, body: png() }), 415, 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', id);
-    await assertRefused(await send(upload.signed_url, { origin: t.origin, body: png() }), 415, 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', id);
+    await assertRefused(
+      await send(upload.signed_url, { origin: t.origin, headers: { 'content-type': 'image/jpeg' }, body: png() }),
+      415,
+      'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE',
+      id,
+    );
+    await assertRefused(
+      await send(upload.signed_url, { origin: t.origin, body: png() }),
+      415,
+      'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE',
+      id,
+    );
   });
 
   test('an altered media id, workspace, signature or expiry is a 403 PUBLIC_API_SIGNED_URL_INVALID', async () => {
@@ -74,18 +109,30 @@ describe('signed upload URL abuse', () => {
       assert.equal(res.status, 403, `${bad}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_SIGNED_URL_INVALID');
     }
-    const traversal = await send(a.upload.signed_url.replace(a.media_id, '../../etc/passwd'), { origin: t.origin, headers: a.upload.headers, body: png() });
+    const traversal = await send(a.upload.signed_url.replace(a.media_id, '../../etc/passwd'), {
+      origin: t.origin,
+      headers: a.upload.headers,
+      body: png(),
+    });
     assert.equal(traversal.status, 404); // dot segments are resolved before routing: no route, nothing read
     assert.equal((await getMedia(a.media_id)).status, 'pending_upload');
     assert.equal((await getMedia(b.media_id)).status, 'pending_upload');
-    assert.deepEqual(await storedFiles(t), (await storedFiles(t)).filter((f) => !f.includes(a.media_id) && !f.includes(b.media_id)));
+    assert.deepEqual(
+      await storedFiles(t),
+      (await storedFiles(t)).filter((f) => !f.includes(a.media_id) && !f.includes(b.media_id)),
+    );
   });
 
   test('an expired URL is a 403 PUBLIC_API_SIGNED_URL_EXPIRED', async () => {
     const { media_id: id, upload } = await freshUpload();
     clock.advance(3601_000);
     try {
-      await assertRefused(await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: png() }), 403, 'PUBLIC_API_SIGNED_URL_EXPIRED', id);
+      await assertRefused(
+        await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: png() }),
+        403,
+        'PUBLIC_API_SIGNED_URL_EXPIRED',
+        id,
+      );
     } finally {
       clock.advance(-3601_000);
     }
@@ -106,18 +153,46 @@ describe('signed upload URL abuse', () => {
     const res = await requestUpload(t, key, { filename: 'v.png', content_type: 'image/png' });
     const { media_id: id, upload } = res.json().data;
     assert.equal(upload.max_bytes, IMAGE_CAP);
-    const announced = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: Buffer.alloc(IMAGE_CAP + 1) });
+    const announced = await send(upload.signed_url, {
+      origin: t.origin,
+      headers: upload.headers,
+      body: Buffer.alloc(IMAGE_CAP + 1),
+    });
     await assertRefused(announced, 413, 'PUBLIC_API_PAYLOAD_TOO_LARGE', id);
     const streamed = Readable.from([png(), Buffer.alloc(IMAGE_CAP)]); // chunked: no Content-Length to refuse up front
-    await assertRefused(await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: streamed }), 413, 'PUBLIC_API_PAYLOAD_TOO_LARGE', id);
+    await assertRefused(
+      await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: streamed }),
+      413,
+      'PUBLIC_API_PAYLOAD_TOO_LARGE',
+      id,
+    );
   });
 
   test('a body of another size than the announced size_bytes is a 400, and an empty one too', async () => {
     const { media_id: id, upload } = await freshUpload();
-    await assertRefused(await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: png().subarray(0, 40) }), 400, 'PUBLIC_API_BODY_INVALID', id);
-    await assertRefused(await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: Readable.from([png().subarray(0, 40)]) }), 400, 'PUBLIC_API_BODY_INVALID', id);
+    await assertRefused(
+      await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: png().subarray(0, 40) }),
+      400,
+      'PUBLIC_API_BODY_INVALID',
+      id,
+    );
+    await assertRefused(
+      await send(upload.signed_url, {
+        origin: t.origin,
+        headers: upload.headers,
+        body: Readable.from([png().subarray(0, 40)]),
+      }),
+      400,
+      'PUBLIC_API_BODY_INVALID',
+      id,
+    );
     const open = (await requestUpload(t, key, { filename: 'e.png', content_type: 'image/png' })).json().data;
-    await assertRefused(await send(open.upload.signed_url, { origin: t.origin, headers: open.upload.headers, body: Buffer.alloc(0) }), 400, 'PUBLIC_API_BODY_INVALID', open.media_id);
+    await assertRefused(
+      await send(open.upload.signed_url, { origin: t.origin, headers: open.upload.headers, body: Buffer.alloc(0) }),
+      400,
+      'PUBLIC_API_BODY_INVALID',
+      open.media_id,
+    );
   });
 
   test('an upload cut off midway leaves no file and the media pending; the same URL then works', async () => {
@@ -126,7 +201,13 @@ describe('signed upload URL abuse', () => {
     const target = new URL(upload.signed_url);
     const origin = new URL(t.origin);
     await new Promise<void>((resolve) => {
-      const request = http.request({ host: origin.hostname, port: origin.port, method: 'PUT', path: target.pathname + target.search, headers: { ...upload.headers, 'content-length': '1000000' } });
+      const request = http.request({
+        host: origin.hostname,
+        port: origin.port,
+        method: 'PUT',
+        path: target.pathname + target.search,
+        headers: { ...upload.headers, 'content-length': '1000000' },
+      });
       request.on('error', () => resolve());
       request.write(mp4().subarray(0, 200));
       request.write(Buffer.alloc(100_000), () => setTimeout(() => request.destroy(), 50));
@@ -139,9 +220,16 @@ describe('signed upload URL abuse', () => {
     const started = Date.now();
     while ((await incoming()) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
     console.log(`# temporary file gone ${Date.now() - started} ms after the client vanished`);
-    assert.deepEqual((await storedFiles(t)).filter((f) => f.startsWith('.incoming') || f.includes(id)), []);
+    assert.deepEqual(
+      (await storedFiles(t)).filter((f) => f.startsWith('.incoming') || f.includes(id)),
+      [],
+    );
     assert.equal((await getMedia(id)).status, 'pending_upload');
-    assert.deepEqual(t.logs.filter((line) => line.level >= 50), [], 'a client going away is not logged as a server error');
+    assert.deepEqual(
+      t.logs.filter((line) => line.level >= 50),
+      [],
+      'a client going away is not logged as a server error',
+    );
     const retry = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: mp4() });
     assert.equal(retry.status, 200);
     assert.equal(retry.json().data.status, 'ready');
@@ -150,11 +238,16 @@ describe('signed upload URL abuse', () => {
   test('two PUTs racing on one URL: one completes, the other gets 409, one file is stored', async () => {
     const { media_id: id, upload } = await freshUpload({ size_bytes: undefined });
     const bodies = [png(4, 4), png(8, 8)];
-    const results = await Promise.all(bodies.map((body) => send(upload.signed_url, { origin: t.origin, headers: upload.headers, body })));
+    const results = await Promise.all(
+      bodies.map((body) => send(upload.signed_url, { origin: t.origin, headers: upload.headers, body })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 409]);
     const winner = results.find((r) => r.status === 200)!.json().data;
     assert.equal((await getMedia(id)).sha256, winner.sha256);
-    assert.deepEqual((await storedFiles(t)).filter((f) => f.includes(id)), [`${t.owner.workspaceId}/${id}`]);
+    assert.deepEqual(
+      (await storedFiles(t)).filter((f) => f.includes(id)),
+      [`${t.owner.workspaceId}/${id}`],
+    );
   });
 });
 
@@ -178,7 +271,10 @@ describe('the signed download URL', () => {
   test('a tampered or expired download URL is refused; an upload signature does not work for reading', async () => {
     const { put, upload } = await uploadBytes(t, key, png(), 'image/png');
     const url: string = put.json().data.url;
-    const tampered = await send(url.replace(/signature=[^&]+/, `signature=${'B'.repeat(43)}`), { method: 'GET', origin: t.origin });
+    const tampered = await send(url.replace(/signature=[^&]+/, `signature=${'B'.repeat(43)}`), {
+      method: 'GET',
+      origin: t.origin,
+    });
     assert.equal(tampered.json().error.code, 'PUBLIC_API_SIGNED_URL_INVALID');
     const crossed = await send(upload.signed_url.replace('/uploads/', '/files/'), { method: 'GET', origin: t.origin });
     assert.equal(crossed.json().error.code, 'PUBLIC_API_SIGNED_URL_INVALID');

@@ -54,7 +54,9 @@ function download(url: string): Promise<{ status: number; bytes: number; sha256:
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`download client exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`download client exited with ${code}`)),
+    );
   });
 }
 
@@ -66,7 +68,9 @@ function upload(url: string, bytes: number): Promise<{ status: number; body: str
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`upload client exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`upload client exited with ${code}`)),
+    );
   });
 }
 
@@ -95,10 +99,15 @@ test('a 256 MiB upload leaves the server RSS within 64 MiB of where it started',
   const collections = await gcs.stop();
   const seconds = (performance.now() - started) / 1000;
   const growth = peak - baseline;
-  console.log(`# ${size / MIB} MiB in ${seconds.toFixed(2)} s (${(size / MIB / seconds).toFixed(0)} MiB/s); RSS ${(baseline / MIB).toFixed(0)} → peak ${(peak / MIB).toFixed(0)} MiB, growth ${(growth / MIB).toFixed(1)} MiB; ${collections.minor} scavenges, ${collections.major} full collections`);
+  console.log(
+    `# ${size / MIB} MiB in ${seconds.toFixed(2)} s (${(size / MIB / seconds).toFixed(0)} MiB/s); RSS ${(baseline / MIB).toFixed(0)} → peak ${(peak / MIB).toFixed(0)} MiB, growth ${(growth / MIB).toFixed(1)} MiB; ${collections.minor} scavenges, ${collections.major} full collections`,
+  );
   // The upload path frees the body's spent buffers with a scavenge every 8 MiB (src/lib/young-gc.ts): 31 or 32
   // here; half of that is enough to show they run (an entry can arrive after the observer is gone).
-  assert.ok(collections.minor >= size / YOUNG_GC_EVERY_BYTES / 2, `${collections.minor} scavenges during ${size / MIB} MiB`);
+  assert.ok(
+    collections.minor >= size / YOUNG_GC_EVERY_BYTES / 2,
+    `${collections.minor} scavenges during ${size / MIB} MiB`,
+  );
   assert.equal(result.status, 200, result.body);
   const media = JSON.parse(result.body).data;
   assert.equal(media.status, 'ready');
@@ -127,12 +136,17 @@ test('downloading it through its signed read URL leaves the RSS flat too, and th
   const collections = await gcs.stop();
   const seconds = (performance.now() - started) / 1000;
   const growth = peak - baseline;
-  console.log(`# download of ${uploaded.size_bytes / MIB} MiB in ${seconds.toFixed(2)} s; RSS growth ${(growth / MIB).toFixed(1)} MiB; ${collections.minor} scavenges, ${collections.major} full collections`);
+  console.log(
+    `# download of ${uploaded.size_bytes / MIB} MiB in ${seconds.toFixed(2)} s; RSS growth ${(growth / MIB).toFixed(1)} MiB; ${collections.minor} scavenges, ${collections.major} full collections`,
+  );
   assert.equal(result.status, 200);
   assert.equal(result.bytes, uploaded.size_bytes);
   // The bytes a client reads are those stored; a wrong or missing chunk would change the hash.
   assert.equal(result.sha256, uploaded.sha256);
   // Reading a file leaves spent buffers the way a socket does; the read stream scavenges every 8 MiB as well.
-  assert.ok(collections.minor >= uploaded.size_bytes / YOUNG_GC_EVERY_BYTES / 2, `${collections.minor} scavenges during ${uploaded.size_bytes / MIB} MiB`);
+  assert.ok(
+    collections.minor >= uploaded.size_bytes / YOUNG_GC_EVERY_BYTES / 2,
+    `${collections.minor} scavenges during ${uploaded.size_bytes / MIB} MiB`,
+  );
   assert.ok(growth < 64 * MIB, `RSS grew by ${(growth / MIB).toFixed(1)} MiB`);
 });

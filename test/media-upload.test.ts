@@ -4,7 +4,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { sha256 } from '../src/lib/crypto.ts';
-import { buildMediaTestApp, mediaRecord, movableClock, requestUpload, send, storedFiles, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import {
+  buildMediaTestApp,
+  mediaRecord,
+  movableClock,
+  requestUpload,
+  send,
+  storedFiles,
+  uploadBytes,
+  type MediaTestApp,
+} from './helpers/media.ts';
 import { gif, jpeg, mov, mp4, pdf, png, webp } from './helpers/media-fixtures.ts';
 
 let t: MediaTestApp;
@@ -23,16 +32,27 @@ after(() => t.close());
 const getMedia = (id: string) => mediaRecord(t, key, id);
 
 async function freshUpload(body: Record<string, unknown> = {}) {
-  const res = await requestUpload(t, key, { filename: 'pic.png', content_type: 'image/png', size_bytes: png().length, ...body });
+  const res = await requestUpload(t, key, {
+    filename: 'pic.png',
+    content_type: 'image/png',
+    size_bytes: png().length,
+    ...body,
+  });
   assert.equal(res.statusCode, 201, res.body);
-  return res.json().data as { media_id: string; upload: { signed_url: string; headers: Record<string, string>; max_bytes: number; expires_at: string } };
+  return res.json().data as {
+    media_id: string;
+    upload: { signed_url: string; headers: Record<string, string>; max_bytes: number; expires_at: string };
+  };
 }
 
 describe('POST /v1/media/upload-url', () => {
   test('answers media_id and a single-use PUT URL, and the media waits for its upload', async () => {
     const data = await freshUpload({ filename: 'launch.png' });
     assert.match(data.media_id, /^med_[0-9a-z]{26}$/);
-    assert.match(data.upload.signed_url, new RegExp(`^http://herald\\.test/uploads/${t.owner.workspaceId}/${data.media_id}\\?expires=\\d+&signature=`));
+    assert.match(
+      data.upload.signed_url,
+      new RegExp(`^http://herald\\.test/uploads/${t.owner.workspaceId}/${data.media_id}\\?expires=\\d+&signature=`),
+    );
     assert.deepEqual(data.upload.headers, { 'Content-Type': 'image/png' });
     assert.equal((data.upload as unknown as { method: string }).method, 'PUT');
     assert.equal(data.upload.max_bytes, png().length);
@@ -56,7 +76,11 @@ describe('POST /v1/media/upload-url', () => {
 
   test('a size_bytes over the cap of its kind is a 413 and creates nothing', async () => {
     const before = (await t.inject({ url: '/v1/media?limit=100', key })).json().data.items.length;
-    const res = await requestUpload(t, key, { filename: 'huge.png', content_type: 'image/png', size_bytes: IMAGE_CAP + 1 });
+    const res = await requestUpload(t, key, {
+      filename: 'huge.png',
+      content_type: 'image/png',
+      size_bytes: IMAGE_CAP + 1,
+    });
     assert.equal(res.statusCode, 413);
     assert.equal(res.json().error.code, 'PUBLIC_API_PAYLOAD_TOO_LARGE');
     assert.equal(res.json().error.details[0].path, '/size_bytes');
@@ -81,7 +105,13 @@ describe('POST /v1/media/upload-url', () => {
     const res = await requestUpload(t, reader, { filename: 'a.png', content_type: 'image/png' });
     assert.equal(res.statusCode, 403);
     assert.match(res.json().error.message, /media:write/);
-    const noKey = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, idem: false, payload: { filename: 'a.png', content_type: 'image/png' } });
+    const noKey = await t.inject({
+      method: 'POST',
+      url: '/v1/media/upload-url',
+      key,
+      idem: false,
+      payload: { filename: 'a.png', content_type: 'image/png' },
+    });
     assert.equal(noKey.json().error.code, 'PUBLIC_API_IDEMPOTENCY_REQUIRED');
   });
 });
@@ -92,13 +122,20 @@ describe('the local signed PUT', () => {
     ['JPEG', jpeg(24, 16), 'image/jpeg', { width: 24, height: 16 }],
     ['GIF', gif(7, 4), 'image/gif', { width: 7, height: 4 }],
     ['WebP', webp(6, 5), 'image/webp', { width: 6, height: 5 }],
-    ['MP4', mp4({ durationMs: 12_345, width: 1080, height: 1920 }), 'video/mp4', { width: 1080, height: 1920, duration_ms: 12_345, kind: 'video' }],
+    [
+      'MP4',
+      mp4({ durationMs: 12_345, width: 1080, height: 1920 }),
+      'video/mp4',
+      { width: 1080, height: 1920, duration_ms: 12_345, kind: 'video' },
+    ],
     ['MOV', mov({ durationMs: 3_000 }), 'video/quicktime', { width: 1280, height: 720, duration_ms: 3_000 }],
     ['PDF', pdf(), 'application/pdf', { width: null, height: null, kind: 'document' }],
   ];
   for (const [name, bytes, contentType, expected] of fixtures) {
     test(`a ${name} upload answers the ready media with its metadata, and its URL serves the bytes`, async () => {
-      const { mediaId, put } = await uploadBytes(t, key, bytes, contentType, { filename: `file.${name.toLowerCase()}` });
+      const { mediaId, put } = await uploadBytes(t, key, bytes, contentType, {
+        filename: `file.${name.toLowerCase()}`,
+      });
       assert.equal(put.status, 200, put.body.toString());
       const media = put.json().data;
       assert.equal(media.id, mediaId);
@@ -117,7 +154,10 @@ describe('the local signed PUT', () => {
   test('a ready upload records media.ready in the outbox, with the media record', async () => {
     const { mediaId } = await uploadBytes(t, key, png(), 'image/png');
     const { rows } = await t.container.pool.query(`SELECT type, data FROM events WHERE data->>'id' = $1`, [mediaId]);
-    assert.deepEqual(rows.map((r) => r.type), ['media.ready']);
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['media.ready'],
+    );
     assert.equal(rows[0].data.status, 'ready');
   });
 
@@ -128,9 +168,15 @@ describe('the local signed PUT', () => {
     assert.equal(media.status, 'failed');
     assert.match(media.failure_reason, /image\/png, not the declared video\/mp4/);
     assert.equal(media.url, null);
-    assert.deepEqual((await storedFiles(t)).filter((f) => f.includes(mediaId)), []);
+    assert.deepEqual(
+      (await storedFiles(t)).filter((f) => f.includes(mediaId)),
+      [],
+    );
     const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1`, [mediaId]);
-    assert.deepEqual(rows.map((r) => r.type), ['media.failed']);
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['media.failed'],
+    );
   });
 
   test('bytes of no known type fail with a reason too', async () => {
@@ -141,16 +187,23 @@ describe('the local signed PUT', () => {
 
   test('the PUT Content-Type is compared as lower-case type/subtype, parameters ignored', async () => {
     const data = await freshUpload();
-    const res = await send(data.upload.signed_url, { origin: t.origin, headers: { 'content-type': 'IMAGE/png; name=x' }, body: png() });
+    const res = await send(data.upload.signed_url, {
+      origin: t.origin,
+      headers: { 'content-type': 'IMAGE/png; name=x' },
+      body: png(),
+    });
     assert.equal(res.status, 200, res.body.toString());
   });
 
   test('an upload without size_bytes may be chunked, and is taken up to max_bytes', async () => {
     const res = await requestUpload(t, key, { filename: 'v.mp4', content_type: 'video/mp4' });
     const { upload } = res.json().data;
-    const put = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: Readable.from([mp4().subarray(0, 100), mp4().subarray(100)]) });
+    const put = await send(upload.signed_url, {
+      origin: t.origin,
+      headers: upload.headers,
+      body: Readable.from([mp4().subarray(0, 100), mp4().subarray(100)]),
+    });
     assert.equal(put.status, 200, put.body.toString());
     assert.equal(put.json().data.duration_ms, 5_000);
   });
 });
-

@@ -31,7 +31,17 @@ describe('POST /v1/posts', () => {
     assert.equal(post.status, 'draft');
     assert.equal(post.brand_id, t.owner.brandId);
     assert.equal(post.created_via, 'api');
-    assert.deepEqual(post.targets.map((x: { platform: string; status: string; sandbox: boolean }) => [x.platform, x.status, x.sandbox]), [['x', 'pending', true], ['mastodon', 'pending', true]]);
+    assert.deepEqual(
+      post.targets.map((x: { platform: string; status: string; sandbox: boolean }) => [
+        x.platform,
+        x.status,
+        x.sandbox,
+      ]),
+      [
+        ['x', 'pending', true],
+        ['mastodon', 'pending', true],
+      ],
+    );
   });
 
   test('a scheduled post queues one publish job per target, keyed by target', async () => {
@@ -39,7 +49,9 @@ describe('POST /v1/posts', () => {
     assert.equal(res.statusCode, 201);
     const post = res.json().data.post;
     assert.equal(post.status, 'scheduled');
-    const { rows } = await t.container.pool.query(`SELECT key, run_at FROM graphile_worker.jobs WHERE key = ANY($1)`, [post.targets.map((x: { id: string }) => `publish:${x.id}`)]);
+    const { rows } = await t.container.pool.query(`SELECT key, run_at FROM graphile_worker.jobs WHERE key = ANY($1)`, [
+      post.targets.map((x: { id: string }) => `publish:${x.id}`),
+    ]);
     assert.equal(rows.length, 2);
     for (const row of rows) assert.equal(new Date(row.run_at).toISOString(), post.schedule_at);
   });
@@ -57,13 +69,21 @@ describe('POST /v1/posts', () => {
   });
 
   test('schedule_at more than 60 s in the past is a 422 naming the rule', async () => {
-    const res = await create({ content: 'late', platforms: ['x'], schedule_at: new Date(Date.now() - 5 * 60_000).toISOString() });
+    const res = await create({
+      content: 'late',
+      platforms: ['x'],
+      schedule_at: new Date(Date.now() - 5 * 60_000).toISOString(),
+    });
     assert.equal(res.statusCode, 422);
     assert.equal(res.json().error.details[0].rule, 'schedule_in_past');
   });
 
   test('a schedule a few seconds in the past is accepted', async () => {
-    const res = await create({ content: 'just now', platforms: ['x'], schedule_at: new Date(Date.now() - 10_000).toISOString() });
+    const res = await create({
+      content: 'just now',
+      platforms: ['x'],
+      schedule_at: new Date(Date.now() - 10_000).toISOString(),
+    });
     assert.equal(res.statusCode, 201);
   });
 
@@ -77,28 +97,50 @@ describe('POST /v1/posts', () => {
     const res = await create({ content: 'a'.repeat(301), platforms: ['x', 'bluesky', 'linkedin'] });
     assert.equal(res.statusCode, 422);
     const details = res.json().error.details;
-    assert.deepEqual(details.map((d: { platform: string; rule: string }) => `${d.platform}:${d.rule}`).sort(), ['bluesky:text_too_long', 'x:text_too_long']);
+    assert.deepEqual(details.map((d: { platform: string; rule: string }) => `${d.platform}:${d.rule}`).sort(), [
+      'bluesky:text_too_long',
+      'x:text_too_long',
+    ]);
     assert.equal(details[0].path, '/content');
   });
 
   test('a per-platform content override is checked instead of the content', async () => {
-    const ok = await create({ content: 'a'.repeat(400), platforms: ['x'], platform_options: { x: { content: 'short for X' } } });
+    const ok = await create({
+      content: 'a'.repeat(400),
+      platforms: ['x'],
+      platform_options: { x: { content: 'short for X' } },
+    });
     assert.equal(ok.statusCode, 201);
-    const bad = await create({ content: 'fine', platforms: ['x'], platform_options: { x: { content: 'b'.repeat(281) } } });
+    const bad = await create({
+      content: 'fine',
+      platforms: ['x'],
+      platform_options: { x: { content: 'b'.repeat(281) } },
+    });
     assert.equal(bad.statusCode, 422);
     assert.equal(bad.json().error.details[0].path, '/platform_options/x/content');
   });
 
   test('X counts a long URL as 23 characters', async () => {
-    const res = await create({ content: `${'a'.repeat(250)} https://example.com/${'p'.repeat(200)}`, platforms: ['x'] });
+    const res = await create({
+      content: `${'a'.repeat(250)} https://example.com/${'p'.repeat(200)}`,
+      platforms: ['x'],
+    });
     assert.equal(res.statusCode, 201);
   });
 
   test('thread parts are checked one by one, and refused where threads do not exist', async () => {
-    const bad = await create({ content: 'one', platforms: ['x'], platform_options: { x: { thread: ['two', 'c'.repeat(300)] } } });
+    const bad = await create({
+      content: 'one',
+      platforms: ['x'],
+      platform_options: { x: { thread: ['two', 'c'.repeat(300)] } },
+    });
     assert.equal(bad.statusCode, 422);
     assert.equal(bad.json().error.details[0].path, '/platform_options/x/thread/1');
-    const li = await create({ content: 'one', platforms: ['linkedin'], platform_options: { linkedin: { visibility: 'PUBLIC' } } });
+    const li = await create({
+      content: 'one',
+      platforms: ['linkedin'],
+      platform_options: { linkedin: { visibility: 'PUBLIC' } },
+    });
     assert.equal(li.statusCode, 201);
   });
 
@@ -141,11 +183,20 @@ describe('POST /v1/posts', () => {
     const post = res.json().data.post;
     assert.equal(post.status, 'publishing');
     assert.equal(post.publish_now, true);
-    assert.deepEqual(post.targets.map((x: { status: string; connection_id: string }) => [x.status, x.connection_id]), [['publishing', t.connections.x]]);
+    assert.deepEqual(
+      post.targets.map((x: { status: string; connection_id: string }) => [x.status, x.connection_id]),
+      [['publishing', t.connections.x]],
+    );
   });
 
   test('a brand_id in the body that differs from the brand header is a 400 naming both', async () => {
-    const other = await t.inject({ method: 'POST', url: '/v1/posts', key, headers: { 'x-herald-brand-id': t.owner.brandId }, payload: { content: 'x', platforms: ['x'], brand_id: 'brand_other' } });
+    const other = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      headers: { 'x-herald-brand-id': t.owner.brandId },
+      payload: { content: 'x', platforms: ['x'], brand_id: 'brand_other' },
+    });
     assert.equal(other.statusCode, 400);
     assert.match(other.json().error.message, /brand_other.*x-herald-brand-id/);
   });
@@ -159,14 +210,26 @@ describe('POST /v1/posts', () => {
   test('media and connection ids that do not exist are 422s', async () => {
     const res = await create({ content: 'x', platforms: ['x'], media_ids: ['med_1'], connection_ids: ['conn_1'] });
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(res.json().error.details.map((d: { rule: string }) => d.rule).sort(), ['connection_not_found', 'media_not_found']);
+    assert.deepEqual(
+      res
+        .json()
+        .error.details.map((d: { rule: string }) => d.rule)
+        .sort(),
+      ['connection_not_found', 'media_not_found'],
+    );
   });
 
   test('every change is recorded in the events outbox in the same transaction', async () => {
     const res = await create({ content: 'evented', platforms: ['x'], schedule_at: future() });
     const id = res.json().data.post.id;
-    const { rows } = await t.container.pool.query(`SELECT type, data FROM events WHERE data->>'id' = $1 ORDER BY created_at, id`, [id]);
-    assert.deepEqual(rows.map((r) => r.type), ['post.created', 'post.scheduled']);
+    const { rows } = await t.container.pool.query(
+      `SELECT type, data FROM events WHERE data->>'id' = $1 ORDER BY created_at, id`,
+      [id],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['post.created', 'post.scheduled'],
+    );
     assert.equal(rows[0].data.status, 'scheduled');
   });
 });
@@ -191,11 +254,19 @@ describe('PATCH /v1/posts/{id}', () => {
   test('merge-patches content and reschedules the jobs', async () => {
     const post = (await create({ content: 'v1', platforms: ['x'], schedule_at: future(60) })).json().data.post;
     const when = future(120);
-    const res = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, headers: { 'content-type': 'application/merge-patch+json' }, payload: JSON.stringify({ content: 'v2', schedule_at: when }) });
+    const res = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      headers: { 'content-type': 'application/merge-patch+json' },
+      payload: JSON.stringify({ content: 'v2', schedule_at: when }),
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().data.content, 'v2');
     assert.equal(res.json().data.schedule_at, when);
-    const { rows } = await t.container.pool.query('SELECT run_at FROM graphile_worker.jobs WHERE key = $1', [`publish:${post.targets[0].id}`]);
+    const { rows } = await t.container.pool.query('SELECT run_at FROM graphile_worker.jobs WHERE key = $1', [
+      `publish:${post.targets[0].id}`,
+    ]);
     assert.equal(new Date(rows[0].run_at).toISOString(), when);
   });
 
@@ -204,29 +275,62 @@ describe('PATCH /v1/posts/{id}', () => {
     const res = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { schedule_at: null } });
     assert.equal(res.json().data.status, 'draft');
     assert.equal(res.json().data.targets[0].status, 'pending');
-    const { rows } = await t.container.pool.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [`publish:${post.targets[0].id}`]);
+    const { rows } = await t.container.pool.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [
+      `publish:${post.targets[0].id}`,
+    ]);
     assert.equal(rows.length, 0);
   });
 
   test('changing platforms replaces the targets', async () => {
     const post = (await create({ content: 'v1', platforms: ['x'], schedule_at: future() })).json().data.post;
-    const res = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { platforms: ['bluesky', 'mastodon'] } });
-    assert.deepEqual(res.json().data.targets.map((x: { platform: string }) => x.platform), ['bluesky', 'mastodon']);
-    const { rows } = await t.container.pool.query('SELECT key FROM graphile_worker.jobs WHERE key = ANY($1)', [[`publish:${post.targets[0].id}`, ...res.json().data.targets.map((x: { id: string }) => `publish:${x.id}`)]]);
+    const res = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { platforms: ['bluesky', 'mastodon'] },
+    });
+    assert.deepEqual(
+      res.json().data.targets.map((x: { platform: string }) => x.platform),
+      ['bluesky', 'mastodon'],
+    );
+    const { rows } = await t.container.pool.query('SELECT key FROM graphile_worker.jobs WHERE key = ANY($1)', [
+      [`publish:${post.targets[0].id}`, ...res.json().data.targets.map((x: { id: string }) => `publish:${x.id}`)],
+    ]);
     assert.equal(rows.length, 2);
   });
 
   test('platform_options merge: null removes a key, other keys stay', async () => {
-    const post = (await create({ content: 'v1', platforms: ['mastodon'], platform_options: { mastodon: { visibility: 'unlisted', spoiler_text: 'cw' } } })).json().data.post;
-    const res = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { platform_options: { mastodon: { spoiler_text: null } } } });
+    const post = (
+      await create({
+        content: 'v1',
+        platforms: ['mastodon'],
+        platform_options: { mastodon: { visibility: 'unlisted', spoiler_text: 'cw' } },
+      })
+    ).json().data.post;
+    const res = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { platform_options: { mastodon: { spoiler_text: null } } },
+    });
     assert.deepEqual(res.json().data.platform_options, { mastodon: { visibility: 'unlisted' } });
-    const bad = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { platform_options: { mastodon: { visibility: 'everyone' } } } });
+    const bad = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { platform_options: { mastodon: { visibility: 'everyone' } } },
+    });
     assert.equal(bad.statusCode, 400);
   });
 
   test('the patched post is re-validated against the limits', async () => {
     const post = (await create({ content: 'v1', platforms: ['x'] })).json().data.post;
-    const res = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { content: 'z'.repeat(281) } });
+    const res = await t.inject({
+      method: 'PATCH',
+      url: `/v1/posts/${post.id}`,
+      key,
+      payload: { content: 'z'.repeat(281) },
+    });
     assert.equal(res.statusCode, 422);
   });
 
@@ -241,7 +345,11 @@ describe('PATCH /v1/posts/{id}', () => {
   test('a post being published cannot be edited, cancelled or deleted', async () => {
     const post = (await create({ content: 'busy', platforms: ['x'], schedule_at: future() })).json().data.post;
     await t.container.pool.query(`UPDATE posts SET status = 'publishing' WHERE id = $1`, [post.id]);
-    for (const [method, url] of [['PATCH', `/v1/posts/${post.id}`], ['POST', `/v1/posts/${post.id}/cancel`], ['DELETE', `/v1/posts/${post.id}`]] as const) {
+    for (const [method, url] of [
+      ['PATCH', `/v1/posts/${post.id}`],
+      ['POST', `/v1/posts/${post.id}/cancel`],
+      ['DELETE', `/v1/posts/${post.id}`],
+    ] as const) {
       const res = await t.inject({ method, url, key, payload: method === 'PATCH' ? { content: 'x' } : undefined });
       assert.equal(res.statusCode, 409, `${method} ${url}`);
     }
@@ -255,7 +363,9 @@ describe('cancel and delete', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().data.status, 'cancelled');
     assert.equal(res.json().data.targets[0].status, 'cancelled');
-    const jobs = await t.container.pool.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [`publish:${post.targets[0].id}`]);
+    const jobs = await t.container.pool.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [
+      `publish:${post.targets[0].id}`,
+    ]);
     assert.equal(jobs.rows.length, 0);
     const again = await t.inject({ method: 'POST', url: `/v1/posts/${post.id}/cancel`, key });
     assert.equal(again.statusCode, 409);
@@ -275,7 +385,10 @@ describe('cancel and delete', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json().data, { id: post.id, object: 'post', deleted: true });
     assert.equal((await t.inject({ url: `/v1/posts/${post.id}`, key })).statusCode, 404);
-    const { rows } = await t.container.pool.query(`SELECT type FROM events WHERE data->>'id' = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [post.id]);
+    const { rows } = await t.container.pool.query(
+      `SELECT type FROM events WHERE data->>'id' = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [post.id],
+    );
     assert.equal(rows[0].type, 'post.deleted');
   });
 });
@@ -283,11 +396,26 @@ describe('cancel and delete', () => {
 describe('POST /v1/posts/validate', () => {
   test('reports the issues and stores nothing, without an Idempotency-Key', async () => {
     const before = (await t.container.pool.query('SELECT count(*)::int AS n FROM posts')).rows[0].n;
-    const res = await t.inject({ method: 'POST', url: '/v1/posts/validate', key, idem: false, payload: { content: 'a'.repeat(301), platforms: ['bluesky', 'mastodon'] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts/validate',
+      key,
+      idem: false,
+      payload: { content: 'a'.repeat(301), platforms: ['bluesky', 'mastodon'] },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().data.valid, false);
-    assert.deepEqual(res.json().data.issues.map((i: { platform: string }) => i.platform), ['bluesky']);
-    const good = await t.inject({ method: 'POST', url: '/v1/posts/validate', key, idem: false, payload: { content: 'ok', platforms: ['x'] } });
+    assert.deepEqual(
+      res.json().data.issues.map((i: { platform: string }) => i.platform),
+      ['bluesky'],
+    );
+    const good = await t.inject({
+      method: 'POST',
+      url: '/v1/posts/validate',
+      key,
+      idem: false,
+      payload: { content: 'ok', platforms: ['x'] },
+    });
     assert.deepEqual(good.json().data, { valid: true, issues: [] });
     assert.equal((await t.container.pool.query('SELECT count(*)::int AS n FROM posts')).rows[0].n, before);
   });

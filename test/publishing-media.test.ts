@@ -31,7 +31,18 @@ test('an uploaded image is published with the post on X, Bluesky and Mastodon', 
   const { mediaId, put } = await uploadBytes(t, key, png(64, 48, 2048), 'image/png', { filename: 'photo.png' });
   assert.equal(put.status, 200, put.body.toString());
   const text = `With an uploaded image ${Date.now()}`;
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['x', 'bluesky', 'mastodon'], media_ids: [mediaId], publish_now: true, platform_options: { mastodon: { alt_texts: ['a test photo'] } } } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: {
+      content: text,
+      platforms: ['x', 'bluesky', 'mastodon'],
+      media_ids: [mediaId],
+      publish_now: true,
+      platform_options: { mastodon: { alt_texts: ['a test photo'] } },
+    },
+  });
   assert.equal(res.statusCode, 201, res.body);
   const id = res.json().data.post.id;
   const post = await pollFor('post with an uploaded image published', async () => {
@@ -40,7 +51,10 @@ test('an uploaded image is published with the post on X, Bluesky and Mastodon', 
   });
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
   for (const platform of ['x', 'bluesky', 'mastodon'] as const) {
-    const held = sandbox.simulator(platform).posts().filter((p) => p.text === text);
+    const held = sandbox
+      .simulator(platform)
+      .posts()
+      .filter((p) => p.text === text);
     assert.equal(held.length, 1, platform);
     assert.equal(held[0]!.media, 1, `${platform} got the image`);
   }
@@ -48,13 +62,27 @@ test('an uploaded image is published with the post on X, Bluesky and Mastodon', 
 
 test('two uploaded images go out on a Facebook Page as one post (unpublished photos + attached_media)', async () => {
   const ids: string[] = [];
-  for (const [w, h] of [[64, 48], [48, 64]] as const) {
+  for (const [w, h] of [
+    [64, 48],
+    [48, 64],
+  ] as const) {
     const { mediaId, put } = await uploadBytes(t, key, png(w, h, 2048), 'image/png', { filename: `photo-${w}.png` });
     assert.equal(put.status, 200, put.body.toString());
     ids.push(mediaId);
   }
   const text = `Facebook album ${Date.now()}`;
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms: ['facebook'], media_ids: ids, publish_now: true, platform_options: { facebook: { alt_texts: ['landscape', 'portrait'] } } } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: {
+      content: text,
+      platforms: ['facebook'],
+      media_ids: ids,
+      publish_now: true,
+      platform_options: { facebook: { alt_texts: ['landscape', 'portrait'] } },
+    },
+  });
   assert.equal(res.statusCode, 201, res.body);
   const id = res.json().data.post.id;
   const post = await pollFor('Facebook album published', async () => {
@@ -62,7 +90,10 @@ test('two uploaded images go out on a Facebook Page as one post (unpublished pho
     return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
   });
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
-  const held = sandbox.simulator('facebook').posts().filter((p) => p.text === text);
+  const held = sandbox
+    .simulator('facebook')
+    .posts()
+    .filter((p) => p.text === text);
   assert.equal(held.length, 1);
   assert.equal(held[0]!.media, 2);
   assert.equal(held[0]!.id, post.targets[0].platform_post_id);
@@ -70,8 +101,13 @@ test('two uploaded images go out on a Facebook Page as one post (unpublished pho
 
 test('LinkedIn: two uploaded images become a multi-image post, and an uploaded PDF a document post with its title', async () => {
   const images = [];
-  for (const size of [[64, 48], [48, 64]] as const) {
-    const { mediaId, put } = await uploadBytes(t, key, png(size[0], size[1], 2048), 'image/png', { filename: 'photo.png' });
+  for (const size of [
+    [64, 48],
+    [48, 64],
+  ] as const) {
+    const { mediaId, put } = await uploadBytes(t, key, png(size[0], size[1], 2048), 'image/png', {
+      filename: 'photo.png',
+    });
     assert.equal(put.status, 200, put.body.toString());
     images.push(mediaId);
   }
@@ -80,8 +116,20 @@ test('LinkedIn: two uploaded images become a multi-image post, and an uploaded P
   assert.equal(doc.put.status, 200, doc.put.body.toString());
   const stamp = Date.now();
   const payloads = [
-    { content: `LinkedIn images ${stamp}`, platforms: ['linkedin'], media_ids: images, publish_now: true, platform_options: { linkedin: { alt_texts: ['first', 'second'] } } },
-    { content: `LinkedIn document ${stamp}`, platforms: ['linkedin'], media_ids: [doc.mediaId], publish_now: true, platform_options: { linkedin: { document_title: 'Report' } } },
+    {
+      content: `LinkedIn images ${stamp}`,
+      platforms: ['linkedin'],
+      media_ids: images,
+      publish_now: true,
+      platform_options: { linkedin: { alt_texts: ['first', 'second'] } },
+    },
+    {
+      content: `LinkedIn document ${stamp}`,
+      platforms: ['linkedin'],
+      media_ids: [doc.mediaId],
+      publish_now: true,
+      platform_options: { linkedin: { document_title: 'Report' } },
+    },
   ];
   for (const [i, payload] of payloads.entries()) {
     const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload });
@@ -92,7 +140,10 @@ test('LinkedIn: two uploaded images become a multi-image post, and an uploaded P
       return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
     });
     assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
-    const held = sandbox.simulator('linkedin').posts().filter((p) => p.text === payload.content);
+    const held = sandbox
+      .simulator('linkedin')
+      .posts()
+      .filter((p) => p.text === payload.content);
     assert.equal(held.length, 1);
     assert.equal(held[0]!.media, payload.media_ids.length);
     assert.equal(held[0]!.id, post.targets[0].platform_post_id);

@@ -19,13 +19,18 @@ let key: string;
 
 before(async () => {
   sandbox = await startSandbox({ secret: sandboxSecret() });
-  t = await buildMediaTestApp({ env: { HERALD_SANDBOX_URL: sandbox.url, HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_PLATFORM_TIMEOUT_MS: '2000' } });
+  t = await buildMediaTestApp({
+    env: { HERALD_SANDBOX_URL: sandbox.url, HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_PLATFORM_TIMEOUT_MS: '2000' },
+  });
   // Signed URLs name HERALD_PUBLIC_URL (http://herald.test in tests); the simulators must reach the listening app,
   // as Meta reaches a correctly configured public URL.
   const library = t.container.mediaLibrary;
   t.container.mediaLibrary = {
     async sources(workspaceId, ids) {
-      return (await library.sources(workspaceId, ids)).map((s) => ({ ...s, signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin) }));
+      return (await library.sources(workspaceId, ids)).map((s) => ({
+        ...s,
+        signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin),
+      }));
     },
   };
   worker = await startWorker(t.container);
@@ -39,10 +44,14 @@ after(async () => {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies, read field by field in assertions
 async function settle(id: string, label: string, ceilingMs = 60_000): Promise<any> {
-  return pollFor(label, async () => {
-    const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
-    return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
-  }, ceilingMs);
+  return pollFor(
+    label,
+    async () => {
+      const p = (await t.inject({ url: `/v1/posts/${id}`, key })).json().data;
+      return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
+    },
+    ceilingMs,
+  );
 }
 
 async function image(): Promise<string> {
@@ -51,19 +60,33 @@ async function image(): Promise<string> {
   return mediaId;
 }
 
-test('an uploaded image reaches Instagram (with its first comment) and Threads (with a reply chain) through Herald\'s signed URL', async () => {
+test("an uploaded image reaches Instagram (with its first comment) and Threads (with a reply chain) through Herald's signed URL", async () => {
   const mediaId = await image();
   const text = `Meta end to end ${Date.now()}`;
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: {
-    content: text, platforms: ['instagram', 'threads'], media_ids: [mediaId], publish_now: true,
-    platform_options: { instagram: { first_comment: 'first!', alt_texts: ['a tiny photo'] }, threads: { thread: ['second part'], reply_control: 'followers_only' } },
-  } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: {
+      content: text,
+      platforms: ['instagram', 'threads'],
+      media_ids: [mediaId],
+      publish_now: true,
+      platform_options: {
+        instagram: { first_comment: 'first!', alt_texts: ['a tiny photo'] },
+        threads: { thread: ['second part'], reply_control: 'followers_only' },
+      },
+    },
+  });
   assert.equal(res.statusCode, 201, res.body);
   const post = await settle(res.json().data.post.id, 'Instagram and Threads post published');
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
   for (const target of post.targets) {
     assert.match(target.url, /^http/);
-    const held = sandbox.simulator(target.platform).posts().filter((p) => p.text === text && !p.deleted);
+    const held = sandbox
+      .simulator(target.platform)
+      .posts()
+      .filter((p) => p.text === text && !p.deleted);
     assert.equal(held.length, 1, target.platform);
     assert.equal(held[0]!.id, target.platform_post_id);
     assert.equal(held[0]!.media, 1, `${target.platform} fetched the image`);
@@ -74,7 +97,13 @@ test('an uploaded image reaches Instagram (with its first comment) and Threads (
   const threads = post.targets.find((x: { platform: string }) => x.platform === 'threads');
   assert.match(await (await fetch(threads.url)).text(), new RegExp(text), 'the Threads URL shows the post');
   const threadsFirst = threads.platform_post_id;
-  assert.equal(sandbox.simulator('threads').posts().filter((p) => p.replyTo === threadsFirst && p.text === 'second part').length, 1);
+  assert.equal(
+    sandbox
+      .simulator('threads')
+      .posts()
+      .filter((p) => p.replyTo === threadsFirst && p.text === 'second part').length,
+    1,
+  );
 });
 
 test('one post to every platform, each under injected faults: published exactly once everywhere', async () => {
@@ -90,22 +119,47 @@ test('one post to every platform, each under injected faults: published exactly 
   sandbox.simulator('threads').faults.add({ fault: 'hang', operation: 'create_post' });
   const mediaId = await image();
   const text = `Every platform ${Date.now()}`;
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: text, platforms, media_ids: [mediaId], publish_now: true } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: { content: text, platforms, media_ids: [mediaId], publish_now: true },
+  });
   assert.equal(res.statusCode, 201, res.body);
   const post = await settle(res.json().data.post.id, 'every platform published under faults', 120_000);
-  assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { platform: string; error: unknown }) => [x.platform, x.error])));
+  assert.equal(
+    post.status,
+    'published',
+    JSON.stringify(post.targets.map((x: { platform: string; error: unknown }) => [x.platform, x.error])),
+  );
   for (const target of post.targets) {
-    const held = sandbox.simulator(target.platform).posts().filter((p) => p.text === text && !p.deleted);
+    const held = sandbox
+      .simulator(target.platform)
+      .posts()
+      .filter((p) => p.text === text && !p.deleted);
     assert.equal(held.length, 1, `${target.platform} holds the post exactly once`);
     assert.equal(held[0]!.id, target.platform_post_id, `${target.platform}: the target has the platform's id`);
     const fired = sandbox.simulator(target.platform).faults.fired();
-    assert.ok(Object.values(fired).reduce((a, b) => a + b, 0) >= 1, `${target.platform}: the injected faults fired (${JSON.stringify(fired)})`);
+    assert.ok(
+      Object.values(fired).reduce((a, b) => a + b, 0) >= 1,
+      `${target.platform}: the injected faults fired (${JSON.stringify(fired)})`,
+    );
   }
   assert.equal(sandbox.simulator('instagram').faults.fired().published_but_blocked, 1);
 });
 
 test('an Instagram story with two media items is refused at creation with a 422 naming the rule', async () => {
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key, payload: { content: 'story', platforms: ['instagram'], media_ids: [await image(), await image()], platform_options: { instagram: { type: 'story' } } } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key,
+    payload: {
+      content: 'story',
+      platforms: ['instagram'],
+      media_ids: [await image(), await image()],
+      platform_options: { instagram: { type: 'story' } },
+    },
+  });
   assert.equal(res.statusCode, 422, res.body);
   const detail = res.json().error.details.find((d: { rule: string }) => d.rule === 'story_single_media');
   assert.equal(detail.path, '/platform_options/instagram');

@@ -12,7 +12,13 @@ import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
 let t: TestApp;
 
 before(async () => {
-  t = await buildTestApp({ env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '3', HERALD_RATE_LIMIT_READ_PER_MIN: '5', HERALD_RATE_LIMIT_ANON_PER_MIN: '2' } });
+  t = await buildTestApp({
+    env: {
+      HERALD_RATE_LIMIT_WRITE_PER_MIN: '3',
+      HERALD_RATE_LIMIT_READ_PER_MIN: '5',
+      HERALD_RATE_LIMIT_ANON_PER_MIN: '2',
+    },
+  });
 });
 after(() => t.close());
 
@@ -23,10 +29,17 @@ describe('headers', () => {
     assert.equal(ok.headers['x-ratelimit-limit'], '5');
     assert.equal(ok.headers['x-ratelimit-remaining'], '4');
     const reset = Number(ok.headers['x-ratelimit-reset']);
-    assert.ok(reset >= Math.floor(Date.now() / 1000) && reset <= Math.ceil(Date.now() / 1000) + 61, 'Reset is a Unix second within the window');
+    assert.ok(
+      reset >= Math.floor(Date.now() / 1000) && reset <= Math.ceil(Date.now() / 1000) + 61,
+      'Reset is a Unix second within the window',
+    );
     assert.equal(ok.headers['ratelimit-policy'], '"read";q=5;w=60');
     assert.match(String(ok.headers.ratelimit), /^"read";r=4;t=\d+$/);
-    for (const res of [await t.inject({ url: '/v1/posts/post_nope', key }), await t.inject({ url: '/v1/unknown', key }), await t.inject({ url: '/v1/posts' })]) {
+    for (const res of [
+      await t.inject({ url: '/v1/posts/post_nope', key }),
+      await t.inject({ url: '/v1/unknown', key }),
+      await t.inject({ url: '/v1/posts' }),
+    ]) {
       assert.ok(res.headers['x-ratelimit-limit'], `${res.statusCode} carries the headers`);
     }
   });
@@ -51,20 +64,35 @@ describe('budgets', () => {
   test('each key has its own budget', async () => {
     const a = await t.key();
     const b = await t.key();
-    for (let i = 0; i < 3; i++) await t.inject({ method: 'POST', url: '/v1/posts', key: a, payload: { content: 'a', platforms: ['x'] } });
-    assert.equal((await t.inject({ method: 'POST', url: '/v1/posts', key: b, payload: { content: 'b', platforms: ['x'] } })).statusCode, 201);
+    for (let i = 0; i < 3; i++)
+      await t.inject({ method: 'POST', url: '/v1/posts', key: a, payload: { content: 'a', platforms: ['x'] } });
+    assert.equal(
+      (await t.inject({ method: 'POST', url: '/v1/posts', key: b, payload: { content: 'b', platforms: ['x'] } }))
+        .statusCode,
+      201,
+    );
   });
 
   test('calls without a valid key spend the client IP budget, then get 429', async () => {
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await t.inject({ url: '/v1/posts', remoteAddress: '203.0.113.9' })).statusCode);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await t.inject({ url: '/v1/posts', remoteAddress: '203.0.113.9' })).statusCode);
     assert.deepEqual(statuses, [401, 401, 429]);
-    assert.equal((await t.inject({ url: '/v1/posts', remoteAddress: '203.0.113.10' })).statusCode, 401, 'another IP is unaffected');
+    assert.equal(
+      (await t.inject({ url: '/v1/posts', remoteAddress: '203.0.113.10' })).statusCode,
+      401,
+      'another IP is unaffected',
+    );
   });
 });
 
 async function redisAvailable(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 500,
+    enableOfflineQueue: false,
+  });
   try {
     await client.connect();
     await client.ping();
@@ -78,40 +106,58 @@ async function redisAvailable(url: string): Promise<boolean> {
 
 const redisUrl = process.env.HERALD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const haveRedis = await redisAvailable(redisUrl);
-if (!haveRedis && process.env.HERALD_TEST_REDIS_URL) throw new Error(`HERALD_TEST_REDIS_URL is set but ${redisUrl} does not answer`);
+if (!haveRedis && process.env.HERALD_TEST_REDIS_URL)
+  throw new Error(`HERALD_TEST_REDIS_URL is set but ${redisUrl} does not answer`);
 
-describe('shared through Redis', { skip: !haveRedis && `no Redis at ${redisUrl} (set HERALD_TEST_REDIS_URL to require it)` }, () => {
-  test('two API processes with REDIS_URL share one budget', async () => {
-    const env = { REDIS_URL: redisUrl, HERALD_RATE_LIMIT_WRITE_PER_MIN: '4', HERALD_RATE_LIMIT_READ_PER_MIN: '4' };
-    const second = await buildTestApp({ env });
-    const config = loadConfig({ ...env, DATABASE_URL: second.db.connectionString, HERALD_SECRET_KEY: TEST_SECRET, HERALD_LOG_LEVEL: 'silent' });
-    const container = buildContainer({ config, logger: createLogger('silent'), connectionString: second.db.connectionString, keyring: { current: TEST_SECRET, previous: [] } });
-    const other = await buildServer(container);
-    try {
-      const key = await second.key();
-      const auth = { authorization: `Bearer ${key}` };
-      const statuses = [];
-      for (const app of [second.app, other, second.app, other, second.app]) statuses.push((await app.inject({ url: '/v1/posts', headers: auth })).statusCode);
-      assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
-    } finally {
-      await other.close();
-      await container.close();
-      await second.close();
-    }
-  });
+describe(
+  'shared through Redis',
+  { skip: !haveRedis && `no Redis at ${redisUrl} (set HERALD_TEST_REDIS_URL to require it)` },
+  () => {
+    test('two API processes with REDIS_URL share one budget', async () => {
+      const env = { REDIS_URL: redisUrl, HERALD_RATE_LIMIT_WRITE_PER_MIN: '4', HERALD_RATE_LIMIT_READ_PER_MIN: '4' };
+      const second = await buildTestApp({ env });
+      const config = loadConfig({
+        ...env,
+        DATABASE_URL: second.db.connectionString,
+        HERALD_SECRET_KEY: TEST_SECRET,
+        HERALD_LOG_LEVEL: 'silent',
+      });
+      const container = buildContainer({
+        config,
+        logger: createLogger('silent'),
+        connectionString: second.db.connectionString,
+        keyring: { current: TEST_SECRET, previous: [] },
+      });
+      const other = await buildServer(container);
+      try {
+        const key = await second.key();
+        const auth = { authorization: `Bearer ${key}` };
+        const statuses = [];
+        for (const app of [second.app, other, second.app, other, second.app])
+          statuses.push((await app.inject({ url: '/v1/posts', headers: auth })).statusCode);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
+      } finally {
+        await other.close();
+        await container.close();
+        await second.close();
+      }
+    });
 
-  test('a Redis outage fails open and is counted in /metrics', async () => {
-    const down = await buildTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1', HERALD_RATE_LIMIT_READ_PER_MIN: '1' } });
-    try {
-      const key = await down.key();
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await down.inject({ url: '/v1/posts', key })).statusCode);
-      assert.deepEqual(statuses, [200, 200, 200], 'allowed although the budget is 1: the store is down');
-      const metrics = (await down.inject({ url: '/metrics' })).body;
-      const failures = Number(/herald_rate_limit_store_errors_total (\d+)/.exec(metrics)?.[1]);
-      assert.ok(failures >= 3, `counted ${failures} store errors`);
-    } finally {
-      await down.close();
-    }
-  });
-});
+    test('a Redis outage fails open and is counted in /metrics', async () => {
+      const down = await buildTestApp({
+        env: { REDIS_URL: 'redis://127.0.0.1:1', HERALD_RATE_LIMIT_READ_PER_MIN: '1' },
+      });
+      try {
+        const key = await down.key();
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push((await down.inject({ url: '/v1/posts', key })).statusCode);
+        assert.deepEqual(statuses, [200, 200, 200], 'allowed although the budget is 1: the store is down');
+        const metrics = (await down.inject({ url: '/metrics' })).body;
+        const failures = Number(/herald_rate_limit_store_errors_total (\d+)/.exec(metrics)?.[1]);
+        assert.ok(failures >= 3, `counted ${failures} store errors`);
+      } finally {
+        await down.close();
+      }
+    });
+  },
+);

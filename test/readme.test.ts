@@ -15,5 +15,8 @@ test('the README opens with the install-and-start command and the test command',
 });
 
 test('the README configuration table is generated from SETTINGS (run `node scripts/config-table.ts`)', () => {
-  assert.ok(readme.includes(configTable()), 'README.md configuration table is out of date: paste the output of `node scripts/config-table.ts`');
+  assert.ok(
+    readme.includes(configTable()),
+    'README.md configuration table is out of date: paste the output of `node scripts/config-table.ts`',
+  );
 });

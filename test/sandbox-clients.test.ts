@@ -45,9 +45,14 @@ describe('X simulator driven by twitter-api-v2', () => {
 
   test('OAuth 2.0 PKCE, posting, a reply, chunked video and a rotating refresh token', async () => {
     // An http.Agent lets the client's https.request speak plain HTTP to the loopback simulator.
-    const app = new TwitterApi({ clientId: 'client-under-test' }, { plugins: [toSimulator], httpAgent: new http.Agent() });
+    const app = new TwitterApi(
+      { clientId: 'client-under-test' },
+      { plugins: [toSimulator], httpAgent: new http.Agent() },
+    );
     const redirectUri = 'http://127.0.0.1/callback';
-    const link = app.generateOAuth2AuthLink(redirectUri, { scope: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'] });
+    const link = app.generateOAuth2AuthLink(redirectUri, {
+      scope: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+    });
     const authorize = new URL(link.url);
     authorize.searchParams.set('sandbox_username', 'twitter_api_v2');
     const code = await authorizeCode(`${sandbox.baseUrl('x')}${authorize.pathname}${authorize.search}`);
@@ -63,7 +68,11 @@ describe('X simulator driven by twitter-api-v2', () => {
     const withVideo = await client.v2.tweet({ text: 'with a video', media: { media_ids: [mediaId] } });
     assert.ok(withVideo.data.id);
 
-    await assert.rejects(client.v2.tweet('and a reply'), (error: unknown) => error instanceof ApiResponseError && error.code === 403 && /duplicate/i.test(JSON.stringify(error.data)));
+    await assert.rejects(
+      client.v2.tweet('and a reply'),
+      (error: unknown) =>
+        error instanceof ApiResponseError && error.code === 403 && /duplicate/i.test(JSON.stringify(error.data)),
+    );
 
     const refreshed = await app.refreshOAuth2Token(refreshToken!);
     assert.ok(refreshed.accessToken);
@@ -76,19 +85,40 @@ describe('Mastodon simulator driven by masto', () => {
     const url = mastodon.baseUrl('mastodon');
     const rest = createRestAPIClient({ url });
     const redirectUri = 'http://127.0.0.1/callback';
-    const app = await rest.v1.apps.create({ clientName: 'masto test', redirectUris: redirectUri, scopes: 'read write' });
-    const code = await authorizeCode(`${url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId!, redirect_uri: redirectUri, scope: 'read write', sandbox_username: 'masto_user' })}`);
-    const token = await createOAuthAPIClient({ url }).token.create({ grantType: 'authorization_code', clientId: app.clientId!, clientSecret: app.clientSecret!, redirectUri, code });
+    const app = await rest.v1.apps.create({
+      clientName: 'masto test',
+      redirectUris: redirectUri,
+      scopes: 'read write',
+    });
+    const code = await authorizeCode(
+      `${url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId!, redirect_uri: redirectUri, scope: 'read write', sandbox_username: 'masto_user' })}`,
+    );
+    const token = await createOAuthAPIClient({ url }).token.create({
+      grantType: 'authorization_code',
+      clientId: app.clientId!,
+      clientSecret: app.clientSecret!,
+      redirectUri,
+      code,
+    });
     const masto = createRestAPIClient({ url, accessToken: token.accessToken });
 
     assert.equal((await masto.v1.accounts.verifyCredentials()).username, 'masto_user');
     assert.equal((await masto.v2.instance.fetch()).configuration.statuses.maxCharacters, 500);
 
-    const video = await masto.v2.media.create({ file: new Blob([mp4()], { type: 'video/mp4' }), description: 'a clip' });
+    const video = await masto.v2.media.create({
+      file: new Blob([mp4()], { type: 'video/mp4' }),
+      description: 'a clip',
+    });
     assert.ok(video.url, 'masto waited for processing to finish');
     const headers = { 'Idempotency-Key': `key-${Date.now()}` };
-    const first = await masto.v1.statuses.create({ status: 'Hello from masto', mediaIds: [video.id], visibility: 'unlisted' }, { requestInit: { headers } });
-    const again = await masto.v1.statuses.create({ status: 'Hello from masto', mediaIds: [video.id], visibility: 'unlisted' }, { requestInit: { headers } });
+    const first = await masto.v1.statuses.create(
+      { status: 'Hello from masto', mediaIds: [video.id], visibility: 'unlisted' },
+      { requestInit: { headers } },
+    );
+    const again = await masto.v1.statuses.create(
+      { status: 'Hello from masto', mediaIds: [video.id], visibility: 'unlisted' },
+      { requestInit: { headers } },
+    );
     assert.equal(again.id, first.id, 'the same Idempotency-Key returns the same status');
     const reply = await masto.v1.statuses.create({ status: 'a reply', inReplyToId: first.id });
     assert.equal(reply.inReplyToId, first.id);
@@ -99,7 +129,11 @@ describe('Mastodon simulator driven by masto', () => {
 describe('Bluesky simulator driven by @atproto/api', () => {
   test('account, login, facets, an image embed, a reply, and a transparent refresh after ExpiredToken', async () => {
     const agent = new AtpAgent({ service: bluesky.baseUrl('bluesky') });
-    await agent.createAccount({ handle: 'atproto-api.test', email: 'a@example.com', password: 'correct horse battery' });
+    await agent.createAccount({
+      handle: 'atproto-api.test',
+      email: 'a@example.com',
+      password: 'correct horse battery',
+    });
     await agent.login({ identifier: 'atproto-api.test', password: 'correct horse battery' });
     const did = agent.session!.did;
 
@@ -107,13 +141,27 @@ describe('Bluesky simulator driven by @atproto/api', () => {
     const rt = new RichText({ text });
     await rt.detectFacets(agent);
     const ours = await detectFacets(text, async (handle) => (await agent.resolveHandle({ handle })).data.did);
-    assert.deepEqual(ours.map((f) => [f.index, f.features[0]]), rt.facets!.map((f) => [f.index, { ...f.features[0] }]), 'Herald finds the same facets at the same byte offsets as @atproto/api');
+    assert.deepEqual(
+      ours.map((f) => [f.index, f.features[0]]),
+      rt.facets!.map((f) => [f.index, { ...f.features[0] }]),
+      'Herald finds the same facets at the same byte offsets as @atproto/api',
+    );
     const post = await agent.post({ text: rt.text, facets: rt.facets });
 
     const blob = await agent.uploadBlob(png(8, 6), { encoding: 'image/png' });
-    await agent.post({ text: 'an image', embed: { $type: 'app.bsky.embed.images', images: [{ image: blob.data.blob, alt: 'pixels', aspectRatio: { width: 8, height: 6 } }] } });
+    await agent.post({
+      text: 'an image',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: blob.data.blob, alt: 'pixels', aspectRatio: { width: 8, height: 6 } }],
+      },
+    });
     const reply = await agent.post({ text: 'a reply', reply: { root: post, parent: post } });
-    const record = await agent.com.atproto.repo.getRecord({ repo: did, collection: 'app.bsky.feed.post', rkey: reply.uri.split('/').pop()! });
+    const record = await agent.com.atproto.repo.getRecord({
+      repo: did,
+      collection: 'app.bsky.feed.post',
+      rkey: reply.uri.split('/').pop()!,
+    });
     assert.equal((record.data.value as { reply: { parent: { uri: string } } }).reply.parent.uri, post.uri);
 
     bluesky.simulator('bluesky').faults.add({ fault: 'expired_token', operation: 'create_post' });

@@ -26,7 +26,9 @@ async function loginForm(app = t) {
 async function attempt(email: string, password: string, app = t) {
   const form = await loginForm(app);
   return app.inject({
-    method: 'POST', url: '/login', headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/login',
+    headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ csrf: form.csrf, email, password }).toString(),
   });
 }
@@ -39,7 +41,11 @@ describe('the sign-in page', () => {
     assert.equal(session.httpOnly, true);
     assert.equal(session.sameSite, 'Lax');
     assert.equal(session.secure, undefined, 'not Secure on a plain-http public URL');
-    const page = await t.inject({ method: 'GET', url: '/login', headers: { cookie: `herald_session=${session.value}` } });
+    const page = await t.inject({
+      method: 'GET',
+      url: '/login',
+      headers: { cookie: `herald_session=${session.value}` },
+    });
     assert.match(page.body, /signed in to Herald as <strong>sam@example.com<\/strong>/);
     assert.equal(page.headers['x-frame-options'], 'DENY');
   });
@@ -60,8 +66,16 @@ describe('the sign-in page', () => {
     const form = await loginForm();
     const body = new URLSearchParams({ email: person.email, password: person.password }).toString();
     const headers = { 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await t.inject({ method: 'POST', url: '/login', headers: { ...headers, cookie: form.cookie }, payload: body })).statusCode, 403);
-    const noCookie = new URLSearchParams({ csrf: form.csrf, email: person.email, password: person.password }).toString();
+    assert.equal(
+      (await t.inject({ method: 'POST', url: '/login', headers: { ...headers, cookie: form.cookie }, payload: body }))
+        .statusCode,
+      403,
+    );
+    const noCookie = new URLSearchParams({
+      csrf: form.csrf,
+      email: person.email,
+      password: person.password,
+    }).toString();
     assert.equal((await t.inject({ method: 'POST', url: '/login', headers, payload: noCookie })).statusCode, 403);
   });
 
@@ -77,8 +91,15 @@ describe('the sign-in page', () => {
   test('return_to may only be a path on this server', async () => {
     const form = await loginForm();
     const res = await t.inject({
-      method: 'POST', url: '/login', headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ csrf: form.csrf, email: person.email, password: person.password, return_to: '//evil.example/x' }).toString(),
+      method: 'POST',
+      url: '/login',
+      headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        csrf: form.csrf,
+        email: person.email,
+        password: person.password,
+        return_to: '//evil.example/x',
+      }).toString(),
     });
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, '/login');
@@ -88,7 +109,12 @@ describe('the sign-in page', () => {
     const signedIn = await attempt(person.email, person.password);
     const cookie = `herald_session=${signedIn.cookies.find((c) => c.name === 'herald_session')!.value}`;
     const page = await t.inject({ method: 'GET', url: '/login', headers: { cookie } });
-    const form = (extra: Record<string, string>) => ({ method: 'POST' as const, url: '/logout', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(extra).toString() });
+    const form = (extra: Record<string, string>) => ({
+      method: 'POST' as const,
+      url: '/logout',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(extra).toString(),
+    });
     assert.equal((await t.inject(form({}))).statusCode, 403);
     assert.equal((await t.inject(form({ csrf: hiddenField(page.body, 'csrf') }))).statusCode, 303);
     const after = await t.inject({ method: 'GET', url: '/login', headers: { cookie } });
@@ -100,7 +126,10 @@ describe('brute force', () => {
   test('five failures lock the email for 15 minutes — the right password included — and unknown emails lock alike', async () => {
     await createPerson(t, 'target@example.com', 'the real password!', [{ workspaceId: t.owner.workspaceId }]);
     const timings: Record<string, number[]> = { known: [], unknown: [] };
-    for (const [kind, email] of [['known', 'target@example.com'], ['unknown', 'ghost@example.com']] as const) {
+    for (const [kind, email] of [
+      ['known', 'target@example.com'],
+      ['unknown', 'ghost@example.com'],
+    ] as const) {
       for (let i = 1; i <= 5; i++) {
         const started = performance.now();
         const res = await attempt(email, `guess ${i}`);
@@ -113,9 +142,15 @@ describe('brute force', () => {
       assert.match(locked.body, /Too many failed sign-ins for this email/);
     }
     const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
-    console.log(`# failed sign-in latency: known email ${mean(timings.known!)} ms, unknown email ${mean(timings.unknown!)} ms (mean of 5)`);
+    console.log(
+      `# failed sign-in latency: known email ${mean(timings.known!)} ms, unknown email ${mean(timings.unknown!)} ms (mean of 5)`,
+    );
     await t.container.pool.query('DELETE FROM login_failures');
-    assert.equal((await attempt('target@example.com', 'the real password!')).statusCode, 303, 'after the lock, the right password works');
+    assert.equal(
+      (await attempt('target@example.com', 'the real password!')).statusCode,
+      303,
+      'after the lock, the right password works',
+    );
   });
 
   test('password hashes are scrypt with their parameters, and verify in constant shape', async () => {
@@ -132,7 +167,10 @@ describe('herald users', () => {
     const output: string[] = [];
     const errors: string[] = [];
     return {
-      output, errors, out: (s) => output.push(s), err: (s) => errors.push(s),
+      output,
+      errors,
+      out: (s) => output.push(s),
+      err: (s) => errors.push(s),
       env: { DATABASE_URL: t.db.connectionString, HERALD_SECRET_KEY: TEST_SECRET, HERALD_LOG_LEVEL: 'silent' },
       ...(secret !== undefined ? { readSecret: async () => secret } : {}),
     };
@@ -140,23 +178,76 @@ describe('herald users', () => {
 
   test('users create adds a person to a workspace with a generated password shown once; they can sign in', async () => {
     const cli = io();
-    assert.equal(await main(['users', 'create', '--email', 'new@example.com', '--workspace', t.owner.workspaceId, '--role', 'admin', '--json'], cli), 0);
+    assert.equal(
+      await main(
+        [
+          'users',
+          'create',
+          '--email',
+          'new@example.com',
+          '--workspace',
+          t.owner.workspaceId,
+          '--role',
+          'admin',
+          '--json',
+        ],
+        cli,
+      ),
+      0,
+    );
     const made = JSON.parse(cli.output[0]!) as { password: string; created: boolean; role: string };
     assert.equal(made.created, true);
     assert.equal(made.role, 'admin');
     assert.match(made.password, /^[\w]{5}(-[\w]{5}){3}$/);
     assert.equal((await attempt('new@example.com', made.password)).statusCode, 303);
     const again = io();
-    assert.equal(await main(['users', 'create', '--email', 'NEW@example.com', '--workspace', t.owner.workspaceId, '--role', 'member', '--json'], again), 0);
+    assert.equal(
+      await main(
+        [
+          'users',
+          'create',
+          '--email',
+          'NEW@example.com',
+          '--workspace',
+          t.owner.workspaceId,
+          '--role',
+          'member',
+          '--json',
+        ],
+        again,
+      ),
+      0,
+    );
     assert.equal(JSON.parse(again.output[0]!).password, null, 'an existing account keeps its password');
   });
 
   test('users create refuses a bad role or an unknown workspace', async () => {
     const bad = io();
-    assert.equal(await main(['users', 'create', '--email', 'x@example.com', '--workspace', t.owner.workspaceId, '--role', 'king'], bad), 2);
+    assert.equal(
+      await main(
+        ['users', 'create', '--email', 'x@example.com', '--workspace', t.owner.workspaceId, '--role', 'king'],
+        bad,
+      ),
+      2,
+    );
     assert.match(bad.errors[0]!, /--role must be owner, admin or member/);
     const unknown = io();
-    assert.equal(await main(['users', 'create', '--email', 'x@example.com', '--workspace', '00000000-0000-4000-8000-000000000000', '--role', 'member'], unknown), 2);
+    assert.equal(
+      await main(
+        [
+          'users',
+          'create',
+          '--email',
+          'x@example.com',
+          '--workspace',
+          '00000000-0000-4000-8000-000000000000',
+          '--role',
+          'member',
+        ],
+        unknown,
+      ),
+      2,
+    );
     assert.match(unknown.errors[0]!, /No workspace/);
   });
 

@@ -18,14 +18,27 @@ let t: TestApp;
 let operations: Operation[];
 
 before(async () => {
-  t = await buildTestApp({ env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000', HERALD_RATE_LIMIT_READ_PER_MIN: '100000' } });
-  const doc = t.app.swagger() as { paths: Record<string, Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in: string; name: string }> }>> };
+  t = await buildTestApp({
+    env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000', HERALD_RATE_LIMIT_READ_PER_MIN: '100000' },
+  });
+  const doc = t.app.swagger() as {
+    paths: Record<
+      string,
+      Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in: string; name: string }> }>
+    >;
+  };
   operations = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       if (!op['x-herald-scopes']) continue; // public
       const headers = (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
-      operations.push({ method: method.toUpperCase(), path, scopes: op['x-herald-scopes'], mutates: headers.includes('idempotency-key'), hasWorkspace: headers.includes('x-herald-workspace-id') });
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        scopes: op['x-herald-scopes'],
+        mutates: headers.includes('idempotency-key'),
+        hasWorkspace: headers.includes('x-herald-workspace-id'),
+      });
     }
   }
 });
@@ -34,7 +47,13 @@ after(() => t.close());
 /** Makes one resource of the kind a path names, in the caller's workspace, and returns its id. */
 const factories: Record<string, (key: string, workspaceId: string) => Promise<string>> = {
   '/posts/{id}': async (key, workspaceId) => {
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { content: 'tenant', platforms: ['x'], schedule_at: new Date(Date.now() + 3_600_000).toISOString() } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      headers: { 'x-herald-workspace-id': workspaceId },
+      payload: { content: 'tenant', platforms: ['x'], schedule_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.post_id;
   },
@@ -44,13 +63,25 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     return res.json().data.items[0].id;
   },
   '/media/{id}': async (key, workspaceId) => {
-    const res = await t.inject({ method: 'POST', url: '/v1/media/upload-url', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { filename: 'tenant.png', content_type: 'image/png' } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/media/upload-url',
+      key,
+      headers: { 'x-herald-workspace-id': workspaceId },
+      payload: { filename: 'tenant.png', content_type: 'image/png' },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.media_id;
   },
   '/webhooks/{id}': async (key, workspaceId) => {
     // An IP literal: a public address needs no DNS, so the SSRF guard lets it through offline.
-    const res = await t.inject({ method: 'POST', url: '/v1/webhooks', key, headers: { 'x-herald-workspace-id': workspaceId }, payload: { url: 'https://93.184.216.34/hook', events: ['*'] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      key,
+      headers: { 'x-herald-workspace-id': workspaceId },
+      payload: { url: 'https://93.184.216.34/hook', events: ['*'] },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.id;
   },
@@ -74,7 +105,12 @@ describe('scope matrix', () => {
     for (const op of operations) {
       if (op.scopes.length === 0) continue; // any key
       const key = await t.key({ scopes: SCOPES.filter((s) => !op.scopes.includes(s)) as Scope[] });
-      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, 'anything'), key, payload: op.method === 'GET' ? undefined : {} });
+      const res = await t.inject({
+        method: op.method as 'GET',
+        url: fill(op.path, 'anything'),
+        key,
+        payload: op.method === 'GET' ? undefined : {},
+      });
       assert.equal(res.statusCode, 403, `${op.method} ${op.path}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_SCOPE_FORBIDDEN');
       for (const scope of op.scopes) assert.match(res.json().error.message, new RegExp(scope));
@@ -88,7 +124,12 @@ describe('scope matrix', () => {
     for (const op of operations) {
       if (op.scopes.length === 0) continue;
       const key = await t.key({ scopes: [op.scopes[0] as Scope] });
-      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, 'missing'), key, payload: op.method === 'GET' ? undefined : {} });
+      const res = await t.inject({
+        method: op.method as 'GET',
+        url: fill(op.path, 'missing'),
+        key,
+        payload: op.method === 'GET' ? undefined : {},
+      });
       assert.notEqual(res.json().error?.code, 'PUBLIC_API_SCOPE_FORBIDDEN', `${op.method} ${op.path}`);
     }
   });
@@ -96,11 +137,19 @@ describe('scope matrix', () => {
 
 describe('tenant isolation', () => {
   test("another tenant's workspace is unreachable on every workspace endpoint (403, one answer)", async () => {
-    const { rows } = await t.container.pool.query<{ id: string }>(`INSERT INTO users (id, email) VALUES ('user_other', 'other@test.local') RETURNING id`);
+    const { rows } = await t.container.pool.query<{ id: string }>(
+      `INSERT INTO users (id, email) VALUES ('user_other', 'other@test.local') RETURNING id`,
+    );
     const theirs = await t.workspace('test', rows[0]!.id);
     const mine = await t.key();
     for (const op of operations.filter((o) => o.hasWorkspace)) {
-      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, 'x'), key: mine, headers: { 'x-herald-workspace-id': theirs.workspaceId }, payload: op.method === 'GET' ? undefined : {} });
+      const res = await t.inject({
+        method: op.method as 'GET',
+        url: fill(op.path, 'x'),
+        key: mine,
+        headers: { 'x-herald-workspace-id': theirs.workspaceId },
+        payload: op.method === 'GET' ? undefined : {},
+      });
       assert.equal(res.statusCode, 403, `${op.method} ${op.path}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_WORKSPACE_FORBIDDEN');
     }
@@ -118,7 +167,13 @@ describe('tenant isolation', () => {
       assert.ok(factory, `add a factory for ${prefix} in test/tenancy.test.ts so its isolation is tested`);
       if (!byPrefix.has(prefix)) byPrefix.set(prefix, await factory(theirKey, other.workspaceId));
       const id = byPrefix.get(prefix)!;
-      const res = await t.inject({ method: op.method as 'GET', url: fill(op.path, id), key: myKey, payload: op.method === 'GET' ? undefined : op.method === 'PATCH' ? (patchBodies[prefix] ?? { content: 'hijack' }) : {} });
+      const res = await t.inject({
+        method: op.method as 'GET',
+        url: fill(op.path, id),
+        key: myKey,
+        payload:
+          op.method === 'GET' ? undefined : op.method === 'PATCH' ? (patchBodies[prefix] ?? { content: 'hijack' }) : {},
+      });
       assert.equal(res.statusCode, 404, `${op.method} ${op.path}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');
       assert.doesNotMatch(res.body, new RegExp(other.workspaceId), 'no trace of the other workspace');
@@ -135,7 +190,13 @@ describe('tenant isolation', () => {
   test('a key limited to one workspace cannot act in another of the same user', async () => {
     const second = await t.workspace('test');
     const limited = await t.key({ workspaceIds: [t.owner.workspaceId] });
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key: limited, headers: { 'x-herald-workspace-id': second.workspaceId }, payload: { content: 'x', platforms: ['x'] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: limited,
+      headers: { 'x-herald-workspace-id': second.workspaceId },
+      payload: { content: 'x', platforms: ['x'] },
+    });
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().error.code, 'PUBLIC_API_WORKSPACE_FORBIDDEN');
   });
@@ -144,10 +205,25 @@ describe('tenant isolation', () => {
     const { createBrand } = await import('../src/features/workspaces/workspaces.service.ts');
     const brand = await createBrand(t.container.pool, t.owner.workspaceId, 'Second brand');
     const full = await t.key();
-    await t.inject({ method: 'POST', url: '/v1/posts', key: full, headers: { 'x-herald-brand-id': brand.id }, payload: { content: 'brand two', platforms: ['x'] } });
-    const hidden = (await t.inject({ method: 'POST', url: '/v1/posts', key: full, payload: { content: 'default brand', platforms: ['x'] } })).json().data.post_id;
+    await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: full,
+      headers: { 'x-herald-brand-id': brand.id },
+      payload: { content: 'brand two', platforms: ['x'] },
+    });
+    const hidden = (
+      await t.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key: full,
+        payload: { content: 'default brand', platforms: ['x'] },
+      })
+    ).json().data.post_id;
     const limited = await t.key({ brandIds: [brand.id] });
-    const items = (await t.inject({ url: '/v1/posts?limit=100', key: limited })).json().data.items as Array<{ brand_id: string }>;
+    const items = (await t.inject({ url: '/v1/posts?limit=100', key: limited })).json().data.items as Array<{
+      brand_id: string;
+    }>;
     assert.ok(items.length > 0 && items.every((p) => p.brand_id === brand.id));
     assert.equal((await t.inject({ url: `/v1/posts/${hidden}`, key: limited })).statusCode, 404);
   });

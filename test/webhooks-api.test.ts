@@ -48,7 +48,11 @@ function assertSchema(schema: TSchema, value: unknown) {
 
 describe('POST /v1/webhooks', () => {
   test('creates an endpoint and shows its whsec_ secret once', async () => {
-    const res = await createEndpoint({ url: 'https://hooks.example.com/herald', events: ['post.created', 'post.published'], description: 'Production' });
+    const res = await createEndpoint({
+      url: 'https://hooks.example.com/herald',
+      events: ['post.created', 'post.published'],
+      description: 'Production',
+    });
     assert.equal(res.statusCode, 201);
     const data = res.json().data;
     assert.match(data.id, /^whe_/);
@@ -79,18 +83,31 @@ describe('POST /v1/webhooks', () => {
     assert.equal(second.statusCode, 201);
     assert.equal(second.headers['idempotent-replayed'], 'true');
     assert.deepEqual(second.json(), first.json());
-    const { rows } = await t.container.pool.query(`SELECT encrypted, response_body FROM idempotency_keys WHERE key = 'create-hook-1'`);
+    const { rows } = await t.container.pool.query(
+      `SELECT encrypted, response_body FROM idempotency_keys WHERE key = 'create-hook-1'`,
+    );
     assert.equal(rows[0].encrypted, true);
     assert.ok(!rows[0].response_body.toString('latin1').includes(first.json().data.secret));
-    const { rows: count } = await t.container.pool.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE url = 'https://hooks.example.com/replay'`);
+    const { rows: count } = await t.container.pool.query(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE url = 'https://hooks.example.com/replay'`,
+    );
     assert.equal(count[0].n, 1);
   });
 
   test('private, loopback, link-local, metadata and mapped addresses are refused with 422 address_blocked', async () => {
     for (const url of [
-      'https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook',
-      'https://[::ffff:127.0.0.1]/hook', 'https://[::ffff:a9fe:a9fe]/hook', 'https://loopback.example/hook', 'https://private.example/hook',
-      'https://mixed.example/hook', 'https://mapped.example/hook', 'https://100.64.0.1/hook', 'https://[fd00::1]/hook',
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:a9fe:a9fe]/hook',
+      'https://loopback.example/hook',
+      'https://private.example/hook',
+      'https://mixed.example/hook',
+      'https://mapped.example/hook',
+      'https://100.64.0.1/hook',
+      'https://[fd00::1]/hook',
     ]) {
       const res = await createEndpoint({ url, events: ['*'] });
       assert.equal(res.statusCode, 422, url);
@@ -138,7 +155,10 @@ describe('POST /v1/webhooks', () => {
       assert.ok(res.json().error.details.length > 0);
     }
     const unknown = await createEndpoint({ url: 'https://hooks.example.com/', events: ['post.exploded'] });
-    assert.deepEqual(unknown.json().error.details.map((d: { path: string }) => d.path), ['/events/0']);
+    assert.deepEqual(
+      unknown.json().error.details.map((d: { path: string }) => d.path),
+      ['/events/0'],
+    );
     assert.match(unknown.json().error.details[0].message, /must be one of: \*, post\.created/);
   });
 });
@@ -148,34 +168,59 @@ describe('reading, editing and deleting endpoints', () => {
     const ws = await t.workspace();
     const k = await t.key({ workspaceIds: [ws.workspaceId] });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await createEndpoint({ url: `https://hooks.example.com/${i}`, events: ['*'] }, k)).json().data.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await createEndpoint({ url: `https://hooks.example.com/${i}`, events: ['*'] }, k)).json().data.id);
     const page1 = (await t.inject({ url: '/v1/webhooks?limit=2', key: k })).json().data;
-    assert.deepEqual(page1.items.map((e: { id: string }) => e.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      page1.items.map((e: { id: string }) => e.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(page1.has_more, true);
     for (const item of page1.items) assertSchema(WebhookEndpoint, item);
     const page2 = (await t.inject({ url: `/v1/webhooks?limit=2&cursor=${page1.next_cursor}`, key: k })).json().data;
-    assert.deepEqual(page2.items.map((e: { id: string }) => e.id), [ids[0]]);
+    assert.deepEqual(
+      page2.items.map((e: { id: string }) => e.id),
+      [ids[0]],
+    );
     assert.equal(page2.has_more, false);
     assert.equal(page2.next_cursor, null);
   });
 
   test('PATCH changes events, description and URL (checked again), and pauses or resumes', async () => {
     const { id } = await endpoint();
-    const patched = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { events: ['post.failed'], description: 'ops' } });
+    const patched = await t.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${id}`,
+      key,
+      payload: { events: ['post.failed'], description: 'ops' },
+    });
     assert.equal(patched.statusCode, 200);
     assert.deepEqual(patched.json().data.events, ['post.failed']);
     const cleared = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { description: null } });
     assert.equal(cleared.json().data.description, null);
-    const blocked = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { url: 'https://loopback.example/x' } });
+    const blocked = await t.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${id}`,
+      key,
+      payload: { url: 'https://loopback.example/x' },
+    });
     assert.equal(blocked.statusCode, 422);
     assert.equal(blocked.json().error.details[0].rule, 'address_blocked');
-    const moved = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { url: 'https://other.example.com/new' } });
+    const moved = await t.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${id}`,
+      key,
+      payload: { url: 'https://other.example.com/new' },
+    });
     assert.equal(moved.json().data.url, 'https://other.example.com/new');
     const paused = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { enabled: false } });
     assert.deepEqual([paused.json().data.enabled, paused.json().data.disabled_reason], [false, 'manual']);
     assert.ok(paused.json().data.disabled_at);
     const resumed = await t.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, key, payload: { enabled: true } });
-    assert.deepEqual([resumed.json().data.enabled, resumed.json().data.disabled_reason, resumed.json().data.disabled_at], [true, null, null]);
+    assert.deepEqual(
+      [resumed.json().data.enabled, resumed.json().data.disabled_reason, resumed.json().data.disabled_at],
+      [true, null, null],
+    );
   });
 
   test('DELETE removes the endpoint, its deliveries and their jobs stop mattering', async () => {
@@ -185,7 +230,10 @@ describe('reading, editing and deleting endpoints', () => {
     assert.equal(del.statusCode, 200);
     assert.deepEqual(del.json().data, { id, object: 'webhook_endpoint', deleted: true });
     assert.equal((await t.inject({ url: `/v1/webhooks/${id}`, key })).statusCode, 404);
-    const { rows } = await t.container.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1', [id]);
+    const { rows } = await t.container.pool.query(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1',
+      [id],
+    );
     assert.equal(rows[0].n, 0);
   });
 
@@ -198,7 +246,12 @@ describe('reading, editing and deleting endpoints', () => {
     assert.notEqual(data.secret, secret);
     const expires = Date.parse(data.previous_secret_expires_at) - Date.now();
     assert.ok(expires > 23.9 * 3600_000 && expires <= 24 * 3600_000, `previous secret valid for ${expires} ms`);
-    const again = await t.inject({ method: 'POST', url: `/v1/webhooks/${id}/rotate-secret`, key, payload: { previous_secret_expires_in: 0 } });
+    const again = await t.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${id}/rotate-secret`,
+      key,
+      payload: { previous_secret_expires_in: 0 },
+    });
     assert.equal(again.json().data.previous_secret_expires_at, null);
     const { rows } = await t.container.pool.query('SELECT previous_secret FROM webhook_endpoints WHERE id = $1', [id]);
     assert.equal(rows[0].previous_secret, null);
@@ -214,13 +267,21 @@ describe('reading, editing and deleting endpoints', () => {
 });
 
 async function createPost(k = key) {
-  const res = await t.inject({ method: 'POST', url: '/v1/posts', key: k, payload: { content: 'Hello', platforms: ['x'] } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts',
+    key: k,
+    payload: { content: 'Hello', platforms: ['x'] },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().data.post_id as string;
 }
 
 async function deliveriesOf(endpointId: string) {
-  const { rows } = await t.container.pool.query('SELECT id, event_type, status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id', [endpointId]);
+  const { rows } = await t.container.pool.query(
+    'SELECT id, event_type, status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id',
+    [endpointId],
+  );
   return rows as Array<{ id: string; event_type: string; status: string }>;
 }
 
@@ -229,22 +290,42 @@ describe('fan-out of outbox events', () => {
     const ws = await t.workspace();
     const k = await t.key({ workspaceIds: [ws.workspaceId] });
     const all = (await createEndpoint({ url: 'https://hooks.example.com/all', events: ['*'] }, k)).json().data.id;
-    const created = (await createEndpoint({ url: 'https://hooks.example.com/created', events: ['post.created'] }, k)).json().data.id;
-    const failed = (await createEndpoint({ url: 'https://hooks.example.com/failed', events: ['post.failed'] }, k)).json().data.id;
+    const created = (
+      await createEndpoint({ url: 'https://hooks.example.com/created', events: ['post.created'] }, k)
+    ).json().data.id;
+    const failed = (
+      await createEndpoint({ url: 'https://hooks.example.com/failed', events: ['post.failed'] }, k)
+    ).json().data.id;
     const paused = (await createEndpoint({ url: 'https://hooks.example.com/paused', events: ['*'] }, k)).json().data.id;
     await t.inject({ method: 'PATCH', url: `/v1/webhooks/${paused}`, key: k, payload: { enabled: false } });
-    const res = await t.inject({ method: 'POST', url: '/v1/posts', key: k, payload: { content: 'Fan out', platforms: ['x'], schedule_at: new Date(Date.now() + 3600_000).toISOString() } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: k,
+      payload: { content: 'Fan out', platforms: ['x'], schedule_at: new Date(Date.now() + 3600_000).toISOString() },
+    });
     assert.equal(res.statusCode, 201);
 
-    assert.deepEqual((await deliveriesOf(all)).map((d) => d.event_type), ['post.created', 'post.scheduled']);
-    assert.deepEqual((await deliveriesOf(created)).map((d) => d.event_type), ['post.created']);
+    assert.deepEqual(
+      (await deliveriesOf(all)).map((d) => d.event_type),
+      ['post.created', 'post.scheduled'],
+    );
+    assert.deepEqual(
+      (await deliveriesOf(created)).map((d) => d.event_type),
+      ['post.created'],
+    );
     assert.deepEqual(await deliveriesOf(failed), []);
     assert.deepEqual(await deliveriesOf(paused), []);
     const ids = [...(await deliveriesOf(all)), ...(await deliveriesOf(created))].map((d) => `delivery:${d.id}`);
-    const { rows } = await t.container.pool.query(`SELECT key, payload FROM ${JOB_SCHEMAS.deliveries}._private_jobs WHERE key = ANY($1)`, [ids]);
+    const { rows } = await t.container.pool.query(
+      `SELECT key, payload FROM ${JOB_SCHEMAS.deliveries}._private_jobs WHERE key = ANY($1)`,
+      [ids],
+    );
     assert.equal(rows.length, 3);
     for (const row of rows) assert.equal(row.payload.workspace_id, ws.workspaceId);
-    const { rows: main } = await t.container.pool.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'deliver_webhook'`);
+    const { rows: main } = await t.container.pool.query(
+      `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'deliver_webhook'`,
+    );
     assert.equal(main[0].n, 0, 'deliveries never sit in the main queue');
   });
 
@@ -252,13 +333,20 @@ describe('fan-out of outbox events', () => {
     const ws = await t.workspace();
     const k = await t.key({ workspaceIds: [ws.workspaceId] });
     const id = (await createEndpoint({ url: 'https://hooks.example.com/rb', events: ['*'] }, k)).json().data.id;
-    await assert.rejects(withTransaction(t.container.pool, async (tx) => {
-      await appendEvent(tx, ws.workspaceId, 'post.created', { id: 'post_x' });
-      throw new Error('the change failed');
-    }));
+    await assert.rejects(
+      withTransaction(t.container.pool, async (tx) => {
+        await appendEvent(tx, ws.workspaceId, 'post.created', { id: 'post_x' });
+        throw new Error('the change failed');
+      }),
+    );
     assert.deepEqual(await deliveriesOf(id), []);
     // A failed post creation (422) is the same thing seen from the API.
-    const bad = await t.inject({ method: 'POST', url: '/v1/posts', key: k, payload: { content: 'x'.repeat(400), platforms: ['x'] } });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key: k,
+      payload: { content: 'x'.repeat(400), platforms: ['x'] },
+    });
     assert.equal(bad.statusCode, 422);
     assert.deepEqual(await deliveriesOf(id), []);
   });
@@ -272,15 +360,21 @@ describe('fan-out of outbox events', () => {
     assert.equal(res.statusCode, 200);
     const delivery = res.json().data;
     assertSchema(WebhookDelivery, delivery);
-    assert.deepEqual([delivery.event_type, delivery.status, delivery.endpoint_id, delivery.attempts], ['webhook.test', 'pending', a, []]);
-    assert.deepEqual((await deliveriesOf(b)), []);
+    assert.deepEqual(
+      [delivery.event_type, delivery.status, delivery.endpoint_id, delivery.attempts],
+      ['webhook.test', 'pending', a, []],
+    );
+    assert.deepEqual(await deliveriesOf(b), []);
     const one = (await t.inject({ url: `/v1/webhooks/${a}/deliveries/${delivery.id}`, key: k })).json().data;
     assertSchema(WebhookDelivery, one);
     assert.equal(one.payload.id, delivery.event_id);
     assert.equal(one.payload.type, 'webhook.test');
     assert.equal(one.payload.data.endpoint_id, a);
     const list = (await t.inject({ url: `/v1/webhooks/${a}/deliveries?event_type=webhook.test`, key: k })).json().data;
-    assert.deepEqual(list.items.map((d: { id: string }) => d.id), [delivery.id]);
+    assert.deepEqual(
+      list.items.map((d: { id: string }) => d.id),
+      [delivery.id],
+    );
     const none = (await t.inject({ url: `/v1/webhooks/${a}/deliveries?status=delivered`, key: k })).json().data;
     assert.deepEqual(none.items, []);
   });
@@ -290,17 +384,28 @@ describe('tenant isolation', () => {
   test("another workspace's endpoints and deliveries are 404 everywhere, and never listed", async () => {
     const other = await t.workspace();
     const otherKey = await t.key({ workspaceIds: [other.workspaceId] });
-    const theirs = (await createEndpoint({ url: 'https://hooks.example.com/theirs', events: ['*'] }, otherKey)).json().data.id;
+    const theirs = (await createEndpoint({ url: 'https://hooks.example.com/theirs', events: ['*'] }, otherKey)).json()
+      .data.id;
     await createPost(otherKey);
     const [theirDelivery] = await deliveriesOf(theirs);
     assert.ok(theirDelivery);
     const probes: Array<[string, string]> = [
-      ['GET', `/v1/webhooks/${theirs}`], ['PATCH', `/v1/webhooks/${theirs}`], ['DELETE', `/v1/webhooks/${theirs}`],
-      ['POST', `/v1/webhooks/${theirs}/rotate-secret`], ['POST', `/v1/webhooks/${theirs}/test`], ['GET', `/v1/webhooks/${theirs}/deliveries`],
-      ['GET', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}`], ['POST', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}/retry`],
+      ['GET', `/v1/webhooks/${theirs}`],
+      ['PATCH', `/v1/webhooks/${theirs}`],
+      ['DELETE', `/v1/webhooks/${theirs}`],
+      ['POST', `/v1/webhooks/${theirs}/rotate-secret`],
+      ['POST', `/v1/webhooks/${theirs}/test`],
+      ['GET', `/v1/webhooks/${theirs}/deliveries`],
+      ['GET', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}`],
+      ['POST', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}/retry`],
     ];
     for (const [method, url] of probes) {
-      const res = await t.inject({ method: method as 'GET', url, key, payload: method === 'PATCH' ? { enabled: false } : undefined });
+      const res = await t.inject({
+        method: method as 'GET',
+        url,
+        key,
+        payload: method === 'PATCH' ? { enabled: false } : undefined,
+      });
       assert.equal(res.statusCode, 404, `${method} ${url}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');
       assert.ok(!res.body.includes('hooks.example.com/theirs'));
@@ -309,9 +414,15 @@ describe('tenant isolation', () => {
     const ours = (await endpoint()).id;
     const cross = await t.inject({ url: `/v1/webhooks/${ours}/deliveries/${theirDelivery.id}`, key });
     assert.equal(cross.statusCode, 404);
-    const listed = (await t.inject({ url: '/v1/webhooks?limit=100', key })).json().data.items.map((e: { id: string }) => e.id);
+    const listed = (await t.inject({ url: '/v1/webhooks?limit=100', key }))
+      .json()
+      .data.items.map((e: { id: string }) => e.id);
     assert.ok(!listed.includes(theirs));
-    const header = await t.inject({ url: '/v1/webhooks', key, headers: { 'x-herald-workspace-id': other.workspaceId } });
+    const header = await t.inject({
+      url: '/v1/webhooks',
+      key,
+      headers: { 'x-herald-workspace-id': other.workspaceId },
+    });
     assert.equal(header.statusCode, 403);
     assert.equal(header.json().error.code, 'PUBLIC_API_WORKSPACE_FORBIDDEN');
     const { rows } = await t.container.pool.query('SELECT enabled FROM webhook_endpoints WHERE id = $1', [theirs]);
@@ -335,11 +446,21 @@ describe('OpenAPI', () => {
   test('documents the webhook routes and every event type in the 3.1 `webhooks` section', async () => {
     const doc = (await t.inject({ url: '/v1/openapi.json' })).json();
     assert.equal(doc.openapi, '3.1.0');
-    for (const path of ['/webhooks', '/webhooks/{id}', '/webhooks/{id}/rotate-secret', '/webhooks/{id}/test', '/webhooks/{id}/deliveries', '/webhooks/{id}/deliveries/{delivery_id}/retry']) {
+    for (const path of [
+      '/webhooks',
+      '/webhooks/{id}',
+      '/webhooks/{id}/rotate-secret',
+      '/webhooks/{id}/test',
+      '/webhooks/{id}/deliveries',
+      '/webhooks/{id}/deliveries/{delivery_id}/retry',
+    ]) {
       assert.ok(doc.paths[path], path);
     }
     assert.ok(doc.webhooks['post.published'].post.requestBody);
-    assert.equal(doc.webhooks['post.created'].post.requestBody.content['application/json'].schema.properties.data.$ref, '#/components/schemas/Post');
+    assert.equal(
+      doc.webhooks['post.created'].post.requestBody.content['application/json'].schema.properties.data.$ref,
+      '#/components/schemas/Post',
+    );
     assert.ok(doc.components.schemas.WebhookEndpoint);
     assert.equal(Object.keys(doc.webhooks).length, 23);
   });

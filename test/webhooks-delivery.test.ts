@@ -33,10 +33,19 @@ describe('signed delivery', () => {
     assert.equal((payload.data as { id: string }).id, postId);
     const skew = Math.abs(Number(request!.headers['webhook-timestamp']) * 1000 - Date.now());
     assert.ok(skew < 60_000, 'signed with the wall clock');
-    assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, request!.headers as Record<string, string>), /No matching signature/);
+    assert.throws(
+      () =>
+        new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+          request!.body,
+          request!.headers as Record<string, string>,
+        ),
+      /No matching signature/,
+    );
 
     const [d] = await h.deliveries(id);
-    await waitFor(async () => (await h.delivery(id, d!.id)).status === 'delivered', { label: 'delivery marked delivered' });
+    await waitFor(async () => (await h.delivery(id, d!.id)).status === 'delivered', {
+      label: 'delivery marked delivered',
+    });
     const done = await h.delivery(id, d!.id);
     assert.equal(done.event_id, payload.id);
     assert.equal(done.attempt_count, 1);
@@ -92,7 +101,10 @@ describe('secrets and manual retries', () => {
     assert.equal(one!.headers['webhook-id'], two!.headers['webhook-id']);
     const done = await h.attempted(id, d!.id, 2, 'manual attempt logged');
     assert.equal(done.status, 'delivered');
-    assert.deepEqual(done.attempts.map((a: { trigger: string }) => a.trigger), ['automatic', 'manual']);
+    assert.deepEqual(
+      done.attempts.map((a: { trigger: string }) => a.trigger),
+      ['automatic', 'manual'],
+    );
   });
 
   test('a manual retry brings a scheduled retry forward', async () => {
@@ -127,7 +139,11 @@ describe('the SSRF guard at send time', () => {
 
   test('a redirect (to a private address or anywhere) is not followed and counts as a failure', async () => {
     const { id } = await h.endpoint(`${h.receiver.origin}/moved`, ['post.created']);
-    h.receiver.answer((request) => (request.url === '/moved' ? { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } } : { status: 200 }));
+    h.receiver.answer((request) =>
+      request.url === '/moved'
+        ? { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }
+        : { status: 200 },
+    );
     await h.createPost();
     const [d] = await h.deliveries(id);
     const done = await h.attempted(id, d!.id, 1, 'redirected attempt');
@@ -135,7 +151,10 @@ describe('the SSRF guard at send time', () => {
     assert.equal(done.attempts[0].error.code, 'http_status');
     assert.match(done.attempts[0].error.message, /redirects are not followed/);
     assert.equal(done.status, 'pending');
-    assert.deepEqual(h.receiver.requests.map((r) => r.url), ['/moved']);
+    assert.deepEqual(
+      h.receiver.requests.map((r) => r.url),
+      ['/moved'],
+    );
   });
 });
 
@@ -147,6 +166,14 @@ test('jobs of a deleted endpoint do nothing', async () => {
   const failed = await h.attempted(id, d!.id, 1, 'first failure');
   await h.t.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, key: h.key });
   await h.untilNextAttempt(failed);
-  await waitFor(async () => (await h.t.container.pool.query(`SELECT 1 FROM graphile_worker_deliveries._private_jobs WHERE key = $1`, [`delivery:${d!.id}`])).rowCount === 0, { label: 'the orphan job to finish' });
+  await waitFor(
+    async () =>
+      (
+        await h.t.container.pool.query(`SELECT 1 FROM graphile_worker_deliveries._private_jobs WHERE key = $1`, [
+          `delivery:${d!.id}`,
+        ])
+      ).rowCount === 0,
+    { label: 'the orphan job to finish' },
+  );
   assert.equal(h.receiver.requests.length, 1);
 });

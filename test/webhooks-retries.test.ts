@@ -20,7 +20,9 @@ after(() => h.close());
 describe('retries', () => {
   test('500, a timeout and a dropped connection are retried on the schedule with the same webhook-id, then delivered', async () => {
     const { id, secret } = await h.endpoint(`${h.receiver.origin}/flaky`, ['post.created']);
-    h.receiver.answer((_request, i) => (i === 0 ? { status: 500, body: 'boom\u0000' } : i === 1 ? 'hang' : i === 2 ? 'destroy' : { status: 204 }));
+    h.receiver.answer((_request, i) =>
+      i === 0 ? { status: 500, body: 'boom\u0000' } : i === 1 ? 'hang' : i === 2 ? 'destroy' : { status: 204 },
+    );
     await h.createPost();
     const [first] = await h.deliveries(id);
     const codes: Array<string | null> = [];
@@ -31,7 +33,10 @@ describe('retries', () => {
       assert.equal(d.status, 'pending');
       const delay = Date.parse(d.next_attempt_at) - Date.parse(last.started_at);
       const base = RETRY_DELAYS_MS[n - 1]!;
-      assert.ok(delay >= base * (1 - JITTER) && delay <= base * (1 + JITTER), `retry ${n} after ${delay} ms (schedule ${base} ms ±20 %)`);
+      assert.ok(
+        delay >= base * (1 - JITTER) && delay <= base * (1 + JITTER),
+        `retry ${n} after ${delay} ms (schedule ${base} ms ±20 %)`,
+      );
       await h.untilNextAttempt(d);
       d = await h.attempted(id, first!.id, n + 1, `attempt ${n + 1}`);
     }
@@ -66,7 +71,10 @@ describe('retries', () => {
     assert.equal(d.next_attempt_at, null);
     const span = Date.parse(d.attempts.at(-1).started_at) - start;
     const nominal = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
-    assert.ok(span >= nominal * (1 - JITTER) && span <= nominal * (1 + JITTER) + 60_000, `${(span / 86_400_000).toFixed(2)} days`);
+    assert.ok(
+      span >= nominal * (1 - JITTER) && span <= nominal * (1 + JITTER) + 60_000,
+      `${(span / 86_400_000).toFixed(2)} days`,
+    );
     assert.ok(span > 2.4 * 24 * HOUR && span < 3.8 * 24 * HOUR);
   });
 
@@ -93,9 +101,14 @@ describe('disabling', () => {
     assert.equal(d.failure_reason, 'endpoint_gone');
     const ep = (await h.t.inject({ url: `/v1/webhooks/${gone.id}`, key: h.key })).json().data;
     assert.deepEqual([ep.enabled, ep.disabled_reason], [false, 'endpoint_gone']);
-    const notice = await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), { label: 'webhook_endpoint.disabled delivery' });
+    const notice = await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), {
+      label: 'webhook_endpoint.disabled delivery',
+    });
     assert.ok(notice >= 0);
-    const payload = verify(watcher.secret, h.receiver.requests.find((r) => r.url === '/watcher')!);
+    const payload = verify(
+      watcher.secret,
+      h.receiver.requests.find((r) => r.url === '/watcher')!,
+    );
     assert.equal(payload.type, 'webhook_endpoint.disabled');
     assert.equal((payload.data as { id: string; disabled_reason: string }).id, gone.id);
     assert.equal((payload.data as { disabled_reason: string }).disabled_reason, 'endpoint_gone');
@@ -126,7 +139,12 @@ describe('disabling', () => {
     let s = await h.attempted(failing.id, second.id, 1, 'day-4 attempt');
     while (s.status === 'pending' && Date.parse(s.next_attempt_at) - start < 5 * 24 * HOUR) {
       await h.untilNextAttempt(s);
-      s = await h.attempted(failing.id, second.id, s.attempt_count + 1, `attempt ${s.attempt_count + 1} of the day-4 event`);
+      s = await h.attempted(
+        failing.id,
+        second.id,
+        s.attempt_count + 1,
+        `attempt ${s.attempt_count + 1} of the day-4 event`,
+      );
     }
     await h.untilNextAttempt(s);
     s = await h.attempted(failing.id, second.id, s.attempt_count + 1, 'the attempt past 5 days');
@@ -135,9 +153,13 @@ describe('disabling', () => {
     const ep = (await h.t.inject({ url: `/v1/webhooks/${failing.id}`, key: h.key })).json().data;
     assert.deepEqual([ep.enabled, ep.disabled_reason], [false, 'failing']);
     assert.ok(Date.parse(ep.disabled_at) - Date.parse(ep.failing_since) >= 5 * 24 * HOUR);
-    await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), { label: 'webhook_endpoint.disabled delivery' });
-    const notice = verify(watcher.secret, h.receiver.requests.find((r) => r.url === '/watcher')!);
+    await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), {
+      label: 'webhook_endpoint.disabled delivery',
+    });
+    const notice = verify(
+      watcher.secret,
+      h.receiver.requests.find((r) => r.url === '/watcher')!,
+    );
     assert.equal((notice.data as { disabled_reason: string }).disabled_reason, 'failing');
   });
 });
-

@@ -27,12 +27,28 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 function publish(text: string): Promise<void> {
   const body = JSON.stringify({ status: text });
   return new Promise((resolve, reject) => {
-    const request = http.request(platformUrl!, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer bench' } }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (answer += chunk));
-      response.on('end', () => (response.statusCode === 200 && (JSON.parse(answer) as { id?: string }).id ? resolve() : reject(new Error(`platform answered ${response.statusCode}`))));
-    });
+    const request = http.request(
+      platformUrl!,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          authorization: 'Bearer bench',
+        },
+      },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (answer += chunk));
+        response.on('end', () =>
+          response.statusCode === 200 && (JSON.parse(answer) as { id?: string }).id
+            ? resolve()
+            : reject(new Error(`platform answered ${response.statusCode}`)),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -59,13 +75,21 @@ const runner = await run({
 });
 // Added an hour ahead (one statement, invisible until done), then all made due at the next whole second but
 // three: however long adding took, none is due before every one is there.
-await pool.query(`SELECT graphile_worker.add_job('bench_noop', json_build_object('n', g), run_at => now() + interval '1 hour', max_attempts => 1) FROM generate_series(1, $1::int) AS g`, [jobs]);
+await pool.query(
+  `SELECT graphile_worker.add_job('bench_noop', json_build_object('n', g), run_at => now() + interval '1 hour', max_attempts => 1) FROM generate_series(1, $1::int) AS g`,
+  [jobs],
+);
 const due = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
-await pool.query(`UPDATE graphile_worker._private_jobs SET run_at = $1 WHERE task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'bench_noop')`, [due]);
+await pool.query(
+  `UPDATE graphile_worker._private_jobs SET run_at = $1 WHERE task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'bench_noop')`,
+  [due],
+);
 await new Promise((resolve) => setTimeout(resolve, due.getTime() - Date.now()));
 const cpu = process.cpuUsage();
 await finished;
 const { user, system } = process.cpuUsage(cpu);
 await runner.stop();
 await pool.end();
-process.stdout.write(`${JSON.stringify({ drainMs: lastFinished - due.getTime(), p50Ms: quantile(lateness, 0.5), p99Ms: quantile(lateness, 0.99), cpuS: (user + system) / 1e6, failures })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ drainMs: lastFinished - due.getTime(), p50Ms: quantile(lateness, 0.5), p99Ms: quantile(lateness, 0.99), cpuS: (user + system) / 1e6, failures })}\n`,
+);

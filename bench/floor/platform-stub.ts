@@ -14,10 +14,21 @@ const server = http.createServer((request, response) => {
   request.on('end', () => {
     const id = String(++next);
     const { status } = JSON.parse(body || '{}') as { status?: string };
-    const answer = JSON.stringify({ id, url: `http://stub.invalid/@bench/${id}`, created_at: new Date().toISOString(), content: status ?? '' });
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
+    const answer = JSON.stringify({
+      id,
+      url: `http://stub.invalid/@bench/${id}`,
+      created_at: new Date().toISOString(),
+      content: status ?? '',
+    });
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) })
+      .end(answer);
   });
 });
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/statuses` })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/statuses` })}\n`,
+  ),
+);
 process.on('SIGTERM', () => server.close());

@@ -18,21 +18,41 @@ const userId = env.FLOOR_USER!;
 const brandId = env.FLOOR_BRAND!;
 const bearer = `Bearer ${env.FLOOR_KEY}`;
 
-const POST_COLUMNS = 'id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, published_at, created_via, approval, created_at, updated_at';
-const TARGET_COLUMNS = 'id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at, attempt_count, error';
+const POST_COLUMNS =
+  'id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, published_at, created_via, approval, created_at, updated_at';
+const TARGET_COLUMNS =
+  'id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at, attempt_count, error';
 const id = (prefix: string) => `${prefix}_${randomBytes(13).toString('hex').slice(0, 26)}`;
 
 async function render(db: pg.Pool | pg.PoolClient, posts: PostRow[]): Promise<Record<string, unknown>[]> {
-  const targets = (await db.query<TargetRow>(`SELECT ${TARGET_COLUMNS} FROM post_targets WHERE workspace_id = $1 AND post_id = ANY($2::text[]) ORDER BY post_id, position`, [workspaceId, posts.map((p) => p.id)])).rows;
-  const attempts = (await db.query<AttemptRow>('SELECT target_id, started_at, finished_at, outcome, error_code, duration_ms FROM target_attempts WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, started_at, id', [workspaceId, targets.map((t) => t.id)])).rows;
+  const targets = (
+    await db.query<TargetRow>(
+      `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE workspace_id = $1 AND post_id = ANY($2::text[]) ORDER BY post_id, position`,
+      [workspaceId, posts.map((p) => p.id)],
+    )
+  ).rows;
+  const attempts = (
+    await db.query<AttemptRow>(
+      'SELECT target_id, started_at, finished_at, outcome, error_code, duration_ms FROM target_attempts WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, started_at, id',
+      [workspaceId, targets.map((t) => t.id)],
+    )
+  ).rows;
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
   return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, []));
 }
 
 async function event(db: pg.PoolClient, type: string, data: unknown): Promise<void> {
-  await db.query('INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at', [id('evt'), workspaceId, type, JSON.stringify(data)]);
-  await db.query("SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND events && ARRAY[$2, '*'] ORDER BY id FOR KEY SHARE", [workspaceId, type]);
+  await db.query('INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at', [
+    id('evt'),
+    workspaceId,
+    type,
+    JSON.stringify(data),
+  ]);
+  await db.query(
+    "SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND events && ARRAY[$2, '*'] ORDER BY id FOR KEY SHARE",
+    [workspaceId, type],
+  );
 }
 
 async function createPost(raw: string, key: string): Promise<{ status: number; body: string }> {
@@ -42,26 +62,58 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_try_advisory_xact_lock($1) AS ok', [fingerprint.readBigInt64BE(0).toString()]);
-    await client.query('SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()', [workspaceId, userId, key]);
-    const connections = (await client.query<{ id: string; platform: string }>(
-      "SELECT id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, is_default, status, credentials, token_expires_at, settings, throttled_until, last_error, created_at, updated_at FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = ANY($3::text[]) AND is_default AND status <> 'disconnected'",
-      [workspaceId, brandId, body.platforms])).rows;
+    await client.query(
+      'SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()',
+      [workspaceId, userId, key],
+    );
+    const connections = (
+      await client.query<{ id: string; platform: string }>(
+        "SELECT id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, is_default, status, credentials, token_expires_at, settings, throttled_until, last_error, created_at, updated_at FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = ANY($3::text[]) AND is_default AND status <> 'disconnected'",
+        [workspaceId, brandId, body.platforms],
+      )
+    ).rows;
     const scheduleAt = new Date(body.schedule_at);
-    const post = (await client.query<PostRow>(
-      `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
+    const post = (
+      await client.query<PostRow>(
+        `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${POST_COLUMNS}`,
-      [id('post'), workspaceId, brandId, body.content, body.platforms, '{}', [], 'scheduled', false, scheduleAt, 'api', userId])).rows[0]!;
+        [
+          id('post'),
+          workspaceId,
+          brandId,
+          body.content,
+          body.platforms,
+          '{}',
+          [],
+          'scheduled',
+          false,
+          scheduleAt,
+          'api',
+          userId,
+        ],
+      )
+    ).rows[0]!;
     const targetIds = body.platforms.map(() => id('tgt'));
     await client.query(
       `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
        SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
          FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
-      [workspaceId, post.id, targetIds, body.platforms, body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null), body.platforms.map(() => true), body.platforms.map(() => 'scheduled')]);
+      [
+        workspaceId,
+        post.id,
+        targetIds,
+        body.platforms,
+        body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null),
+        body.platforms.map(() => true),
+        body.platforms.map(() => 'scheduled'),
+      ],
+    );
     await client.query(
       `SELECT graphile_worker.add_job('publish_target', json_build_object('target_id', t.id, 'schedule_at', $3::text),
               run_at => $2::timestamptz, job_key => 'publish:' || t.id, max_attempts => 10, job_key_mode => 'replace')
          FROM unnest($1::text[]) AS t(id)`,
-      [targetIds, scheduleAt, scheduleAt.toISOString()]);
+      [targetIds, scheduleAt, scheduleAt.toISOString()],
+    );
     await client.query("SELECT pg_notify('herald_publish_scheduled', $1)", [scheduleAt.toISOString()]);
     const [view] = await render(client, [post]);
     await event(client, 'post.created', view);
@@ -72,7 +124,8 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
        VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
        ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
          response_body = EXCLUDED.response_body, encrypted = EXCLUDED.encrypted, expires_at = EXCLUDED.expires_at`,
-      [workspaceId, userId, key, fingerprint, 201, Buffer.from(response), false, 86_400]);
+      [workspaceId, userId, key, fingerprint, 201, Buffer.from(response), false, 86_400],
+    );
     await client.query('COMMIT');
     return { status: 201, body: response };
   } catch (error) {
@@ -85,13 +138,24 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
 
 async function listPosts(query: URLSearchParams): Promise<{ status: number; body: string }> {
   const limit = Number(query.get('limit') ?? 20);
-  const statuses = (query.get('status') ?? 'draft,pending_approval,scheduled,publishing,published,partially_published,failed,cancelled').split(',');
-  const rows = (await pool.query<PostRow>(
-    `SELECT ${POST_COLUMNS} FROM posts WHERE workspace_id = $1 AND deleted_at IS NULL AND status = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [workspaceId, statuses, limit + 1])).rows;
+  const statuses = (
+    query.get('status') ?? 'draft,pending_approval,scheduled,publishing,published,partially_published,failed,cancelled'
+  ).split(',');
+  const rows = (
+    await pool.query<PostRow>(
+      `SELECT ${POST_COLUMNS} FROM posts WHERE workspace_id = $1 AND deleted_at IS NULL AND status = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [workspaceId, statuses, limit + 1],
+    )
+  ).rows;
   const page = rows.slice(0, limit);
   const items = await render(pool, page);
-  return { status: 200, body: JSON.stringify({ success: true, data: { items, next_cursor: rows.length > limit ? page.at(-1)!.id : null, has_more: rows.length > limit } }) };
+  return {
+    status: 200,
+    body: JSON.stringify({
+      success: true,
+      data: { items, next_cursor: rows.length > limit ? page.at(-1)!.id : null, has_more: rows.length > limit },
+    }),
+  };
 }
 
 const server = http.createServer((request, response) => {
@@ -99,15 +163,24 @@ const server = http.createServer((request, response) => {
   request.on('data', (c: Buffer) => chunks.push(c));
   request.on('end', () => {
     const url = new URL(request.url ?? '/', 'http://floor');
-    const answer = request.headers.authorization !== bearer ? Promise.resolve({ status: 401, body: '{"success":false}' })
-      : request.method === 'POST' && url.pathname === '/v1/posts' ? createPost(Buffer.concat(chunks).toString('utf8'), String(request.headers['idempotency-key']))
-        : request.method === 'GET' && url.pathname === '/v1/posts' ? listPosts(url.searchParams)
-          : Promise.resolve({ status: 404, body: '{"success":false}' });
+    const answer =
+      request.headers.authorization !== bearer
+        ? Promise.resolve({ status: 401, body: '{"success":false}' })
+        : request.method === 'POST' && url.pathname === '/v1/posts'
+          ? createPost(Buffer.concat(chunks).toString('utf8'), String(request.headers['idempotency-key']))
+          : request.method === 'GET' && url.pathname === '/v1/posts'
+            ? listPosts(url.searchParams)
+            : Promise.resolve({ status: 404, body: '{"success":false}' });
     answer.then(
       ({ status, body }) => response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(body),
-      (error: Error) => response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: error.message })),
+      (error: Error) =>
+        response
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: false, error: error.message })),
     );
   });
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`),
+);
 process.on('SIGTERM', () => server.close(() => void pool.end()));

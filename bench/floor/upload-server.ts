@@ -19,5 +19,9 @@ const server = http.createServer((request, response) => {
     (error: Error) => response.writeHead(500).end(error.message),
   );
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/upload` })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/upload` })}\n`,
+  ),
+);
 process.on('SIGTERM', () => server.close());

@@ -50,7 +50,10 @@ export async function openBenchServer(kind: ServerKind): Promise<BenchServer> {
     adminUrl = process.env.BENCH_DATABASE_URL || DEFAULT_MACHINE_URL;
   } else {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-pg-'));
-    const cluster = await openEmbeddedCluster({ dataDir: dir, log: { info: () => {}, warn: (m) => console.warn(m), error: (m) => console.error(m) } });
+    const cluster = await openEmbeddedCluster({
+      dataDir: dir,
+      log: { info: () => {}, warn: (m) => console.warn(m), error: (m) => console.error(m) },
+    });
     adminUrl = cluster.adminConnectionString;
     close = async () => {
       await cluster.stop();
@@ -66,7 +69,11 @@ export async function openBenchServer(kind: ServerKind): Promise<BenchServer> {
     async createDatabase() {
       const name = `herald_bench_${randomBytes(4).toString('hex')}`;
       await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
-      return { url: withDatabase(adminUrl, name), name, drop: async () => void (await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+      return {
+        url: withDatabase(adminUrl, name),
+        name,
+        drop: async () => void (await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+      };
     },
     close,
   };

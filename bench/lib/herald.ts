@@ -41,9 +41,28 @@ export async function prepareWorkspace(url: string): Promise<Workspace> {
   try {
     await migrate(container.pool);
     const boot = await ensureOwnerAndSandbox(container.pool, 'bench@herald.local');
-    const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
-    const { key } = await createKey(container.pool, { userId: boot.userId, name: 'bench', scopes: [...SCOPES], workspaceIds: [boot.workspaceId], expiresAt: null });
-    return { secret, userId: boot.userId, workspaceId: boot.workspaceId, brandId: boot.brandId, key, connections: new Map(seeded.map((c) => [c.platform, c.id])) };
+    const seeded = await seedSandboxConnections({
+      pool: container.pool,
+      access: container.platformAccess,
+      simulators: container.simulators,
+      workspaceId: boot.workspaceId,
+      brandId: boot.brandId,
+    });
+    const { key } = await createKey(container.pool, {
+      userId: boot.userId,
+      name: 'bench',
+      scopes: [...SCOPES],
+      workspaceIds: [boot.workspaceId],
+      expiresAt: null,
+    });
+    return {
+      secret,
+      userId: boot.userId,
+      workspaceId: boot.workspaceId,
+      brandId: boot.brandId,
+      key,
+      connections: new Map(seeded.map((c) => [c.platform, c.id])),
+    };
   } finally {
     await container.close();
   }
@@ -51,8 +70,18 @@ export async function prepareWorkspace(url: string): Promise<Workspace> {
 
 /** A container in the driver for admin work (bootstrap, extra connections); it serves nothing. */
 function adminContainer(url: string, secret: string): Container {
-  const config = loadConfig({ DATABASE_URL: url, HERALD_SECRET_KEY: secret, HERALD_LOG_LEVEL: 'silent', HERALD_DB_POOL_SIZE: '4' });
-  return buildContainer({ config, logger: createLogger('silent'), connectionString: url, keyring: { current: secret, previous: [] } });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    HERALD_SECRET_KEY: secret,
+    HERALD_LOG_LEVEL: 'silent',
+    HERALD_DB_POOL_SIZE: '4',
+  });
+  return buildContainer({
+    config,
+    logger: createLogger('silent'),
+    connectionString: url,
+    keyring: { current: secret, previous: [] },
+  });
 }
 
 /**
@@ -60,14 +89,22 @@ function adminContainer(url: string, secret: string): Container {
  * platform), connected through the simulators' own sign-in exactly as `herald connections add-sandbox` does.
  * Their tokens are self-contained, so the Herald process started later accepts them.
  */
-export async function addSandboxAccounts(url: string, ws: Workspace, platform: 'mastodon' | 'bluesky', count: number): Promise<string[]> {
+export async function addSandboxAccounts(
+  url: string,
+  ws: Workspace,
+  platform: 'mastodon' | 'bluesky',
+  count: number,
+): Promise<string[]> {
   const container = adminContainer(url, ws.secret);
   const { transport, close } = await inProcessTransport(container.simulators, container.platformAccess.sandboxUrl);
   try {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const brand = await createBrand(container.pool, ws.workspaceId, `bench brand ${i}`);
-      const [made] = await addSandboxConnections({ db: container.pool, access: container.platformAccess, sandboxTransport: transport }, { workspaceId: ws.workspaceId, brandId: brand.id, platforms: [platform] });
+      const [made] = await addSandboxConnections(
+        { db: container.pool, access: container.platformAccess, sandboxTransport: transport },
+        { workspaceId: ws.workspaceId, brandId: brand.id, platforms: [platform] },
+      );
       ids.push(made!.id);
     }
     return ids;
@@ -91,19 +128,34 @@ export interface HeraldProcess {
  * embedded cluster of `dataDir`), on `port` (unset: a free one), waits for /health/ready and returns the process.
  * `env` overrides any setting.
  */
-export async function startHerald(o: { databaseUrl?: string; dataDir: string; secret?: string; env?: Record<string, string>; role?: 'all' | 'api' | 'worker'; port?: number }): Promise<HeraldProcess> {
-  const port = o.port ?? await freePort();
-  const env: Record<string, string> = { ...process.env as Record<string, string> };
+export async function startHerald(o: {
+  databaseUrl?: string;
+  dataDir: string;
+  secret?: string;
+  env?: Record<string, string>;
+  role?: 'all' | 'api' | 'worker';
+  port?: number;
+}): Promise<HeraldProcess> {
+  const port = o.port ?? (await freePort());
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   delete env.DATABASE_URL;
   Object.assign(env, {
-    PORT: String(port), HOST: '127.0.0.1', HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`, HERALD_DATA_DIR: o.dataDir, HERALD_LOG_LEVEL: 'warn',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    HERALD_DATA_DIR: o.dataDir,
+    HERALD_LOG_LEVEL: 'warn',
     ...RAISED_LIMITS,
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...(o.secret ? { HERALD_SECRET_KEY: o.secret } : {}),
     ...o.env,
   });
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/herald.js'), 'serve', ...(o.role ? ['--role', o.role] : [])], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, 'bin/herald.js'), 'serve', ...(o.role ? ['--role', o.role] : [])],
+    { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${url}/health/ready`, 180_000, child);

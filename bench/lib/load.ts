@@ -31,8 +31,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const result = JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult;
   // A benchmark that measured errors would measure the wrong thing: say so rather than print a figure.
   if (result.non2xx > 0 || result.errors > 0) {
-    const probe = await fetch(spec.url, { method: spec.method, headers: { ...spec.headers, 'idempotency-key': `probe-${Date.now()}` }, body: spec.body?.replaceAll('[<id>]', `probe${Date.now()}`) });
-    throw new Error(`${spec.method} ${spec.url}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.ok + result.non2xx}; a probe got ${probe.status} ${(await probe.text()).slice(0, 300)}`);
+    const probe = await fetch(spec.url, {
+      method: spec.method,
+      headers: { ...spec.headers, 'idempotency-key': `probe-${Date.now()}` },
+      body: spec.body?.replaceAll('[<id>]', `probe${Date.now()}`),
+    });
+    throw new Error(
+      `${spec.method} ${spec.url}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.ok + result.non2xx}; a probe got ${probe.status} ${(await probe.text()).slice(0, 300)}`,
+    );
   }
   return result;
 }
@@ -75,7 +81,11 @@ export async function alternateRounds(o: {
 }): Promise<{ herald: LoadResult; floor: LoadResult }> {
   const heralds: LoadResult[] = [];
   const floors: LoadResult[] = [];
-  const measure = async (start: () => Promise<RoundServer>, into: LoadResult[], check?: (url: string) => Promise<void>) => {
+  const measure = async (
+    start: () => Promise<RoundServer>,
+    into: LoadResult[],
+    check?: (url: string) => Promise<void>,
+  ) => {
     const server = await start();
     try {
       await check?.(server.url);

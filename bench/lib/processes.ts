@@ -10,7 +10,6 @@ export const REPO = path.resolve(import.meta.dirname, '../..');
 export const MIB = 1024 * 1024;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 /** Resident set size of a process in bytes, from /proc/<pid>/status. */
 export async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -47,10 +46,13 @@ export function sampleRss(pid: number, everyMs = 25): { stop(): Promise<{ first:
   let peak = 0;
   let pending: Promise<void> = Promise.resolve();
   const take = () => {
-    pending = rssOf(pid).then((rss) => {
-      if (first === 0) first = rss;
-      peak = Math.max(peak, rss);
-    }, () => {});
+    pending = rssOf(pid).then(
+      (rss) => {
+        if (first === 0) first = rss;
+        peak = Math.max(peak, rss);
+      },
+      () => {},
+    );
   };
   take();
   const timer = setInterval(take, everyMs);
@@ -67,7 +69,8 @@ export function sampleRss(pid: number, everyMs = 25): { stop(): Promise<{ first:
 export async function waitForOk(url: string, ceilingMs: number, child?: ChildProcess): Promise<number> {
   const started = performance.now();
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode} before ${url} answered`);
+    if (child && child.exitCode !== null)
+      throw new Error(`the process exited with ${child.exitCode} before ${url} answered`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
@@ -93,17 +96,30 @@ export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<
 /** Runs a Node script to completion and returns its stdout (stderr passes through). */
 export function runNode(args: string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`node ${args.join(' ')} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`node ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
 /** Starts a long-running Node script that prints one JSON line `{ "url": … }` when it listens. */
-export async function startNodeServer(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+export async function startNodeServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (c: Buffer) => {

@@ -32,8 +32,20 @@ export const fmt = {
 };
 
 export function markdownTable(rows: Row[]): string {
-  const cells = (r: Row) => [r.benchmark, r.herald, r.floor, r.ratio === null ? '—' : r.ratio.toFixed(2), r.target, r.pass === null ? '—' : r.pass ? 'pass' : '**FAIL**', r.database];
+  const cells = (r: Row) => [
+    r.benchmark,
+    r.herald,
+    r.floor,
+    r.ratio === null ? '—' : r.ratio.toFixed(2),
+    r.target,
+    r.pass === null ? '—' : r.pass ? 'pass' : '**FAIL**',
+    r.database,
+  ];
   const head = ['Benchmark', 'Herald', 'Floor', 'Ratio', 'Target', 'Result', 'PostgreSQL'];
   const escape = (s: string) => s.replaceAll('|', '\\|');
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cells(r).map(escape).join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cells(r).map(escape).join(' | ')} |`),
+  ].join('\n');
 }

@@ -18,7 +18,8 @@ export async function seedPosts(url: string, ws: Workspace, from: number, to: nu
               CASE g % 4 WHEN 1 THEN now() - g * interval '1 second' END,
               'api', $3, now() - g * interval '1 second', now() - g * interval '1 second'
          FROM generate_series($4::int, $5::int) AS g`,
-      [ws.workspaceId, ws.brandId, ws.userId, from, to]);
+      [ws.workspaceId, ws.brandId, ws.userId, from, to],
+    );
     await client.query(
       `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at, attempt_count, created_at, updated_at)
        SELECT 'tgt_seed' || lpad(g::text, 22, '0'), $1, 'post_seed' || lpad(g::text, 21, '0'), 0, 'mastodon', $2, true,
@@ -28,7 +29,8 @@ export async function seedPosts(url: string, ws: Workspace, from: number, to: nu
               CASE WHEN g % 4 IN (1, 3) THEN 1 ELSE 0 END,
               now() - g * interval '1 second', now() - g * interval '1 second'
          FROM generate_series($3::int, $4::int) AS g`,
-      [ws.workspaceId, ws.connections.get('mastodon'), from, to]);
+      [ws.workspaceId, ws.connections.get('mastodon'), from, to],
+    );
     await client.query('COMMIT');
     await client.query('ANALYZE posts');
     await client.query('ANALYZE post_targets');

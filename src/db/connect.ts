@@ -11,7 +11,10 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Config, logger: Pick<Logger, 'info' | 'warn' | 'error'>): Promise<DatabaseHandle> {
+export async function openDatabase(
+  config: Config,
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>,
+): Promise<DatabaseHandle> {
   if (config.databaseUrl) return { connectionString: config.databaseUrl, embedded: false, close: async () => {} };
   const cluster = await openEmbeddedCluster({
     dataDir: config.dataDir,

@@ -59,7 +59,11 @@ export async function writeJsonPrivate(file: string, value: unknown): Promise<vo
  * The cluster's credentials: read from the data dir, or (before initdb only) created with a random 32-character
  * password. An initialised cluster without its credentials file cannot be recovered automatically.
  */
-export async function loadOrCreateCredentials(dataDir: string, clusterDir: string, initialised: boolean): Promise<Credentials> {
+export async function loadOrCreateCredentials(
+  dataDir: string,
+  clusterDir: string,
+  initialised: boolean,
+): Promise<Credentials> {
   const existing = await readJson<Credentials>(credentialsPath(dataDir));
   if (existing?.password) return existing;
   if (initialised) {
@@ -89,7 +93,11 @@ export type LockAttempt = { acquired: true } | { acquired: false; holder: LockIn
 export async function tryAcquireLock(dataDir: string): Promise<LockAttempt> {
   const file = lockPath(dataDir);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const mine: LockInfo = { pid: process.pid, startedAt: new Date().toISOString(), startTicks: processStartTicks(process.pid) };
+    const mine: LockInfo = {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      startTicks: processStartTicks(process.pid),
+    };
     try {
       const handle = await fs.open(file, 'wx', 0o600);
       try {

@@ -19,7 +19,9 @@ const client = new pg.Client(cluster.connectionString);
 await client.connect();
 const { rows } = await client.query<{ one: number }>('select 1 as one');
 await client.end();
-process.stdout.write(`${JSON.stringify({ pid: process.pid, owned: cluster.owned, connectionString: cluster.connectionString, one: rows[0]?.one })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ pid: process.pid, owned: cluster.owned, connectionString: cluster.connectionString, one: rows[0]?.one })}\n`,
+);
 // Models an owning command that forgets stop(): only the module's exit hook runs.
 if (process.argv.includes('--exit-without-stop')) process.exit(0);
 

@@ -19,7 +19,10 @@ const FALLBACK_BASE = '/var/lib/herald';
 
 /** The fallback parent directory for a data dir: one per data dir, named by a hash of its real path. */
 export async function fallbackClusterParent(dataDir: string): Promise<string> {
-  const hash = createHash('sha256').update(await fs.realpath(dataDir)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(await fs.realpath(dataDir))
+    .digest('hex')
+    .slice(0, 12);
   return path.join(FALLBACK_BASE, `herald-pg-${hash}`);
 }
 
@@ -29,7 +32,11 @@ export async function fallbackClusterParent(dataDir: string): Promise<string> {
  * choice is recorded in `<dataDir>/cluster-location.json`. The returned directory exists, mode 0700, owned by
  * the user PostgreSQL runs as.
  */
-export async function resolveClusterDir(dataDir: string, runAs: RunAs | undefined, log: { info(msg: string): void }): Promise<string> {
+export async function resolveClusterDir(
+  dataDir: string,
+  runAs: RunAs | undefined,
+  log: { info(msg: string): void },
+): Promise<string> {
   const recorded = await readJson<ClusterLocation>(path.join(dataDir, 'cluster-location.json'));
   if (recorded?.clusterDir) {
     const parent = path.dirname(recorded.clusterDir);
@@ -54,14 +61,23 @@ export async function resolveClusterDir(dataDir: string, runAs: RunAs | undefine
   const reason = `the "${runAs!.name}" OS user that runs PostgreSQL (Herald runs as root) cannot search ${blocker}`;
   await prepareFallbackParent(parent);
   await prepareClusterDir(clusterDir, runAs);
-  await writeJsonPrivate(path.join(dataDir, 'cluster-location.json'), { clusterDir, reason, createdAt: new Date().toISOString() } satisfies ClusterLocation);
-  log.info(`embedded PostgreSQL cluster placed in ${clusterDir} (recorded in ${path.join(dataDir, 'cluster-location.json')}): ${reason}`);
+  await writeJsonPrivate(path.join(dataDir, 'cluster-location.json'), {
+    clusterDir,
+    reason,
+    createdAt: new Date().toISOString(),
+  } satisfies ClusterLocation);
+  log.info(
+    `embedded PostgreSQL cluster placed in ${clusterDir} (recorded in ${path.join(dataDir, 'cluster-location.json')}): ${reason}`,
+  );
   return clusterDir;
 }
 
 /** Whether a directory holds an initialised cluster. */
 export async function isInitialised(clusterDir: string): Promise<boolean> {
-  return fs.access(path.join(clusterDir, 'PG_VERSION')).then(() => true, () => false);
+  return fs.access(path.join(clusterDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function prepareClusterDir(clusterDir: string, runAs: RunAs | undefined): Promise<void> {
@@ -100,11 +116,18 @@ async function prepareFallbackParent(parent: string): Promise<void> {
  * Binaries the PostgreSQL user can execute: the installed ones when it can reach them, else a copy of the
  * package's native/ tree under /var/lib/herald (made once per package version and path, refreshed if incomplete).
  */
-export async function ensureReachableBinaries(bins: PgBinaries, runAs: RunAs | undefined, log: { info(msg: string): void }): Promise<PgBinaries> {
+export async function ensureReachableBinaries(
+  bins: PgBinaries,
+  runAs: RunAs | undefined,
+  log: { info(msg: string): void },
+): Promise<PgBinaries> {
   if (!runAs) return bins;
   const blocker = await findBlockingDir(path.join(bins.nativeDir, 'bin'), runAs);
   if (!blocker) return bins;
-  const hash = createHash('sha256').update(await fs.realpath(bins.nativeDir)).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(await fs.realpath(bins.nativeDir))
+    .digest('hex')
+    .slice(0, 8);
   const copy = path.join(FALLBACK_BASE, `herald-pg-bin-${bins.version}-${hash}`);
   if (!(await isCompleteCopy(bins.nativeDir, copy))) {
     log.info(`copying the PostgreSQL binaries to ${copy}: the "${runAs.name}" OS user cannot search ${blocker}`);
@@ -114,14 +137,26 @@ export async function ensureReachableBinaries(bins: PgBinaries, runAs: RunAs | u
     // Clusters of other data dirs may share the copy, so it is only ever replaced by renames: a reader sees the
     // old tree or the new one, and a loser of a race to install drops its own staging copy.
     const aside = `${copy}.old-${process.pid}-${Date.now()}`;
-    if (await fs.rename(copy, aside).then(() => true, () => false)) await fs.rm(aside, { recursive: true, force: true });
+    if (
+      await fs.rename(copy, aside).then(
+        () => true,
+        () => false,
+      )
+    )
+      await fs.rm(aside, { recursive: true, force: true });
     await fs.rename(staging, copy).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
       await fs.rm(staging, { recursive: true, force: true });
     });
   }
   const rebase = (p: string) => path.join(copy, path.relative(bins.nativeDir, p));
-  return { ...bins, postgres: rebase(bins.postgres), initdb: rebase(bins.initdb), pg_ctl: rebase(bins.pg_ctl), nativeDir: copy };
+  return {
+    ...bins,
+    postgres: rebase(bins.postgres),
+    initdb: rebase(bins.initdb),
+    pg_ctl: rebase(bins.pg_ctl),
+    nativeDir: copy,
+  };
 }
 
 /** Whether `copy` holds every file of `source` with the same size (a cheap check against partial copies). */
@@ -131,7 +166,10 @@ async function isCompleteCopy(source: string, copy: string): Promise<boolean> {
   for (const entry of await fs.readdir(source, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const rel = path.relative(source, path.join(entry.parentPath, entry.name));
-    const [a, b] = await Promise.all([fs.stat(path.join(source, rel)), fs.stat(path.join(copy, rel)).catch(() => undefined)]);
+    const [a, b] = await Promise.all([
+      fs.stat(path.join(source, rel)),
+      fs.stat(path.join(copy, rel)).catch(() => undefined),
+    ]);
     if (!b || a.size !== b.size) return false;
   }
   return true;

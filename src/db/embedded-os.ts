@@ -58,7 +58,9 @@ export async function loadPgBinaries(): Promise<PgBinaries> {
       throw new Error(`PostgreSQL binary ${bin} is missing or not executable; reinstall ${pkg} (npm ci).`);
     }
   }
-  const pkgJson = JSON.parse(await fs.readFile(path.join(path.dirname(nativeDir), 'package.json'), 'utf8')) as { version?: string };
+  const pkgJson = JSON.parse(await fs.readFile(path.join(path.dirname(nativeDir), 'package.json'), 'utf8')) as {
+    version?: string;
+  };
   return { postgres, initdb, pg_ctl, nativeDir, version: pkgJson.version ?? 'unknown' };
 }
 

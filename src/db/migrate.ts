@@ -24,7 +24,11 @@ export interface Migration {
 
 export async function listMigrations(): Promise<Migration[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
-  return files.map((file) => ({ id: Number(file.slice(0, 4)), name: file.slice(5, -4), file: path.join(MIGRATIONS_DIR, file) }));
+  return files.map((file) => ({
+    id: Number(file.slice(0, 4)),
+    name: file.slice(5, -4),
+    file: path.join(MIGRATIONS_DIR, file),
+  }));
 }
 
 async function latestWorkerMigration(): Promise<number> {
@@ -36,18 +40,24 @@ async function latestWorkerMigration(): Promise<number> {
 /** Migrations not yet applied, Herald's and graphile-worker's, as names (empty when current). */
 export async function pendingMigrations(pool: Pool): Promise<string[]> {
   const pending: string[] = [];
-  const { rows } = await pool.query<{ exists: boolean }>(`SELECT to_regclass('public.herald_migrations') IS NOT NULL AS exists`);
+  const { rows } = await pool.query<{ exists: boolean }>(
+    `SELECT to_regclass('public.herald_migrations') IS NOT NULL AS exists`,
+  );
   const applied = new Set<number>();
   if (rows[0]?.exists) {
     for (const row of (await pool.query<{ id: number }>('SELECT id FROM herald_migrations')).rows) applied.add(row.id);
   }
-  for (const m of await listMigrations()) if (!applied.has(m.id)) pending.push(`${String(m.id).padStart(4, '0')}_${m.name}`);
+  for (const m of await listMigrations())
+    if (!applied.has(m.id)) pending.push(`${String(m.id).padStart(4, '0')}_${m.name}`);
   const latest = await latestWorkerMigration();
   for (const schema of Object.values(JOB_SCHEMAS)) {
-    const worker = await pool.query<{ exists: boolean }>(`SELECT to_regclass('${schema}.migrations') IS NOT NULL AS exists`);
+    const worker = await pool.query<{ exists: boolean }>(
+      `SELECT to_regclass('${schema}.migrations') IS NOT NULL AS exists`,
+    );
     let current = 0;
     if (worker.rows[0]?.exists) {
-      current = (await pool.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${schema}.migrations`)).rows[0]?.max ?? 0;
+      current =
+        (await pool.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${schema}.migrations`)).rows[0]?.max ?? 0;
     }
     if (current < latest) pending.push(`graphile-worker (${schema}) ${current} → ${latest}`);
   }
@@ -62,7 +72,9 @@ export async function migrate(pool: Pool): Promise<string[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS herald_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ id: number }>('SELECT id FROM herald_migrations')).rows.map((r) => r.id));
+    const done = new Set(
+      (await client.query<{ id: number }>('SELECT id FROM herald_migrations')).rows.map((r) => r.id),
+    );
     for (const m of await listMigrations()) {
       if (done.has(m.id)) continue;
       const sql = await readFile(m.file, 'utf8');
@@ -78,14 +90,14 @@ export async function migrate(pool: Pool): Promise<string[]> {
       applied.push(`${String(m.id).padStart(4, '0')}_${m.name}`);
     }
     // graphile-worker takes its own lock too; running it under ours keeps "migrated" a single step.
-    for (const schema of Object.values(JOB_SCHEMAS)) await runWorkerMigrations({ pgPool: pool, schema, logger: silentWorkerLogger() });
+    for (const schema of Object.values(JOB_SCHEMAS))
+      await runWorkerMigrations({ pgPool: pool, schema, logger: silentWorkerLogger() });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();
   }
   return applied;
 }
-
 
 function silentWorkerLogger(): WorkerLogger {
   return new WorkerLogger(() => () => {});

@@ -52,6 +52,28 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
-  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006'].includes(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|the database system is (starting up|shutting down)/i.test(error.message);
+  if (
+    code &&
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      '57P01',
+      '57P02',
+      '57P03',
+      '53300',
+      '08000',
+      '08001',
+      '08003',
+      '08004',
+      '08006',
+    ].includes(code)
+  )
+    return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|the database system is (starting up|shutting down)/i.test(
+    error.message,
+  );
 }

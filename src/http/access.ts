@@ -50,7 +50,11 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     const headers = rateLimitHeaders(decision, budget.name);
     request.ctx.rateLimitHeaders = headers;
     if (!decision.allowed) {
-      throw new AppError('PUBLIC_API_RATE_LIMITED', `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${headers['retry-after']} s.`, { headers });
+      throw new AppError(
+        'PUBLIC_API_RATE_LIMITED',
+        `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${headers['retry-after']} s.`,
+        { headers },
+      );
     }
   }
 
@@ -76,7 +80,10 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     } else if (principal.reachable.length === 0) {
       throw new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key reaches no workspace.');
     } else {
-      throw new AppError('PUBLIC_API_WORKSPACE_REQUIRED', 'This key reaches several workspaces: send x-herald-workspace-id (GET /v1/workspaces lists them).');
+      throw new AppError(
+        'PUBLIC_API_WORKSPACE_REQUIRED',
+        'This key reaches several workspaces: send x-herald-workspace-id (GET /v1/workspaces lists them).',
+      );
     }
     const ctx = request.ctx;
     ctx.workspaceId = workspace!.id;
@@ -87,8 +94,16 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     const brandHeader = request.headers['x-herald-brand-id'];
     if (brandHeader !== undefined) {
       const brandId = Array.isArray(brandHeader) ? '' : brandHeader.trim();
-      const ok = brandId !== '' && brandId.length <= 100 && (!allowed || allowed.includes(brandId)) && (await brandInWorkspace(workspace!.id, brandId));
-      if (!ok) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not in this workspace or not reachable by this key.');
+      const ok =
+        brandId !== '' &&
+        brandId.length <= 100 &&
+        (!allowed || allowed.includes(brandId)) &&
+        (await brandInWorkspace(workspace!.id, brandId));
+      if (!ok)
+        throw new AppError(
+          'PUBLIC_API_BRAND_FORBIDDEN',
+          'That brand is not in this workspace or not reachable by this key.',
+        );
       ctx.brandId = brandId;
     }
   }
@@ -98,9 +113,15 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     const isV1 = path === '/v1' || path.startsWith('/v1/');
     request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => path.startsWith(p)));
     reply.header('x-request-id', request.id);
-    if (deps.isClosing()) throw new AppError('PUBLIC_API_UNAVAILABLE', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '2', connection: 'close' } });
+    if (deps.isClosing())
+      throw new AppError(
+        'PUBLIC_API_UNAVAILABLE',
+        'The server is shutting down; retry on another instance or shortly.',
+        { headers: { 'retry-after': '2', connection: 'close' } },
+      );
     // A NUL in the path or query can only be a mistake or an attack, and no database text can hold it.
-    if (/%00/.test(request.url)) throw new AppError('PUBLIC_API_QUERY_INVALID', 'The URL contains an encoded NUL character (%00).');
+    if (/%00/.test(request.url))
+      throw new AppError('PUBLIC_API_QUERY_INVALID', 'The URL contains an encoded NUL character (%00).');
     if (!isV1) return;
     reply.headers(request.ctx.rateLimitHeaders); // replaced below once a budget is spent
     const access = request.routeOptions.config?.access ?? UNKNOWN_ROUTE;
@@ -123,22 +144,33 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     const result = await deps.authenticator.authenticate(match[1]!);
     if (!result.ok) {
       await spend(request, ip, budgets.anonymous);
-      throw new AppError(result.code, result.code === 'PUBLIC_API_KEY_EXPIRED' ? 'This API key has expired.' : 'This API key is not valid (unknown, revoked or malformed).');
+      throw new AppError(
+        result.code,
+        result.code === 'PUBLIC_API_KEY_EXPIRED'
+          ? 'This API key has expired.'
+          : 'This API key is not valid (unknown, revoked or malformed).',
+      );
     }
     const principal = result.principal;
     request.ctx.principal = principal;
     await spend(request, principal.keyId, access.mutates ? budgets.write : budgets.read);
     // An empty list means any valid key (GET /v1/workspaces).
     if (access.scopes.length > 0 && !access.scopes.some((s) => principal.scopes.has(s))) {
-      throw new AppError('PUBLIC_API_SCOPE_FORBIDDEN', `This endpoint needs the ${access.scopes.map((s) => `\`${s}\``).join(' or ')} scope, which this key lacks.`);
+      throw new AppError(
+        'PUBLIC_API_SCOPE_FORBIDDEN',
+        `This endpoint needs the ${access.scopes.map((s) => `\`${s}\``).join(' or ')} scope, which this key lacks.`,
+      );
     }
     if (access.workspace) await resolveWorkspace(request, principal);
     if (access.mutates) {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       if (key === undefined) {
-        throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', request.headers['idempotency-key'] === undefined
-          ? 'Send an Idempotency-Key header (e.g. a UUID) with every POST, PATCH, PUT and DELETE.'
-          : 'The Idempotency-Key header must be 1–255 printable ASCII characters.');
+        throw new AppError(
+          'PUBLIC_API_IDEMPOTENCY_REQUIRED',
+          request.headers['idempotency-key'] === undefined
+            ? 'Send an Idempotency-Key header (e.g. a UUID) with every POST, PATCH, PUT and DELETE.'
+            : 'The Idempotency-Key header must be 1–255 printable ASCII characters.',
+        );
       }
       request.ctx.idempotencyKey = key;
     }

@@ -24,7 +24,8 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch (error) {
     throw new AppError('PUBLIC_API_BODY_INVALID', `The body is not valid JSON: ${(error as Error).message}`);
   }
-  if (jsonDepthExceeds(value, MAX_DEPTH)) throw new AppError('PUBLIC_API_BODY_INVALID', `The body nests deeper than ${MAX_DEPTH} levels.`);
+  if (jsonDepthExceeds(value, MAX_DEPTH))
+    throw new AppError('PUBLIC_API_BODY_INVALID', `The body nests deeper than ${MAX_DEPTH} levels.`);
   return value;
 }
 
@@ -37,6 +38,9 @@ export function registerBodyParsers(app: FastifyInstance): void {
     // No route matched: the not-found handler answers 404 or 405, whatever the body is.
     if (request.is404) return undefined;
     if (request.routeOptions.config.access?.actionBody) return parseJsonBody(body);
-    throw new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', `Send JSON with Content-Type: application/json (got ${request.headers['content-type'] ?? 'no Content-Type'}).`);
+    throw new AppError(
+      'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE',
+      `Send JSON with Content-Type: application/json (got ${request.headers['content-type'] ?? 'no Content-Type'}).`,
+    );
   });
 }

@@ -41,7 +41,16 @@ declare module 'fastify' {
 }
 
 export function emptyContext(envelope: boolean): RequestContext {
-  return { envelope, principal: null, workspaceId: null, workspaceMode: null, brandId: null, defaultBrandId: null, idempotencyKey: null, rateLimitHeaders: {} };
+  return {
+    envelope,
+    principal: null,
+    workspaceId: null,
+    workspaceMode: null,
+    brandId: null,
+    defaultBrandId: null,
+    idempotencyKey: null,
+    rateLimitHeaders: {},
+  };
 }
 
 /** What feature services need to know about the caller, independent of HTTP. */

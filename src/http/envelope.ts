@@ -4,7 +4,10 @@ import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 
 /** A string enum as plain JSON Schema (`type: string, enum: [...]`), which reads better in OpenAPI than anyOf of consts. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -19,7 +22,12 @@ export function errorBody(
   docsBaseUrl: string,
   details?: ErrorDetail[],
 ): Record<string, unknown> {
-  const error: Record<string, unknown> = { code, message, retryable: ERROR_CATALOGUE[code].retryable, doc_url: `${docsBaseUrl}/docs/errors#${code}` };
+  const error: Record<string, unknown> = {
+    code,
+    message,
+    retryable: ERROR_CATALOGUE[code].retryable,
+    doc_url: `${docsBaseUrl}/docs/errors#${code}`,
+  };
   if (details && details.length > 0) error.details = details.slice(0, 50);
   return { success: false, error, request_id: requestId };
 }
@@ -38,7 +46,9 @@ export const ErrorEnvelopeSchema = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: StringEnum(Object.keys(ERROR_CATALOGUE), { description: 'A code of the error catalogue (see /docs/errors).' }),
+      code: StringEnum(Object.keys(ERROR_CATALOGUE), {
+        description: 'A code of the error catalogue (see /docs/errors).',
+      }),
       message: Type.String(),
       details: Type.Optional(Type.Array(ErrorDetailSchema)),
       retryable: Type.Boolean(),
@@ -59,7 +69,9 @@ export function Envelope<T extends TSchema>(data: T, description?: string) {
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({
     items: Type.Array(item),
-    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` to get the next page; null on the last page.' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` to get the next page; null on the last page.',
+    }),
     has_more: Type.Boolean(),
   });
 }

@@ -41,40 +41,66 @@ export function toAppError(error: unknown): AppError | undefined {
   if (fe?.validation) {
     const code: ErrorCode = fe.validationContext === 'body' ? 'PUBLIC_API_BODY_INVALID' : 'PUBLIC_API_QUERY_INVALID';
     const details = detailsOf(fe.validation);
-    const where = fe.validationContext === 'body' ? 'body' : fe.validationContext === 'params' ? 'path' : fe.validationContext === 'headers' ? 'headers' : 'query string';
+    const where =
+      fe.validationContext === 'body'
+        ? 'body'
+        : fe.validationContext === 'params'
+          ? 'path'
+          : fe.validationContext === 'headers'
+            ? 'headers'
+            : 'query string';
     const first = details[0];
-    return new AppError(code, `The ${where} is invalid${first ? `: ${first.path} ${first.message}` : ''}.`, { details });
+    return new AppError(code, `The ${where} is invalid${first ? `: ${first.path} ${first.message}` : ''}.`, {
+      details,
+    });
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError(fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' : 'PUBLIC_API_BODY_INVALID', fe.message);
+      return new AppError(
+        fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' : 'PUBLIC_API_BODY_INVALID',
+        fe.message,
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('PUBLIC_API_BODY_INVALID', 'The body is not valid JSON.');
   }
   // PostgreSQL text cannot hold U+0000 (22021) or a character the encoding lacks (22P05): bad input, not a fault.
   if ((error as { code?: string })?.code === '22021' || (error as { code?: string })?.code === '22P05') {
-    return new AppError('PUBLIC_API_BODY_INVALID', 'The request contains a character Herald cannot store (such as U+0000).');
+    return new AppError(
+      'PUBLIC_API_BODY_INVALID',
+      'The request contains a character Herald cannot store (such as U+0000).',
+    );
   }
   if (isDatabaseUnavailable(error)) {
-    return new AppError('PUBLIC_API_UNAVAILABLE', 'The database is unavailable; nothing was written. Retry shortly.', { headers: { 'retry-after': '2' } });
+    return new AppError('PUBLIC_API_UNAVAILABLE', 'The database is unavailable; nothing was written. Retry shortly.', {
+      headers: { 'retry-after': '2' },
+    });
   }
   // Node's HTTP layer and Fastify mark client faults with a 4xx status; keep them 4xx.
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    if (fe.statusCode === 413) return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
+    if (fe.statusCode === 413)
+      return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
     if (fe.statusCode === 415) return new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', fe.message);
     return new AppError('PUBLIC_API_BODY_INVALID', fe.message || 'The request is malformed.');
   }
   return undefined;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError, docsBaseUrl: string): FastifyReply {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: AppError,
+  docsBaseUrl: string,
+): FastifyReply {
   if (error.headers) reply.headers(error.headers);
   reply.code(error.status);
-  if (request.ctx?.envelope) return reply.type('application/json; charset=utf-8').send(errorBody(request.id, error.code, error.message, docsBaseUrl, error.details));
+  if (request.ctx?.envelope)
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(errorBody(request.id, error.code, error.message, docsBaseUrl, error.details));
   // Outside /v1: a small JSON body, not the envelope (API.md "Headers").
   return reply.type('application/json; charset=utf-8').send({ error: error.code, message: error.message });
 }
@@ -111,22 +137,46 @@ export function registerErrorHandling(app: FastifyInstance, docsBaseUrl: string)
       return sendError(request, reply, known, docsBaseUrl);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, new AppError('PUBLIC_API_INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} if you report it.`), docsBaseUrl);
+    return sendError(
+      request,
+      reply,
+      new AppError(
+        'PUBLIC_API_INTERNAL_ERROR',
+        `Something went wrong on our side. Quote request id ${request.id} if you report it.`,
+      ),
+      docsBaseUrl,
+    );
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => index.find(m, path) !== null);
     if (allowed.length > 0) {
-      return sendError(request, reply, new AppError('PUBLIC_API_METHOD_NOT_ALLOWED', `${request.method} is not supported here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } }), docsBaseUrl);
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'PUBLIC_API_METHOD_NOT_ALLOWED',
+          `${request.method} is not supported here; use ${allowed.join(', ')}.`,
+          { headers: { allow: allowed.join(', ') } },
+        ),
+        docsBaseUrl,
+      );
     }
-    return sendError(request, reply, new AppError('PUBLIC_API_ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`), docsBaseUrl);
+    return sendError(
+      request,
+      reply,
+      new AppError('PUBLIC_API_ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`),
+      docsBaseUrl,
+    );
   });
 }
 
 /** The body of an answer given outside Fastify's request cycle: the envelope under /v1, the small JSON elsewhere. */
 function earlyErrorBody(url: string, requestId: string, code: ErrorCode, message: string, docsBaseUrl: string): string {
-  return JSON.stringify(url.startsWith('/v1') ? errorBody(requestId, code, message, docsBaseUrl) : { error: code, message });
+  return JSON.stringify(
+    url.startsWith('/v1') ? errorBody(requestId, code, message, docsBaseUrl) : { error: code, message },
+  );
 }
 
 /**
@@ -135,8 +185,14 @@ function earlyErrorBody(url: string, requestId: string, code: ErrorCode, message
  */
 export function frameworkErrorHandler(docsBaseUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    const message = error.code === 'FST_ERR_BAD_URL' ? 'The path is not valid: percent-encoded bytes must be UTF-8.' : 'The request could not be routed.';
-    void reply.header('x-request-id', request.id).code(400).type('application/json; charset=utf-8')
+    const message =
+      error.code === 'FST_ERR_BAD_URL'
+        ? 'The path is not valid: percent-encoded bytes must be UTF-8.'
+        : 'The request could not be routed.';
+    void reply
+      .header('x-request-id', request.id)
+      .code(400)
+      .type('application/json; charset=utf-8')
       .send(earlyErrorBody(request.url, request.id, 'PUBLIC_API_QUERY_INVALID', message, docsBaseUrl));
   };
 }
@@ -152,8 +208,19 @@ export function clientErrorHandler(docsBaseUrl: string, newId: () => string) {
       return;
     }
     const id = newId();
-    const reason = error.code === 'HPE_HEADER_OVERFLOW' ? 'its headers are larger than this server accepts' : 'it is not valid HTTP/1.1 (for example raw bytes outside ASCII in the request line)';
-    const body = earlyErrorBody('/v1', id, 'PUBLIC_API_BODY_INVALID', `The request could not be read: ${reason}.`, docsBaseUrl);
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`);
+    const reason =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'its headers are larger than this server accepts'
+        : 'it is not valid HTTP/1.1 (for example raw bytes outside ASCII in the request line)';
+    const body = earlyErrorBody(
+      '/v1',
+      id,
+      'PUBLIC_API_BODY_INVALID',
+      `The request could not be read: ${reason}.`,
+      docsBaseUrl,
+    );
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }

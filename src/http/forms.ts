@@ -9,7 +9,8 @@ export type FormBody = Record<string, string | string[]>;
 export function parseForm(text: string): FormBody {
   const out: FormBody = Object.create(null) as FormBody;
   for (const [key, value] of new URLSearchParams(text)) {
-    if (key.includes('\u0000') || value.includes('\u0000')) throw new AppError('PUBLIC_API_BODY_INVALID', 'The form contains a NUL character.');
+    if (key.includes('\u0000') || value.includes('\u0000'))
+      throw new AppError('PUBLIC_API_BODY_INVALID', 'The form contains a NUL character.');
     const seen = out[key];
     if (seen === undefined) out[key] = value;
     else out[key] = Array.isArray(seen) ? [...seen, value] : [seen, value];
@@ -32,13 +33,17 @@ export function formFields(body: unknown, name: string): string[] {
 
 /** Adds the urlencoded parser to an encapsulated context (bodies up to `limit` bytes). */
 export function acceptForms(app: FastifyInstance, limit = 64 * 1024): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: limit }, (_request, body, done) => {
-    try {
-      done(null, parseForm(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: limit },
+    (_request, body, done) => {
+      try {
+        done(null, parseForm(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
 }
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
@@ -65,7 +70,13 @@ export interface CookieOptions {
 
 /** A Set-Cookie value: HttpOnly, SameSite=Lax, Path=/, Secure on https. */
 export function cookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`];
+  const parts = [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`,
+  ];
   if (options.secure) parts.push('Secure');
   return parts.join('; ');
 }

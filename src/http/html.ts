@@ -14,7 +14,12 @@ export class SafeHtml {
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 function render(value: unknown): string {
@@ -47,9 +52,20 @@ button.primary{background:var(--accent);border-color:var(--accent);color:#fff}co
 
 export function page(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${title} · Herald</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><main>${body}</main></body></html>`.value;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${title} · Herald</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <main>${body}</main>
+      </body>
+    </html>`.value;
 }
 
 /**
@@ -57,11 +73,20 @@ export function page(title: string, body: SafeHtml): string {
  * its URL. `formTargets` are the origins a form on the page may end up at (the consent form redirects to the
  * client); browsers apply `form-action` to those redirects.
  */
-export function sendPage(reply: FastifyReply, status: number, title: string, body: SafeHtml, formTargets: string[] = []): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: SafeHtml,
+  formTargets: string[] = [],
+): FastifyReply {
   const formAction = ["'self'", ...formTargets].join(' ');
   return reply
     .code(status)
-    .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+    .header(
+      'content-security-policy',
+      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    )
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')

@@ -41,7 +41,9 @@ export function fingerprint(request: FastifyRequest): Buffer {
     request.method,
     path,
     sortedQuery,
-    String(request.headers['x-herald-workspace-id'] ?? '').trim().toLowerCase(),
+    String(request.headers['x-herald-workspace-id'] ?? '')
+      .trim()
+      .toLowerCase(),
     String(request.headers['x-herald-brand-id'] ?? '').trim(),
     body,
   ];
@@ -87,11 +89,22 @@ export async function runIdempotent(
   try {
     await client.query('BEGIN');
     open = true;
-    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey(workspaceId, claim.userId, claim.key).toString()]);
+    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
+      lockKey(workspaceId, claim.userId, claim.key).toString(),
+    ]);
     if (!lock[0]?.ok) {
-      throw new AppError('PUBLIC_API_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry in a second.', { headers: { 'retry-after': '1' } });
+      throw new AppError(
+        'PUBLIC_API_IDEMPOTENCY_IN_PROGRESS',
+        'A request with this Idempotency-Key is still running; retry in a second.',
+        { headers: { 'retry-after': '1' } },
+      );
     }
-    const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: Buffer; encrypted: boolean }>(
+    const { rows } = await client.query<{
+      fingerprint: Buffer;
+      response_status: number;
+      response_body: Buffer;
+      encrypted: boolean;
+    }>(
       `SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys
         WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
       [workspaceId, claim.userId, claim.key],
@@ -101,7 +114,10 @@ export async function runIdempotent(
       await client.query('ROLLBACK');
       open = false;
       if (!stored.fingerprint.equals(claim.fingerprint)) {
-        throw new AppError('PUBLIC_API_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for a different request; use a new key for a new request.');
+        throw new AppError(
+          'PUBLIC_API_IDEMPOTENCY_CONFLICT',
+          'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+        );
       }
       const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
       return { status: stored.response_status, text: body.toString('utf8'), replayed: true };
@@ -115,7 +131,16 @@ export async function runIdempotent(
        ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
          response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
          encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at`,
-      [workspaceId, claim.userId, claim.key, claim.fingerprint, result.status, options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes, Boolean(options.secret), claim.ttlSeconds],
+      [
+        workspaceId,
+        claim.userId,
+        claim.key,
+        claim.fingerprint,
+        result.status,
+        options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes,
+        Boolean(options.secret),
+        claim.ttlSeconds,
+      ],
     );
     await client.query('COMMIT');
     open = false;
@@ -145,7 +170,13 @@ export function mutation(
     const key = request.ctx.idempotencyKey;
     const principal = request.ctx.principal;
     if (!key || !principal) throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', 'Send an Idempotency-Key header.');
-    const claim = { workspaceId: request.ctx.workspaceId, userId: principal.userId, key, fingerprint: fingerprint(request), ttlSeconds: TTL_HOURS * 3600 };
+    const claim = {
+      workspaceId: request.ctx.workspaceId,
+      userId: principal.userId,
+      key,
+      fingerprint: fingerprint(request),
+      ttlSeconds: TTL_HOURS * 3600,
+    };
     const answer = await runIdempotent(deps, claim, request.id, (tx) => handler(request, tx), options);
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.text);

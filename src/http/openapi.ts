@@ -25,9 +25,18 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
 }
 
-const WorkspaceHeader = Type.String({ format: 'uuid', description: 'The workspace to act in. Optional when the key reaches exactly one workspace.' });
-const BrandHeader = Type.String({ description: "The brand to act for; default: the workspace's default brand (lists: all brands)." });
-const IdempotencyHeader = Type.String({ minLength: 1, maxLength: 255, description: 'Required on every mutating call; a retry with the same key replays the first answer for 24 h.' });
+const WorkspaceHeader = Type.String({
+  format: 'uuid',
+  description: 'The workspace to act in. Optional when the key reaches exactly one workspace.',
+});
+const BrandHeader = Type.String({
+  description: "The brand to act for; default: the workspace's default brand (lists: all brands).",
+});
+const IdempotencyHeader = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Required on every mutating call; a retry with the same key replays the first answer for 24 h.',
+});
 
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -36,7 +45,8 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       info: {
         title: 'Herald API',
         version: '1.0.0',
-        summary: 'Self-hostable social publishing: schedule and publish posts on X, LinkedIn, Instagram, Facebook, Threads, Bluesky and Mastodon.',
+        summary:
+          'Self-hostable social publishing: schedule and publish posts on X, LinkedIn, Instagram, Facebook, Threads, Bluesky and Mastodon.',
         description: [
           'JSON in, JSON out. Every response under `/v1` is an envelope: `{ "success": true, "data": …, "request_id": … }` or `{ "success": false, "error": { "code", "message", "details", "retryable", "doc_url" }, "request_id" }`.',
           'Authenticate with `Authorization: Bearer hk_live_…` (or `hk_test_…` for keys that reach only test workspaces). Mutating calls need an `Idempotency-Key` header.',
@@ -46,29 +56,55 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       },
       servers: [{ url: `${publicUrl}/v1`, description: 'This Herald server' }],
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'hk_live_… or hk_test_…', description: 'A Herald API key.' } },
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'hk_live_… or hk_test_…',
+            description: 'A Herald API key.',
+          },
+        },
       },
       // OpenAPI 3.1 top-level `webhooks`: every event Herald sends, with its payload.
       webhooks: openApiWebhooks() as never,
       tags: [
         { name: 'Posts', description: 'Create, schedule, publish and manage posts.' },
-        { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), their delivery log and retries. The events themselves are listed under `webhooks`.' },
-        { name: 'Media', description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.' },
+        {
+          name: 'Webhooks',
+          description:
+            'Endpoints that receive signed events (Standard Webhooks), their delivery log and retries. The events themselves are listed under `webhooks`.',
+        },
+        {
+          name: 'Media',
+          description: 'Upload images, videos and documents through signed URLs, and attach them to posts by id.',
+        },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
-        { name: 'Connections', description: 'Platform accounts Herald publishes as: read them with `connections:read`; connect (connect links), refresh and disconnect them with `connections:write` — Herald\'s addition to the seed\'s scope list.' },
+        {
+          name: 'Connections',
+          description:
+            "Platform accounts Herald publishes as: read them with `connections:read`; connect (connect links), refresh and disconnect them with `connections:write` — Herald's addition to the seed's scope list.",
+        },
         { name: 'Platforms', description: 'Platforms and their limits.' },
       ],
     },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `Schema${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `Schema${i}`),
+    },
     transform: ({ schema, url, route }) => {
-      if (!url.startsWith('/v1/') || (schema as { hide?: boolean })?.hide) return { schema: { ...(schema ?? {}), hide: true } as never, url };
+      if (!url.startsWith('/v1/') || (schema as { hide?: boolean })?.hide)
+        return { schema: { ...(schema ?? {}), hide: true } as never, url };
       const access = (route.config as { access?: RouteAccess } | undefined)?.access;
       const s = { ...(schema as Record<string, unknown>) };
       const headers: Record<string, TSchema> = {};
-      if (access?.workspace) Object.assign(headers, { 'x-herald-workspace-id': WorkspaceHeader, 'x-herald-brand-id': BrandHeader });
+      if (access?.workspace)
+        Object.assign(headers, { 'x-herald-workspace-id': WorkspaceHeader, 'x-herald-brand-id': BrandHeader });
       if (access?.mutates) headers['idempotency-key'] = IdempotencyHeader;
       if (Object.keys(headers).length > 0) {
-        s.headers = Type.Object(Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'idempotency-key' ? v : Type.Optional(v)])));
+        s.headers = Type.Object(
+          Object.fromEntries(
+            Object.entries(headers).map(([k, v]) => [k, k === 'idempotency-key' ? v : Type.Optional(v)]),
+          ),
+        );
       }
       const responses: Record<string | number, unknown> = { ...((s.response as Record<string, unknown>) ?? {}) };
       const codes = access?.scopes === 'public' ? [400, 429] : [400, 401, 403, 429, 503];
@@ -90,5 +126,10 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
 
 /** Every error code with its status and meaning, for the API reference page. */
 export function errorCatalogueRows(): Array<{ code: string; status: number; retryable: boolean; when: string }> {
-  return Object.entries(ERROR_CATALOGUE).map(([code, d]) => ({ code, status: d.status, retryable: d.retryable, when: d.when }));
+  return Object.entries(ERROR_CATALOGUE).map(([code, d]) => ({
+    code,
+    status: d.status,
+    retryable: d.retryable,
+    when: d.when,
+  }));
 }

@@ -16,7 +16,11 @@ export interface Budget {
 const MINUTE = 60_000;
 
 /** The budgets of API.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the same ones. */
-export function budgetsFor(limits: { readPerMinute: number; writePerMinute: number; anonymousPerMinute: number }): Record<'read' | 'write' | 'anonymous', Budget> {
+export function budgetsFor(limits: {
+  readPerMinute: number;
+  writePerMinute: number;
+  anonymousPerMinute: number;
+}): Record<'read' | 'write' | 'anonymous', Budget> {
   return {
     read: { name: 'read', limit: limits.readPerMinute, windowMs: MINUTE },
     write: { name: 'write', limit: limits.writePerMinute, windowMs: MINUTE },
@@ -73,7 +77,12 @@ return {1, nxt, now}`;
 
 export function createRedisStore(url: string, logger: Logger, onError: () => void): RateLimitStore {
   // No offline queue and a short timeout: when Redis is away, requests go on (fail open) instead of waiting.
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250, lazyConnect: false });
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 250,
+    lazyConnect: false,
+  });
   let lastWarn = 0;
   redis.on('error', (error: Error) => {
     if (Date.now() - lastWarn > 10_000) {
@@ -85,8 +94,9 @@ export function createRedisStore(url: string, logger: Logger, onError: () => voi
   return {
     async take(key, intervalMs, windowMs) {
       try {
-        const [allowed, tat, now] = (await (redis as unknown as { heraldGcra(k: string, i: number, w: number): Promise<number[]> })
-          .heraldGcra(`herald:rl:${key}`, intervalMs, windowMs)) as [number, number, number];
+        const [allowed, tat, now] = (await (
+          redis as unknown as { heraldGcra(k: string, i: number, w: number): Promise<number[]> }
+        ).heraldGcra(`herald:rl:${key}`, intervalMs, windowMs)) as [number, number, number];
         return { allowed: allowed === 1, tatMs: tat, nowMs: now };
       } catch {
         onError();
@@ -125,7 +135,11 @@ export function createRateLimiter(store: RateLimitStore): RateLimiter {
 }
 
 /** The response headers of API.md for one decision (legacy X-RateLimit-* and the IETF draft-11 pair). */
-export function rateLimitHeaders(decision: RateDecision, budgetName: string, nowMs: number = Date.now()): Record<string, string> {
+export function rateLimitHeaders(
+  decision: RateDecision,
+  budgetName: string,
+  nowMs: number = Date.now(),
+): Record<string, string> {
   const resetSeconds = Math.ceil(decision.resetMs / 1000);
   const headers: Record<string, string> = {
     'x-ratelimit-limit': String(decision.limit),

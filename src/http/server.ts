@@ -1,6 +1,12 @@
 // Builds the Fastify app from a container. Tests build the same app (app.inject) as `herald serve` does.
 // The order of registration below is the order of the pipeline: errors, body parsing, access, then routes.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
@@ -75,9 +81,15 @@ export async function buildServer(container: Container, options: ServerOptions =
     closing = true;
   });
   // Handlers return the data; the envelope is added here (mutations and errors send finished strings).
-  app.addHook('preSerialization', async (request, reply, payload) => (request.ctx.envelope && reply.statusCode < 400 ? successBody(request.id, payload) : payload));
+  app.addHook('preSerialization', async (request, reply, payload) =>
+    request.ctx.envelope && reply.statusCode < 400 ? successBody(request.id, payload) : payload,
+  );
   app.addHook('onResponse', async (request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) request.log.warn({ status: reply.statusCode, url: request.url }, 'request failed');
@@ -85,22 +97,48 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await registerOpenApi(app, config.publicUrl);
 
-  await app.register(async (v1) => {
-    registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
-    registerConnectionsRoutes(v1, { pool: container.pool, keyring: container.keyring, access: container.platformAccess, logger: container.logger, postMedia: container.media, connectLinkTtlSeconds: config.connectLinkTtlSeconds });
-    registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
-    registerWorkspacesRoutes(v1, { pool: container.pool });
-    registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
-    registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
-    const hidden = { schema: { hide: true }, config: { access: { scopes: 'public' as const, workspace: false, mutates: false } } };
-    v1.get('/openapi', hidden, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })));
-    v1.get('/openapi.json', hidden, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
+      registerConnectionsRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        access: container.platformAccess,
+        logger: container.logger,
+        postMedia: container.media,
+        connectLinkTtlSeconds: config.connectLinkTtlSeconds,
+      });
+      registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
+      registerWorkspacesRoutes(v1, { pool: container.pool });
+      registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
+      registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
+      const hidden = {
+        schema: { hide: true },
+        config: { access: { scopes: 'public' as const, workspace: false, mutates: false } },
+      };
+      v1.get('/openapi', hidden, async (_request, reply) =>
+        reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })),
+      );
+      v1.get('/openapi.json', hidden, async (_request, reply) =>
+        reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+      );
+    },
+    { prefix: '/v1' },
+  );
 
   // Outside /v1, each with its own format: sign-in pages (HTML), OAuth, discovery documents and /mcp (JSON-RPC).
-  await registerLoginRoutes(app, { pool: container.pool, keyring: container.keyring, config, rateLimiter: container.rateLimiter });
+  await registerLoginRoutes(app, {
+    pool: container.pool,
+    keyring: container.keyring,
+    config,
+    rateLimiter: container.rateLimiter,
+  });
   await registerMcp(app, container);
-  await registerConnectRoutes(app, { pool: container.pool, access: container.platformAccess, ttlSeconds: config.connectLinkTtlSeconds });
+  await registerConnectRoutes(app, {
+    pool: container.pool,
+    access: container.platformAccess,
+    ttlSeconds: config.connectLinkTtlSeconds,
+  });
   if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -122,10 +160,14 @@ export async function buildServer(container: Container, options: ServerOptions =
     }
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
   if (container.simulators.size > 0) await mountSimulators(app, container.simulators, '/sandbox');
-  app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(errorPage()));
+  app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(errorPage()),
+  );
   registerReferencePage(app);
   return app;
 }
@@ -138,19 +180,28 @@ export async function buildServer(container: Container, options: ServerOptions =
  */
 function registerReferencePage(app: FastifyInstance): void {
   let page: Promise<FastifyInstance> | undefined;
-  const load = () => (page ??= (async () => {
-    const { default: scalar } = await import('@scalar/fastify-api-reference');
-    const docs = Fastify({ logger: false });
-    await docs.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json', title: 'Herald API' } });
-    await docs.ready();
-    return docs;
-  })());
+  const load = () =>
+    (page ??= (async () => {
+      const { default: scalar } = await import('@scalar/fastify-api-reference');
+      const docs = Fastify({ logger: false });
+      await docs.register(scalar, {
+        routePrefix: '/docs',
+        configuration: { url: '/v1/openapi.json', title: 'Herald API' },
+      });
+      await docs.ready();
+      return docs;
+    })());
   const hop = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const docs = await load();
-    const answer = await docs.inject({ method: request.method as 'GET' | 'HEAD', url: request.url, headers: { accept: request.headers.accept ?? '*/*' } });
+    const answer = await docs.inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: { accept: request.headers.accept ?? '*/*' },
+    });
     reply.code(answer.statusCode);
-    for (const [name, value] of Object.entries(answer.headers)) if (!hop.has(name) && value !== undefined) reply.header(name, value);
+    for (const [name, value] of Object.entries(answer.headers))
+      if (!hop.has(name) && value !== undefined) reply.header(name, value);
     return reply.send(answer.rawPayload);
   };
   app.get('/docs', { schema: { hide: true } }, serve);
@@ -161,12 +212,22 @@ function registerReferencePage(app: FastifyInstance): void {
 }
 
 function errorPage(): string {
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/`([^`]+)`/g, '<code>$1</code>');
+  const escape = (s: string) =>
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/`([^`]+)`/g, '<code>$1</code>');
   const rows = errorCatalogueRows()
-    .map((r) => `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.status}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.status}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`,
+    )
     .join('\n');
   const platformRows = platformErrorRows()
-    .map((r) => `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.category}</td><td>${r.kind}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr id="${r.code}"><td><code>${r.code}</code></td><td>${r.category}</td><td>${r.kind}</td><td>${r.retryable ? 'yes' : 'no'}</td><td>${escape(r.when)}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Herald API errors</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}:target{background:#fff3c4}</style></head>

@@ -9,7 +9,14 @@ import type { FastifySchemaCompiler } from 'fastify';
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: true, removeAdditional: false, strict: false, validateFormats: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    validateFormats: true,
+  });
   (addFormats as unknown as (a: Ajv, o?: unknown) => void)(ajv, { mode: 'full' });
   return ajv;
 }
@@ -33,5 +40,8 @@ export function addSharedSchema(schema: { $id?: string }): void {
 }
 
 export function createValidatorCompiler(): FastifySchemaCompiler<object> {
-  return ({ schema, httpPart }) => (httpPart === 'body' ? bodyValidator(schema) : textAjv.compile(schema)) as ReturnType<FastifySchemaCompiler<object>>;
+  return ({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyValidator(schema) : textAjv.compile(schema)) as ReturnType<
+      FastifySchemaCompiler<object>
+    >;
 }

@@ -38,17 +38,32 @@ function withSessionOption(connectionString: string, setting: string): string {
 
 function attemptMetrics(container: Container) {
   const { registry } = container.metrics;
-  const attempts = (registry.getSingleMetric('herald_webhook_attempts_total') as Counter<'result'> | undefined)
-    ?? new Counter({ name: 'herald_webhook_attempts_total', help: 'Webhook delivery attempts by result (delivered or failed).', labelNames: ['result'] as const, registers: [registry] });
-  const duration = (registry.getSingleMetric('herald_webhook_attempt_duration_seconds') as Histogram | undefined)
-    ?? new Histogram({ name: 'herald_webhook_attempt_duration_seconds', help: 'Time from sending a webhook to its answer (or failure).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] });
+  const attempts =
+    (registry.getSingleMetric('herald_webhook_attempts_total') as Counter<'result'> | undefined) ??
+    new Counter({
+      name: 'herald_webhook_attempts_total',
+      help: 'Webhook delivery attempts by result (delivered or failed).',
+      labelNames: ['result'] as const,
+      registers: [registry],
+    });
+  const duration =
+    (registry.getSingleMetric('herald_webhook_attempt_duration_seconds') as Histogram | undefined) ??
+    new Histogram({
+      name: 'herald_webhook_attempt_duration_seconds',
+      help: 'Time from sending a webhook to its answer (or failure).',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
   return (result: 'delivered' | 'failed', ms: number) => {
     attempts.inc({ result });
     duration.observe(ms / 1000);
   };
 }
 
-export async function startDeliveryRunner(container: Container, options: DeliveryRunnerOptions = {}): Promise<DeliveryRunner> {
+export async function startDeliveryRunner(
+  container: Container,
+  options: DeliveryRunnerOptions = {},
+): Promise<DeliveryRunner> {
   const { config, logger } = container;
   const concurrency = config.webhooks.concurrency;
   const clock = options.clock ?? container.clock;
@@ -57,38 +72,61 @@ export async function startDeliveryRunner(container: Container, options: Deliver
   // attempt is made again, with the same webhook-id, which at-least-once delivery allows. Not waiting for each
   // commit's flush is what lets deliveries keep up with a burst (docs/decisions.md). Deliveries themselves are
   // created by the caller's transaction, with its own durability.
-  const pool = createPool(withSessionOption(container.connectionString, 'synchronous_commit=off'), concurrency + 2, 'herald-deliveries');
+  const pool = createPool(
+    withSessionOption(container.connectionString, 'synchronous_commit=off'),
+    concurrency + 2,
+    'herald-deliveries',
+  );
   const deliver = createDeliverer({
-    pool, keyring: container.keyring, guard: container.outboundGuard, clock, logger,
-    timeoutMs: config.webhooks.timeoutMs, disableAfterMs: config.webhooks.disableAfterMs, onAttempt: attemptMetrics(container),
+    pool,
+    keyring: container.keyring,
+    guard: container.outboundGuard,
+    clock,
+    logger,
+    timeoutMs: config.webhooks.timeoutMs,
+    disableAfterMs: config.webhooks.disableAfterMs,
+    onAttempt: attemptMetrics(container),
   });
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   const owners = trackLockOwners(events);
   let supervised: SupervisedRunner;
   try {
-    supervised = await superviseRunner({ name: 'deliveries', events, owners, logger, start: () => run({
-      pgPool: pool,
-      schema: JOB_SCHEMAS.deliveries,
-      taskList: {
-        [DELIVER_WEBHOOK_TASK]: deliverWebhookTask(deliver),
-        prune_webhook_deliveries: pruneWebhookDeliveriesTask({ pool, clock, logger }),
-      },
-      crontab: '17 * * * * prune_webhook_deliveries',
-      concurrency,
-      pollInterval: config.workerPollIntervalMs,
-      noHandleSignals: true,
-      logger: workerLogger(logger),
+    supervised = await superviseRunner({
+      name: 'deliveries',
       events,
-      // Jobs fetched and completed in batches: a burst costs a fraction of the queue round trips. Jobs held in
-      // the local queue are locked under the pool's id, which the liveness sweeper also watches.
-      // Failures batched too (no delay): unbatched, a failure the database misses is an unawaited rejection.
-      preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: 10, failJobBatchDelay: 0 } },
-    }) });
+      owners,
+      logger,
+      start: () =>
+        run({
+          pgPool: pool,
+          schema: JOB_SCHEMAS.deliveries,
+          taskList: {
+            [DELIVER_WEBHOOK_TASK]: deliverWebhookTask(deliver),
+            prune_webhook_deliveries: pruneWebhookDeliveriesTask({ pool, clock, logger }),
+          },
+          crontab: '17 * * * * prune_webhook_deliveries',
+          concurrency,
+          pollInterval: config.workerPollIntervalMs,
+          noHandleSignals: true,
+          logger: workerLogger(logger),
+          events,
+          // Jobs fetched and completed in batches: a burst costs a fraction of the queue round trips. Jobs held in
+          // the local queue are locked under the pool's id, which the liveness sweeper also watches.
+          // Failures batched too (no delay): unbatched, a failure the database misses is an unawaited rejection.
+          preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: 10, failJobBatchDelay: 0 } },
+        }),
+    });
   } catch (error) {
     await pool.end();
     throw error;
   }
-  const liveness = startLiveness({ pool, schema: JOB_SCHEMAS.deliveries, owners, logger, options: options.liveness ?? DEFAULT_LIVENESS });
+  const liveness = startLiveness({
+    pool,
+    schema: JOB_SCHEMAS.deliveries,
+    owners,
+    logger,
+    options: options.liveness ?? DEFAULT_LIVENESS,
+  });
   return {
     get runner() {
       return supervised.runner;

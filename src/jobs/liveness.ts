@@ -58,7 +58,13 @@ async function beat(pool: Pool, schema: string, ids: Iterable<string>): Promise<
 }
 
 /** Heartbeats and sweeps for one runner until stopped; the runner's own ids are removed on stop. */
-export function startLiveness(deps: { pool: Pool; schema: string; owners: Set<string>; logger: Logger; options?: LivenessOptions }): Liveness {
+export function startLiveness(deps: {
+  pool: Pool;
+  schema: string;
+  owners: Set<string>;
+  logger: Logger;
+  options?: LivenessOptions;
+}): Liveness {
   const { pool, schema, owners, logger } = deps;
   const options = deps.options ?? DEFAULT_LIVENESS;
   let running: Promise<void> = Promise.resolve();
@@ -67,7 +73,8 @@ export function startLiveness(deps: { pool: Pool; schema: string; owners: Set<st
       try {
         await beat(pool, schema, owners);
         const dead = await sweepDeadWorkers(pool, schema, options.deadAfterMs);
-        if (dead.length > 0) logger.warn({ schema, workers: dead }, 'unlocked the jobs of job workers that stopped answering');
+        if (dead.length > 0)
+          logger.warn({ schema, workers: dead }, 'unlocked the jobs of job workers that stopped answering');
       } catch (error) {
         logger.warn({ err: error, schema }, 'job worker heartbeat failed');
       }
@@ -81,7 +88,8 @@ export function startLiveness(deps: { pool: Pool; schema: string; owners: Set<st
       clearInterval(timer);
       await running;
       const ids = [...owners];
-      if (ids.length > 0) await pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [ids]).catch(() => {});
+      if (ids.length > 0)
+        await pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [ids]).catch(() => {});
     },
   };
 }

@@ -15,11 +15,16 @@ export interface PublishSweepReport {
 }
 
 /** One sweep; does nothing when another process is sweeping. */
-export async function sweepPublishing(pool: Pool, o: { graceMs: number; overdueAfterMs: number }): Promise<PublishSweepReport | undefined> {
+export async function sweepPublishing(
+  pool: Pool,
+  o: { graceMs: number; overdueAfterMs: number },
+): Promise<PublishSweepReport | undefined> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [SWEEP_LOCK]);
+    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
+      SWEEP_LOCK,
+    ]);
     if (!lock[0]?.ok) {
       await client.query('ROLLBACK');
       return undefined;
@@ -58,13 +63,20 @@ export async function sweepPublishing(pool: Pool, o: { graceMs: number; overdueA
 }
 
 /** Sweeps on a timer until stopped. */
-export function startPublishSweeper(o: { pool: Pool; logger: Logger; intervalMs: number; graceMs: number; overdueAfterMs: number }): { stop(): Promise<void> } {
+export function startPublishSweeper(o: {
+  pool: Pool;
+  logger: Logger;
+  intervalMs: number;
+  graceMs: number;
+  overdueAfterMs: number;
+}): { stop(): Promise<void> } {
   let current: Promise<void> = Promise.resolve();
   const tick = () => {
     current = current.then(async () => {
       try {
         const report = await sweepPublishing(o.pool, o);
-        if (report && (report.requeuedPublishing || report.requeuedOverdue)) o.logger.warn(report, 'requeued publishing work that no job carried');
+        if (report && (report.requeuedPublishing || report.requeuedOverdue))
+          o.logger.warn(report, 'requeued publishing work that no job carried');
       } catch (error) {
         o.logger.error({ err: error }, 'publishing sweep failed');
       }

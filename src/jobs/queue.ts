@@ -14,7 +14,12 @@ export function publishJobKey(targetId: string): string {
 }
 
 /** Queues (or re-queues, replacing the pending job) one publish job per target, due at `runAt`. */
-export async function queuePublishJobs(db: Queryable, targetIds: string[], runAt: Date, scheduleAt: Date | null): Promise<void> {
+export async function queuePublishJobs(
+  db: Queryable,
+  targetIds: string[],
+  runAt: Date,
+  scheduleAt: Date | null,
+): Promise<void> {
   if (targetIds.length === 0) return;
   await db.query(
     `SELECT graphile_worker.add_job('publish_target',

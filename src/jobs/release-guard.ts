@@ -10,7 +10,10 @@ const RETURN_FAILED = 'Error occurred whilst returning jobs from local queue to 
 export function guardLocalQueueRelease(logger: Pick<Logger, 'warn'>): { remove(): void } {
   const onRejection = (reason: unknown) => {
     if (reason instanceof Error && reason.message.startsWith(RETURN_FAILED)) {
-      logger.warn({ err: reason }, 'a released job runner could not return its queued jobs; the dead-worker sweep will unlock them');
+      logger.warn(
+        { err: reason },
+        'a released job runner could not return its queued jobs; the dead-worker sweep will unlock them',
+      );
       return;
     }
     throw reason;

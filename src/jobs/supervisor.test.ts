@@ -26,7 +26,13 @@ function harness() {
     });
     const pool = { id: `pool-${fakes.length}` } as WorkerPool;
     const fake: Fake = { pool, end, stopped: false, runner: undefined as unknown as Runner };
-    fake.runner = { promise, stop: async () => { fake.stopped = true; end(); } } as unknown as Runner;
+    fake.runner = {
+      promise,
+      stop: async () => {
+        fake.stopped = true;
+        end();
+      },
+    } as unknown as Runner;
     fakes.push(fake);
     owners.add(pool.id);
     events.emit('pool:create', { workerPool: pool } as never);

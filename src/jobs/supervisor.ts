@@ -12,7 +12,13 @@ export interface SupervisedRunner {
   stop(): Promise<void>;
 }
 
-export async function superviseRunner(o: { name: string; start: () => Promise<Runner>; events: WorkerEvents; owners: Set<string>; logger: Logger }): Promise<SupervisedRunner> {
+export async function superviseRunner(o: {
+  name: string;
+  start: () => Promise<Runner>;
+  events: WorkerEvents;
+  owners: Set<string>;
+  logger: Logger;
+}): Promise<SupervisedRunner> {
   let pool: WorkerPool | undefined;
   o.events.on('pool:create', ({ workerPool }) => {
     pool = workerPool;
@@ -65,7 +71,9 @@ export async function superviseRunner(o: { name: string; start: () => Promise<Ru
     async stop() {
       stopping = true;
       await restarting;
-      await runner.stop().catch((error: unknown) => o.logger.warn({ runner: o.name, err: error }, 'job runner was already stopped'));
+      await runner
+        .stop()
+        .catch((error: unknown) => o.logger.warn({ runner: o.name, err: error }, 'job runner was already stopped'));
     },
   };
 }

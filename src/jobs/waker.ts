@@ -17,7 +17,12 @@ export interface Waker {
   stop(): Promise<void>;
 }
 
-export async function startWaker(o: { pool: Pool; logger: Logger; nudge: () => void; refreshMs: number }): Promise<Waker> {
+export async function startWaker(o: {
+  pool: Pool;
+  logger: Logger;
+  nudge: () => void;
+  refreshMs: number;
+}): Promise<Waker> {
   let timer: NodeJS.Timeout | undefined;
   let armedFor = Infinity;
   let stopped = false;

@@ -3,7 +3,14 @@
 // (publish-sweeper.ts), and the waker that starts scheduled posts on time (waker.ts). Any number of worker
 // processes may run; jobs are claimed with SKIP LOCKED.
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
+import {
+  Logger as WorkerLogger,
+  run,
+  type Runner,
+  type TaskList,
+  type WorkerEvents,
+  type WorkerPool,
+} from 'graphile-worker';
 import type { Config } from '../config.ts';
 import type { Container } from '../container.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -22,10 +29,21 @@ export function taskList(container: Container): TaskList {
     cleanup: cleanupTask({ pool: container.pool, logger: container.logger }),
     ...container.media.tasks(),
     publish_target: publishTargetTask({
-      pool: container.pool, access: container.platformAccess, media: container.mediaLibrary, postMedia: container.media, metrics: container.metrics,
-      logger: container.logger, clock: container.clock, maxAttempts: container.config.publishing.maxAttempts,
+      pool: container.pool,
+      access: container.platformAccess,
+      media: container.mediaLibrary,
+      postMedia: container.media,
+      metrics: container.metrics,
+      logger: container.logger,
+      clock: container.clock,
+      maxAttempts: container.config.publishing.maxAttempts,
     }),
-    refresh_connections: refreshConnectionsTask({ pool: container.pool, access: container.platformAccess, logger: container.logger, clock: container.clock }),
+    refresh_connections: refreshConnectionsTask({
+      pool: container.pool,
+      access: container.platformAccess,
+      logger: container.logger,
+      clock: container.clock,
+    }),
   };
 }
 
@@ -76,17 +94,18 @@ export async function startWorker(container: Container, options: { waker?: boole
     workerPool = created;
   });
   const owners = trackLockOwners(events);
-  const startRunner = () => run({
-    pgPool: pool,
-    taskList: taskList(container),
-    crontab: CRONTAB,
-    concurrency: config.workerConcurrency,
-    pollInterval: config.workerPollIntervalMs,
-    noHandleSignals: true,
-    logger: workerLogger(logger),
-    events,
-    preset: runnerPreset(config),
-  });
+  const startRunner = () =>
+    run({
+      pgPool: pool,
+      taskList: taskList(container),
+      crontab: CRONTAB,
+      concurrency: config.workerConcurrency,
+      pollInterval: config.workerPollIntervalMs,
+      noHandleSignals: true,
+      logger: workerLogger(logger),
+      events,
+      preset: runnerPreset(config),
+    });
   const releaseGuard = guardLocalQueueRelease(logger);
   const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
   const nudge = () => {
@@ -97,9 +116,18 @@ export async function startWorker(container: Container, options: { waker?: boole
     }
   };
   const { heartbeatIntervalMs: intervalMs, workerDeadAfterMs: deadAfterMs, overdueAfterMs } = config.publishing;
-  const liveness = startLiveness({ pool, schema: 'graphile_worker', owners, logger, options: { intervalMs, deadAfterMs } });
+  const liveness = startLiveness({
+    pool,
+    schema: 'graphile_worker',
+    owners,
+    logger,
+    options: { intervalMs, deadAfterMs },
+  });
   const sweeper = startPublishSweeper({ pool, logger, intervalMs, graceMs: deadAfterMs, overdueAfterMs });
-  const waker = options.waker === false ? { stop: async () => {} } : await startWaker({ pool, logger, nudge, refreshMs: config.workerPollIntervalMs });
+  const waker =
+    options.waker === false
+      ? { stop: async () => {} }
+      : await startWaker({ pool, logger, nudge, refreshMs: config.workerPollIntervalMs });
   return {
     get runner() {
       return supervised.runner;

@@ -29,7 +29,8 @@ export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, options: Batche
   const execute = async (batch: Waiting<I, O>[]): Promise<void> => {
     try {
       const results = await run(batch.map((w) => w.item));
-      if (results.length !== batch.length) throw new Error(`batch returned ${results.length} results for ${batch.length} items`);
+      if (results.length !== batch.length)
+        throw new Error(`batch returned ${results.length} results for ${batch.length} items`);
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
@@ -54,11 +55,12 @@ export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, options: Batche
     }
   };
 
-  return (item) => new Promise<O>((resolve, reject) => {
-    queue.push({ item, resolve, reject });
-    if (!scheduled && running < options.parallel) {
-      scheduled = true;
-      setImmediate(pump);
-    }
-  });
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!scheduled && running < options.parallel) {
+        scheduled = true;
+        setImmediate(pump);
+      }
+    });
 }

@@ -1,6 +1,16 @@
 // Cryptographic primitives in one place: API key format, hashing, secret-key derivation, AES-256-GCM for data
 // at rest and HMAC for signed URLs. Every secret-dependent comparison is constant-time.
-import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -112,7 +122,9 @@ export function decrypt(keyring: SecretKeyring, purpose: string, sealed: Buffer)
       // Wrong key for this value: try the next one.
     }
   }
-  throw new Error('Cannot decrypt: no configured secret key matches (was HERALD_SECRET_KEY changed without HERALD_SECRET_KEYS_PREVIOUS?)');
+  throw new Error(
+    'Cannot decrypt: no configured secret key matches (was HERALD_SECRET_KEY changed without HERALD_SECRET_KEYS_PREVIOUS?)',
+  );
 }
 
 export function hmac(keyring: SecretKeyring, purpose: string, message: string): string {

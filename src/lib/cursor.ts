@@ -14,7 +14,9 @@ function bindingOf(binding: unknown): string {
 }
 
 export function encodeCursor(position: CursorPosition, binding: unknown): string {
-  return Buffer.from(JSON.stringify({ v: position.value, i: position.id, b: bindingOf(binding) })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: position.value, i: position.id, b: bindingOf(binding) })).toString(
+    'base64url',
+  );
 }
 
 /** Decodes a cursor issued for the same `binding`; anything else is a 400 PUBLIC_API_QUERY_INVALID. */
@@ -26,14 +28,28 @@ export function decodeCursor(cursor: string, binding: unknown): CursorPosition {
     parsed = undefined;
   }
   const c = parsed as { v?: unknown; i?: unknown; b?: unknown } | undefined;
-  if (!c || typeof c !== 'object' || typeof c.i !== 'string' || (c.v !== null && typeof c.v !== 'string') || typeof c.b !== 'string') {
-    throw new AppError('PUBLIC_API_QUERY_INVALID', 'The cursor is not one this API issued.', { details: [{ path: '/cursor', message: 'is malformed' }] });
+  if (
+    !c ||
+    typeof c !== 'object' ||
+    typeof c.i !== 'string' ||
+    (c.v !== null && typeof c.v !== 'string') ||
+    typeof c.b !== 'string'
+  ) {
+    throw new AppError('PUBLIC_API_QUERY_INVALID', 'The cursor is not one this API issued.', {
+      details: [{ path: '/cursor', message: 'is malformed' }],
+    });
   }
   if (c.b !== bindingOf(binding)) {
-    throw new AppError('PUBLIC_API_QUERY_INVALID', 'This cursor was issued for other filters or another sort; start again without a cursor.', { details: [{ path: '/cursor', message: 'does not match the filters' }] });
+    throw new AppError(
+      'PUBLIC_API_QUERY_INVALID',
+      'This cursor was issued for other filters or another sort; start again without a cursor.',
+      { details: [{ path: '/cursor', message: 'does not match the filters' }] },
+    );
   }
   if (typeof c.v === 'string' && Number.isNaN(Date.parse(c.v))) {
-    throw new AppError('PUBLIC_API_QUERY_INVALID', 'The cursor is not one this API issued.', { details: [{ path: '/cursor', message: 'is malformed' }] });
+    throw new AppError('PUBLIC_API_QUERY_INVALID', 'The cursor is not one this API issued.', {
+      details: [{ path: '/cursor', message: 'is malformed' }],
+    });
   }
   return { value: c.v as string | null, id: c.i };
 }

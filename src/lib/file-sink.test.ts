@@ -11,7 +11,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileSink } from './file-sink.ts';
 
-type DiskEvent = { kind: 'write'; bytes: number } | { kind: 'write-back' } | { kind: 'written-back' } | { kind: 'fsync' };
+type DiskEvent =
+  { kind: 'write'; bytes: number } | { kind: 'write-back' } | { kind: 'written-back' } | { kind: 'fsync' };
 
 /**
  * Logs, in order, every write, write-back (fdatasync) and fsync made through FileHandles while `body` runs; with
@@ -19,7 +20,11 @@ type DiskEvent = { kind: 'write'; bytes: number } | { kind: 'write-back' } | { k
  */
 async function watchingDisk(dir: string, slowMs: number, body: () => Promise<unknown>): Promise<DiskEvent[]> {
   const probe = await open(path.join(dir, 'probe'), 'w');
-  type Handle = { writev(buffers: Buffer[]): Promise<{ bytesWritten: number }>; datasync(): Promise<void>; sync(): Promise<void> };
+  type Handle = {
+    writev(buffers: Buffer[]): Promise<{ bytesWritten: number }>;
+    datasync(): Promise<void>;
+    sync(): Promise<void>;
+  };
   const proto = Object.getPrototypeOf(probe) as Handle;
   await probe.close();
   const { writev, datasync, sync } = proto;
@@ -101,48 +106,57 @@ async function* paced(): AsyncGenerator<Buffer> {
 }
 const pacedBytes = () => Buffer.concat(Array.from({ length: 200 }, (_, i) => Buffer.alloc(16 * 1024, i % 251)));
 
-test('every byte is written in order, a write-back starts each time another flushEveryBytes are written, and the file is fsynced before finish', () => inTempDir(async (dir) => {
-  const file = path.join(dir, 'upload.part');
-  const log = await watchingDisk(dir, 0, () => pipeline(paced(), fileSink(file, { flushEveryBytes: 256 * 1024 })));
-  assert.deepEqual(await readFile(file), pacedBytes());
-  const { writeBacks } = checkWriteBacks(log, 256 * 1024);
-  assert.ok(writeBacks >= 1 && writeBacks <= 12, `${writeBacks} write-backs for 3,200 KiB`);
-}));
+test('every byte is written in order, a write-back starts each time another flushEveryBytes are written, and the file is fsynced before finish', () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, 'upload.part');
+    const log = await watchingDisk(dir, 0, () => pipeline(paced(), fileSink(file, { flushEveryBytes: 256 * 1024 })));
+    assert.deepEqual(await readFile(file), pacedBytes());
+    const { writeBacks } = checkWriteBacks(log, 256 * 1024);
+    assert.ok(writeBacks >= 1 && writeBacks <= 12, `${writeBacks} write-backs for 3,200 KiB`);
+  }));
 
-test('on a slow disk, writing goes on during a write-back and never starts a second one beside it', () => inTempDir(async (dir) => {
-  const file = path.join(dir, 'upload.part');
-  const log = await watchingDisk(dir, 60, () => pipeline(paced(), fileSink(file, { flushEveryBytes: 256 * 1024 })));
-  assert.deepEqual(await readFile(file), pacedBytes());
-  const { writeBacks, writesDuring } = checkWriteBacks(log, 256 * 1024);
-  assert.ok(writesDuring > 0, 'no write completed while a write-back ran');
-  console.log(`# 3,200 KiB, 60 ms per write-back: ${writeBacks} write-backs, ${writesDuring} writes made during them, then one fsync`);
-}));
+test('on a slow disk, writing goes on during a write-back and never starts a second one beside it', () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, 'upload.part');
+    const log = await watchingDisk(dir, 60, () => pipeline(paced(), fileSink(file, { flushEveryBytes: 256 * 1024 })));
+    assert.deepEqual(await readFile(file), pacedBytes());
+    const { writeBacks, writesDuring } = checkWriteBacks(log, 256 * 1024);
+    assert.ok(writesDuring > 0, 'no write completed while a write-back ran');
+    console.log(
+      `# 3,200 KiB, 60 ms per write-back: ${writeBacks} write-backs, ${writesDuring} writes made during them, then one fsync`,
+    );
+  }));
 
-test('a body smaller than flushEveryBytes is written back once, by the closing fsync', () => inTempDir(async (dir) => {
-  const file = path.join(dir, 'small.part');
-  const log = await watchingDisk(dir, 0, () => pipeline(Readable.from([Buffer.from('hello '), Buffer.from('world')]), fileSink(file)));
-  assert.equal(await readFile(file, 'utf8'), 'hello world');
-  assert.equal(checkWriteBacks(log, 32 * 1024 * 1024).writeBacks, 0);
-}));
+test('a body smaller than flushEveryBytes is written back once, by the closing fsync', () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, 'small.part');
+    const log = await watchingDisk(dir, 0, () =>
+      pipeline(Readable.from([Buffer.from('hello '), Buffer.from('world')]), fileSink(file)),
+    );
+    assert.equal(await readFile(file, 'utf8'), 'hello world');
+    assert.equal(checkWriteBacks(log, 32 * 1024 * 1024).writeBacks, 0);
+  }));
 
-test('an existing file is never overwritten: the sink fails with EEXIST and the file keeps its bytes', () => inTempDir(async (dir) => {
-  const file = path.join(dir, 'taken');
-  await writeFile(file, 'first');
-  await assert.rejects(pipeline(Readable.from([Buffer.from('second')]), fileSink(file)), { code: 'EEXIST' });
-  assert.equal(await readFile(file, 'utf8'), 'first');
-}));
+test('an existing file is never overwritten: the sink fails with EEXIST and the file keeps its bytes', () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, 'taken');
+    await writeFile(file, 'first');
+    await assert.rejects(pipeline(Readable.from([Buffer.from('second')]), fileSink(file)), { code: 'EEXIST' });
+    assert.equal(await readFile(file, 'utf8'), 'first');
+  }));
 
-test('a source that fails midway fails the pipeline, and the sink closes its file (no descriptor left open)', () => inTempDir(async (dir) => {
-  const before = await openDescriptors();
-  let sent = 0;
-  const failing = new Readable({
-    read() {
-      if (sent++ < 50) this.push(Buffer.alloc(64 * 1024, 7));
-      else this.destroy(new Error('client went away'));
-    },
-  });
-  const sink = fileSink(path.join(dir, 'cut.part'), { flushEveryBytes: 512 * 1024 });
-  await assert.rejects(pipeline(failing, sink), /client went away/);
-  if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
-  assert.equal(await openDescriptors(), before);
-}));
+test('a source that fails midway fails the pipeline, and the sink closes its file (no descriptor left open)', () =>
+  inTempDir(async (dir) => {
+    const before = await openDescriptors();
+    let sent = 0;
+    const failing = new Readable({
+      read() {
+        if (sent++ < 50) this.push(Buffer.alloc(64 * 1024, 7));
+        else this.destroy(new Error('client went away'));
+      },
+    });
+    const sink = fileSink(path.join(dir, 'cut.part'), { flushEveryBytes: 512 * 1024 });
+    await assert.rejects(pipeline(failing, sink), /client went away/);
+    if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
+    assert.equal(await openDescriptors(), before);
+  }));

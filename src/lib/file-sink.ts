@@ -27,8 +27,13 @@ export function fileSink(file: string, options: FileSinkOptions = {}): Writable 
   const startFlush = (fh: FileHandle) => {
     unflushed = 0;
     flushing = fh.datasync().then(
-      () => { flushing = undefined; },
-      (error: unknown) => { flushError ??= error; flushing = undefined; },
+      () => {
+        flushing = undefined;
+      },
+      (error: unknown) => {
+        flushError ??= error;
+        flushing = undefined;
+      },
     );
   };
 
@@ -50,7 +55,10 @@ export function fileSink(file: string, options: FileSinkOptions = {}): Writable 
   return new Writable({
     highWaterMark: 1024 * 1024,
     construct(done) {
-      open(file, 'wx').then((fh) => { handle = fh; done(); }, done);
+      open(file, 'wx').then((fh) => {
+        handle = fh;
+        done();
+      }, done);
     },
     writev(chunks, done) {
       write(chunks.map((c) => c.chunk as Buffer)).then(() => done(), done);
@@ -66,7 +74,10 @@ export function fileSink(file: string, options: FileSinkOptions = {}): Writable 
       (async () => {
         await flushing;
         await handle?.close();
-      })().then(() => done(error), (closing: Error) => done(error ?? closing));
+      })().then(
+        () => done(error),
+        (closing: Error) => done(error ?? closing),
+      );
     },
   });
 }

@@ -9,7 +9,17 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { pid: process.pid },
       // Tokens and secrets must never reach a log line, whatever object is logged.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.access_token', '*.refresh_token', '*.password', '*.token'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          '*.access_token',
+          '*.refresh_token',
+          '*.password',
+          '*.token',
+        ],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

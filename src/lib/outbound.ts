@@ -44,18 +44,26 @@ export class OutboundError extends Error {
   }
 }
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
 
 export function outboundRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const url = typeof request.url === 'string' ? new URL(request.url) : request.url;
   const started = performance.now();
   const limit = request.maxResponseBytes ?? 1024 * 1024;
   return new Promise<OutboundResponse>((resolve, reject) => {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new OutboundError('blocked', `Unsupported scheme ${url.protocol}`, false));
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return reject(new OutboundError('blocked', `Unsupported scheme ${url.protocol}`, false));
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal never goes through `lookup`, so the guard checks it here.
     if (request.guard && isIP(host) && !request.guard.isAllowlisted(host) && isBlockedAddress(host)) {
-      return reject(new OutboundError('blocked', `${host} is a private or reserved address`, false, { cause: new OutboundBlockedError('address_blocked', host) }));
+      return reject(
+        new OutboundError('blocked', `${host} is a private or reserved address`, false, {
+          cause: new OutboundBlockedError('address_blocked', host),
+        }),
+      );
     }
     const transport = url.protocol === 'https:' ? https : http;
     let sent = false;
@@ -73,17 +81,32 @@ export function outboundRequest(request: OutboundRequest): Promise<OutboundRespo
       agent: agents[url.protocol === 'https:' ? 'https' : 'http'],
       ...(request.guard ? { lookup: request.guard.lookup as never } : {}),
     });
-    const timer = setTimeout(() => fail(new OutboundError('timeout', `No complete answer from ${url.host} within ${request.timeoutMs} ms`, sent)), request.timeoutMs);
-    request.signal?.addEventListener('abort', () => fail(new OutboundError('aborted', 'Request aborted', sent)), { once: true });
+    const timer = setTimeout(
+      () =>
+        fail(new OutboundError('timeout', `No complete answer from ${url.host} within ${request.timeoutMs} ms`, sent)),
+      request.timeoutMs,
+    );
+    request.signal?.addEventListener('abort', () => fail(new OutboundError('aborted', 'Request aborted', sent)), {
+      once: true,
+    });
     req.on('finish', () => {
       sent = true;
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof OutboundBlockedError || (error as { cause?: unknown }).cause instanceof OutboundBlockedError) {
+      if (
+        error instanceof OutboundBlockedError ||
+        (error as { cause?: unknown }).cause instanceof OutboundBlockedError
+      ) {
         return fail(new OutboundError('blocked', error.message, false, { cause: error }));
       }
-      const connectPhase = !sent && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET'].includes(error.code ?? '');
-      fail(new OutboundError(connectPhase ? 'connect' : 'reset', `${url.host}: ${error.message}`, sent, { cause: error }));
+      const connectPhase =
+        !sent &&
+        ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET'].includes(
+          error.code ?? '',
+        );
+      fail(
+        new OutboundError(connectPhase ? 'connect' : 'reset', `${url.host}: ${error.message}`, sent, { cause: error }),
+      );
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -99,12 +122,20 @@ export function outboundRequest(request: OutboundRequest): Promise<OutboundRespo
         if (chunk.length > room) truncated = true;
         size += Math.min(chunk.length, room);
       });
-      res.on('error', (error) => fail(new OutboundError('reset', `${url.host}: ${error.message}`, true, { cause: error })));
+      res.on('error', (error) =>
+        fail(new OutboundError('reset', `${url.host}: ${error.message}`, true, { cause: error })),
+      );
       res.on('end', () => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), truncated, durationMs: Math.round(performance.now() - started) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          truncated,
+          durationMs: Math.round(performance.now() - started),
+        });
       });
     });
     const body = request.body;

@@ -19,7 +19,9 @@ export async function resolveKeyring(config: Config, logger: Pick<Logger, 'warn'
     await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async () => {
       secret = (await readFile(file, 'utf8')).trim();
     });
-    logger.warn(`HERALD_SECRET_KEY is not set: generated one into ${file}. Back it up, or set HERALD_SECRET_KEY; without it encrypted data cannot be read.`);
+    logger.warn(
+      `HERALD_SECRET_KEY is not set: generated one into ${file}. Back it up, or set HERALD_SECRET_KEY; without it encrypted data cannot be read.`,
+    );
   }
   return { current: secret, previous: config.previousSecretKeys };
 }

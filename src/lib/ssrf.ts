@@ -9,7 +9,9 @@ import { BlockList, isIP } from 'node:net';
 export type LookupFn = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemLookup: LookupFn = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
 
 /** Why a destination was refused; `code` is stable (used as a validation rule name). */
 export class OutboundBlockedError extends Error {
@@ -23,21 +25,48 @@ export class OutboundBlockedError extends Error {
 
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64], ['2001::', 23],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
+  ['2001::', 23],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
 
 function ipv6Words(address: string): number[] | undefined {
   // Expand an IPv6 literal (with an optional trailing dotted IPv4) into eight 16-bit words.
-  let text = address.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  let text = address
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!;
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const parts = dotted[1]!.split('.').map(Number);
-    text = text.slice(0, -dotted[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1]!.length) +
+      `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const h = head ? head.split(':') : [];
@@ -82,7 +111,11 @@ export interface OutboundGuard {
    */
   checkUrl(url: string, options?: { requireHttps?: boolean }): Promise<URL>;
   /** A `lookup` for node:net / node:http that refuses blocked addresses at connect time. */
-  lookup: (hostname: string, options: unknown, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => void;
+  lookup: (
+    hostname: string,
+    options: unknown,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => void;
 }
 
 /** Parses HERALD_OUTBOUND_ALLOWLIST entries: hostnames, IPs and CIDRs. */
@@ -95,7 +128,8 @@ export function createOutboundGuard(options: { allowlist?: readonly string[]; lo
     if (!entry) continue;
     const [net, prefix] = entry.split('/') as [string, string | undefined];
     const family = isIP(net.replace(/^\[|\]$/g, ''));
-    if (family && prefix !== undefined) allowedNets.addSubnet(net.replace(/^\[|\]$/g, ''), Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+    if (family && prefix !== undefined)
+      allowedNets.addSubnet(net.replace(/^\[|\]$/g, ''), Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
     else if (family) allowedNets.addAddress(net.replace(/^\[|\]$/g, ''), family === 4 ? 'ipv4' : 'ipv6');
     else hosts.add(entry.replace(/\.$/, ''));
   }
@@ -104,7 +138,13 @@ export function createOutboundGuard(options: { allowlist?: readonly string[]; lo
     const family = isIP(bare);
     return family !== 0 && allowedNets.check(bare, family === 4 ? 'ipv4' : 'ipv6');
   };
-  const hostAllowed = (host: string) => hosts.has(host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')) || ipAllowed(host);
+  const hostAllowed = (host: string) =>
+    hosts.has(
+      host
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '')
+        .replace(/\.$/, ''),
+    ) || ipAllowed(host);
 
   async function addressesOf(host: string): Promise<LookupAddress[]> {
     const bare = host.replace(/^\[|\]$/g, '');
@@ -122,7 +162,11 @@ export function createOutboundGuard(options: { allowlist?: readonly string[]; lo
   function refuseBlocked(host: string, addresses: LookupAddress[]): void {
     if (hostAllowed(host)) return;
     const blocked = addresses.find((a) => !ipAllowed(a.address) && isBlockedAddress(a.address));
-    if (blocked) throw new OutboundBlockedError('address_blocked', `${host} resolves to ${blocked.address}, a private or reserved address Herald does not connect to (allow it with HERALD_OUTBOUND_ALLOWLIST).`);
+    if (blocked)
+      throw new OutboundBlockedError(
+        'address_blocked',
+        `${host} resolves to ${blocked.address}, a private or reserved address Herald does not connect to (allow it with HERALD_OUTBOUND_ALLOWLIST).`,
+      );
   }
 
   return {
@@ -134,10 +178,15 @@ export function createOutboundGuard(options: { allowlist?: readonly string[]; lo
       } catch {
         throw new OutboundBlockedError('url_invalid', 'Not a valid absolute URL.');
       }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundBlockedError('scheme_blocked', 'Only http and https URLs are supported.');
-      if (url.username || url.password) throw new OutboundBlockedError('url_invalid', 'URLs with credentials are not accepted.');
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        throw new OutboundBlockedError('scheme_blocked', 'Only http and https URLs are supported.');
+      if (url.username || url.password)
+        throw new OutboundBlockedError('url_invalid', 'URLs with credentials are not accepted.');
       if ((opts.requireHttps ?? true) && url.protocol !== 'https:' && !hostAllowed(url.hostname)) {
-        throw new OutboundBlockedError('scheme_blocked', 'https is required (plain http only for hosts in HERALD_OUTBOUND_ALLOWLIST).');
+        throw new OutboundBlockedError(
+          'scheme_blocked',
+          'https is required (plain http only for hosts in HERALD_OUTBOUND_ALLOWLIST).',
+        );
       }
       refuseBlocked(url.hostname, await addressesOf(url.hostname));
       return url;

@@ -10,7 +10,9 @@ import { scavenging, youngCollector } from './young-gc.ts';
 test('a scavenge runs each time another everyBytes have been counted, and V8 reports it as a minor collection', async () => {
   const minor: number[] = [];
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) minor.push(entry.duration);
+    for (const entry of list.getEntries())
+      if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+        minor.push(entry.duration);
   });
   observer.observe({ entryTypes: ['gc'] });
   const young = youngCollector(1024);
@@ -26,7 +28,7 @@ test('a scavenge runs each time another everyBytes have been counted, and V8 rep
   console.log(`# 11 scavenges took ${minor.reduce((a, b) => a + b, 0).toFixed(1)} ms in all`);
 });
 
-test('scavenging passes every byte through in order, carries the source\'s error on, and closes the source when destroyed', async () => {
+test("scavenging passes every byte through in order, carries the source's error on, and closes the source when destroyed", async () => {
   const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000, i));
   const out: Buffer[] = [];
   for await (const chunk of scavenging(Readable.from(chunks), 4096)) out.push(chunk as Buffer);
@@ -37,10 +39,16 @@ test('scavenging passes every byte through in order, carries the source\'s error
   failing.push(Buffer.alloc(10));
   failing.destroy(new Error('disk gone'));
   await assert.rejects(async () => {
-    for await (const _ of through) { /* drain */ }
+    for await (const _ of through) {
+      /* drain */
+    }
   }, /disk gone/);
 
-  const endless = new Readable({ read() { this.push(Buffer.alloc(1024)); } });
+  const endless = new Readable({
+    read() {
+      this.push(Buffer.alloc(1024));
+    },
+  });
   const reader = scavenging(endless);
   reader.destroy();
   await new Promise((resolve) => endless.once('close', resolve));

@@ -32,7 +32,10 @@ function collector(): Gc | null {
 }
 
 /** Counts a body's bytes and runs a scavenge each time another `everyBytes` have gone by. */
-export function youngCollector(everyBytes = YOUNG_GC_EVERY_BYTES): { count(bytes: number): void; readonly runs: number } {
+export function youngCollector(everyBytes = YOUNG_GC_EVERY_BYTES): {
+  count(bytes: number): void;
+  readonly runs: number;
+} {
   let since = 0;
   let runs = 0;
   return {

@@ -45,33 +45,66 @@ function resolveWorkspace(principal: Principal, header: string | undefined, argu
   const forbidden = () => new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key cannot reach that workspace.');
   const [only] = principal.reachable;
   if (principal.reachable.length === 1 && only) {
-    if ((header !== undefined && norm(header) !== only.id) || (argument !== undefined && norm(argument) !== only.id)) throw forbidden();
+    if ((header !== undefined && norm(header) !== only.id) || (argument !== undefined && norm(argument) !== only.id))
+      throw forbidden();
     return only;
   }
   if (header !== undefined) {
     if (argument !== undefined && norm(argument) !== norm(header)) {
-      throw new AppError('PUBLIC_API_BODY_INVALID', 'workspace_id differs from the x-herald-workspace-id header.', { details: [{ path: '/workspace_id', message: 'differs from the x-herald-workspace-id header' }] });
+      throw new AppError('PUBLIC_API_BODY_INVALID', 'workspace_id differs from the x-herald-workspace-id header.', {
+        details: [{ path: '/workspace_id', message: 'differs from the x-herald-workspace-id header' }],
+      });
     }
-    return find(norm(header)) ?? (() => { throw forbidden(); })();
+    return (
+      find(norm(header)) ??
+      (() => {
+        throw forbidden();
+      })()
+    );
   }
-  if (argument !== undefined) return find(norm(argument)) ?? (() => { throw forbidden(); })();
-  if (principal.reachable.length === 0) throw new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key reaches no workspace.');
-  throw new AppError('PUBLIC_API_WORKSPACE_REQUIRED', 'This key reaches several workspaces: pass workspace_id (list_workspaces lists them).');
+  if (argument !== undefined)
+    return (
+      find(norm(argument)) ??
+      (() => {
+        throw forbidden();
+      })()
+    );
+  if (principal.reachable.length === 0)
+    throw new AppError('PUBLIC_API_WORKSPACE_FORBIDDEN', 'This key reaches no workspace.');
+  throw new AppError(
+    'PUBLIC_API_WORKSPACE_REQUIRED',
+    'This key reaches several workspaces: pass workspace_id (list_workspaces lists them).',
+  );
 }
 
 /**
  * The brand a call applies to: the header's, else the workspace's default, else the key's only brand there (an
  * OAuth grant limited to one brand), else none — lists then cover the key's brands, and creating needs brand_id.
  */
-async function resolveBrand(pool: Pool, principal: Principal, workspace: Reachable, header: string | undefined): Promise<{ brandId: string | null; fromHeader: boolean }> {
+async function resolveBrand(
+  pool: Pool,
+  principal: Principal,
+  workspace: Reachable,
+  header: string | undefined,
+): Promise<{ brandId: string | null; fromHeader: boolean }> {
   const allowed = principal.brandIds;
-  const forbidden = new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not in this workspace or not reachable by this key.');
+  const forbidden = new AppError(
+    'PUBLIC_API_BRAND_FORBIDDEN',
+    'That brand is not in this workspace or not reachable by this key.',
+  );
   if (header !== undefined) {
     const id = header.trim();
-    if (id === '' || id.length > 100 || (allowed && !allowed.includes(id)) || !(await findBrand(pool, workspace.id, id))) throw forbidden;
+    if (
+      id === '' ||
+      id.length > 100 ||
+      (allowed && !allowed.includes(id)) ||
+      !(await findBrand(pool, workspace.id, id))
+    )
+      throw forbidden;
     return { brandId: id, fromHeader: true };
   }
-  if (workspace.default_brand_id && (!allowed || allowed.includes(workspace.default_brand_id))) return { brandId: workspace.default_brand_id, fromHeader: false };
+  if (workspace.default_brand_id && (!allowed || allowed.includes(workspace.default_brand_id)))
+    return { brandId: workspace.default_brand_id, fromHeader: false };
   const inWorkspace = [];
   for (const id of allowed ?? []) if (await findBrand(pool, workspace.id, id)) inWorkspace.push(id);
   return { brandId: inWorkspace.length === 1 ? inWorkspace[0]! : null, fromHeader: false };
@@ -80,31 +113,53 @@ async function resolveBrand(pool: Pool, principal: Principal, workspace: Reachab
 /** A schema failure in the REST codes, worded for tool arguments rather than HTTP parts. */
 function invalidArguments(errors: ValidateFunction['errors'], part: 'body' | 'querystring'): AppError {
   const error = toAppError({ validation: errors, validationContext: part })!;
-  return new AppError(error.code, error.message.replace(/^The (body|query string) is invalid/, 'The arguments are invalid'), { details: error.details });
+  return new AppError(
+    error.code,
+    error.message.replace(/^The (body|query string) is invalid/, 'The arguments are invalid'),
+    { details: error.details },
+  );
 }
 
 function failure(error: AppError, requestId: string, publicUrl: string): CallToolResult {
-  const { error: body } = errorBody(requestId, error.code, error.message, publicUrl, error.details) as { error: Record<string, unknown> };
-  const details = (error.details ?? []).slice(0, 10).map((d) => `\n- ${d.platform ? `${d.platform} · ` : ''}${d.rule ? `${d.rule} · ` : ''}${d.path ?? ''} ${d.message}`.trimEnd());
-  return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${details.join('')}` }], structuredContent: { error: body } };
+  const { error: body } = errorBody(requestId, error.code, error.message, publicUrl, error.details) as {
+    error: Record<string, unknown>;
+  };
+  const details = (error.details ?? [])
+    .slice(0, 10)
+    .map((d) =>
+      `\n- ${d.platform ? `${d.platform} · ` : ''}${d.rule ? `${d.rule} · ` : ''}${d.path ?? ''} ${d.message}`.trimEnd(),
+    );
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${error.code}: ${error.message}${details.join('')}` }],
+    structuredContent: { error: body },
+  };
 }
 
 export function createDispatcher(deps: DispatchDeps) {
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
-  const controlValidators = new Map<string, ValidateFunction>(deps.tools.map((t) => [t.name, bodyValidator(controlSchema(t))]));
+  const controlValidators = new Map<string, ValidateFunction>(
+    deps.tools.map((t) => [t.name, bodyValidator(controlSchema(t))]),
+  );
 
-  function checkArguments(tool: ToolDefinition, raw: Record<string, unknown>): { input: ToolInput; workspaceArg?: string; idempotencyKey?: string } {
+  function checkArguments(
+    tool: ToolDefinition,
+    raw: Record<string, unknown>,
+  ): { input: ToolInput; workspaceArg?: string; idempotencyKey?: string } {
     const args = structuredClone(raw);
     const control = controlValidators.get(tool.name)!;
     if (!control(args)) throw invalidArguments(control.errors, 'body');
     const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(args)) if (!(CONTROL_ARGS as readonly string[]).includes(key)) body[key] = value;
+    for (const [key, value] of Object.entries(args))
+      if (!(CONTROL_ARGS as readonly string[]).includes(key)) body[key] = value;
     if (tool.input) {
       const validate = bodyValidator(tool.input.schema);
       if (!validate(body)) throw invalidArguments(validate.errors, tool.input.part);
     } else if (Object.keys(body).length > 0) {
       const [extra] = Object.keys(body);
-      throw new AppError('PUBLIC_API_BODY_INVALID', `The arguments are invalid: /${extra} is not a known field.`, { details: [{ path: `/${extra}`, message: 'is not a known field' }] });
+      throw new AppError('PUBLIC_API_BODY_INVALID', `The arguments are invalid: /${extra} is not a known field.`, {
+        details: [{ path: `/${extra}`, message: 'is not a known field' }],
+      });
     }
     return {
       input: { id: args.id as string | undefined, body },
@@ -117,14 +172,27 @@ export function createDispatcher(deps: DispatchDeps) {
     const workspace = resolveWorkspace(call.principal, call.workspaceHeader, workspaceArg);
     const brand = await resolveBrand(deps.pool, call.principal, workspace, call.brandHeader);
     return {
-      db: deps.pool, workspaceId: workspace.id, workspaceMode: workspace.mode, brandId: brand.brandId, brandFromHeader: brand.fromHeader,
-      allowedBrandIds: call.principal.brandIds, userId: call.principal.userId, via: 'mcp',
+      db: deps.pool,
+      workspaceId: workspace.id,
+      workspaceMode: workspace.mode,
+      brandId: brand.brandId,
+      brandFromHeader: brand.fromHeader,
+      allowedBrandIds: call.principal.brandIds,
+      userId: call.principal.userId,
+      via: 'mcp',
     };
   }
 
-  async function execute(tool: ToolDefinition, call: CallContext, raw: Record<string, unknown>): Promise<CallToolResult> {
+  async function execute(
+    tool: ToolDefinition,
+    call: CallContext,
+    raw: Record<string, unknown>,
+  ): Promise<CallToolResult> {
     if (tool.scope && !call.principal.scopes.has(tool.scope)) {
-      throw new AppError('PUBLIC_API_SCOPE_FORBIDDEN', `${tool.name} needs the \`${tool.scope}\` scope, which this key lacks.`);
+      throw new AppError(
+        'PUBLIC_API_SCOPE_FORBIDDEN',
+        `${tool.name} needs the \`${tool.scope}\` scope, which this key lacks.`,
+      );
     }
     const { input, workspaceArg, idempotencyKey } = checkArguments(tool, raw);
     const service = tool.workspace ? await serviceContext(call, workspaceArg) : null;
@@ -134,20 +202,37 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     // Writes: the idempotency key is the API key, the tool and its canonical arguments, unless the caller gave one.
     const canonical = canonicalJson({ id: input.id, ...input.body });
-    const claim = idempotencyKey !== undefined
-      ? { key: `mcp:${idempotencyKey}`, ttlSeconds: OWN_KEY_TTL_SECONDS }
-      : { key: `mcp:auto:${sha256(`${call.principal.keyId}\n${tool.name}\n${canonical}`).toString('hex')}`, ttlSeconds: AUTO_KEY_TTL_SECONDS };
+    const claim =
+      idempotencyKey !== undefined
+        ? { key: `mcp:${idempotencyKey}`, ttlSeconds: OWN_KEY_TTL_SECONDS }
+        : {
+            key: `mcp:auto:${sha256(`${call.principal.keyId}\n${tool.name}\n${canonical}`).toString('hex')}`,
+            ttlSeconds: AUTO_KEY_TTL_SECONDS,
+          };
     const answer = await runIdempotent(
       deps,
-      { workspaceId: service.workspaceId, userId: call.principal.userId, fingerprint: sha256(`mcp\n${tool.name}\n${canonical}`), ...claim },
+      {
+        workspaceId: service.workspaceId,
+        userId: call.principal.userId,
+        fingerprint: sha256(`mcp\n${tool.name}\n${canonical}`),
+        ...claim,
+      },
       call.requestId,
-      async (tx) => ({ status: 200, data: await tool.run({ principal: call.principal, service: { ...service, db: tx } }, input) }),
+      async (tx) => ({
+        status: 200,
+        data: await tool.run({ principal: call.principal, service: { ...service, db: tx } }, input),
+      }),
     );
     const data = (JSON.parse(answer.text) as { data: Record<string, unknown> }).data;
     const summary = tool.summarize(data, input);
     if (!answer.replayed) return { content: [{ type: 'text', text: summary }], structuredContent: data };
     return {
-      content: [{ type: 'text', text: `Repeat of an identical earlier call: nothing was done again; this is the first call's result (pass a new idempotency_key to really do it again).\n${summary}` }],
+      content: [
+        {
+          type: 'text',
+          text: `Repeat of an identical earlier call: nothing was done again; this is the first call's result (pass a new idempotency_key to really do it again).\n${summary}`,
+        },
+      ],
       structuredContent: data,
       _meta: { 'herald/idempotent_replayed': true },
     };
@@ -167,7 +252,14 @@ export function createDispatcher(deps: DispatchDeps) {
         const known = toAppError(error);
         if (known) return failure(known, call.requestId, deps.publicUrl);
         call.log.error({ err: error, tool: name }, 'mcp tool failed');
-        return failure(new AppError('PUBLIC_API_INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${call.requestId} if you report it.`), call.requestId, deps.publicUrl);
+        return failure(
+          new AppError(
+            'PUBLIC_API_INTERNAL_ERROR',
+            `Something went wrong on our side. Quote request id ${call.requestId} if you report it.`,
+          ),
+          call.requestId,
+          deps.publicUrl,
+        );
       }
     },
   };

@@ -29,35 +29,51 @@ export interface McpEndpointDeps {
  * The SDK (some 7 MiB of heap, mostly its schemas) loads with the first MCP message, not at start: a process that
  * never serves MCP does not carry it, and a smaller resident heap makes every garbage collection cheaper.
  */
-let sdk: Promise<{
-  Server: typeof SdkServer.Server;
-  Transport: typeof SdkTransport.WebStandardStreamableHTTPServerTransport;
-  CallToolRequestSchema: typeof SdkTypes.CallToolRequestSchema;
-  ListToolsRequestSchema: typeof SdkTypes.ListToolsRequestSchema;
-}> | undefined;
+let sdk:
+  | Promise<{
+      Server: typeof SdkServer.Server;
+      Transport: typeof SdkTransport.WebStandardStreamableHTTPServerTransport;
+      CallToolRequestSchema: typeof SdkTypes.CallToolRequestSchema;
+      ListToolsRequestSchema: typeof SdkTypes.ListToolsRequestSchema;
+    }>
+  | undefined;
 export function loadSdk(): NonNullable<typeof sdk> {
   sdk ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([server, transport, types]) => ({
-    Server: server.Server, Transport: transport.WebStandardStreamableHTTPServerTransport,
-    CallToolRequestSchema: types.CallToolRequestSchema, ListToolsRequestSchema: types.ListToolsRequestSchema,
+    Server: server.Server,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
   }));
   return sdk;
 }
 
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 
-function rpcError(reply: FastifyReply, status: number, code: number, message: string, extra: { id?: unknown; data?: unknown; headers?: Record<string, string> } = {}): FastifyReply {
+function rpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  extra: { id?: unknown; data?: unknown; headers?: Record<string, string> } = {},
+): FastifyReply {
   const error: Record<string, unknown> = { code, message };
   if (extra.data !== undefined) error.data = extra.data;
-  return reply.code(status).headers(extra.headers ?? {}).type('application/json; charset=utf-8').send(JSON.stringify({ jsonrpc: '2.0', id: extra.id ?? null, error }));
+  return reply
+    .code(status)
+    .headers(extra.headers ?? {})
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ jsonrpc: '2.0', id: extra.id ?? null, error }));
 }
 
 /** `key="value"` pairs of a WWW-Authenticate challenge (quotes and backslashes escaped). */
 function challenge(params: Record<string, string | undefined>): string {
-  const parts = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}="${v!.replace(/["\\]/g, '\\$&')}"`);
+  const parts = Object.entries(params)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}="${v!.replace(/["\\]/g, '\\$&')}"`);
   return `Bearer ${parts.join(', ')}`;
 }
 
@@ -77,7 +93,11 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
     const origin = request.headers.origin;
     if (origin === undefined) return true;
     if (!allowedOrigins.has(origin)) return false;
-    reply.headers({ 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version, retry-after' });
+    reply.headers({
+      'access-control-allow-origin': origin,
+      vary: 'Origin',
+      'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version, retry-after',
+    });
     return true;
   }
 
@@ -86,16 +106,32 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
     const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
     const scope = deps.toolScopes.join(' ');
     if (!match) {
-      return rpcError(reply, 401, -32001, 'Authorization required: connect through OAuth (see WWW-Authenticate) or send a Herald API key as a bearer token.', {
-        data: { code: 'PUBLIC_API_AUTH_REQUIRED' }, headers: { 'www-authenticate': challenge({ resource_metadata: deps.urls.resourceMetadataUrl, scope }) },
-      });
+      return rpcError(
+        reply,
+        401,
+        -32001,
+        'Authorization required: connect through OAuth (see WWW-Authenticate) or send a Herald API key as a bearer token.',
+        {
+          data: { code: 'PUBLIC_API_AUTH_REQUIRED' },
+          headers: { 'www-authenticate': challenge({ resource_metadata: deps.urls.resourceMetadataUrl, scope }) },
+        },
+      );
     }
     const result = await deps.authenticator.authenticate(match[1]!);
     if (!result.ok) {
-      const description = result.code === 'PUBLIC_API_KEY_EXPIRED' ? 'The access token has expired.' : 'The access token is not valid (unknown, revoked or malformed).';
+      const description =
+        result.code === 'PUBLIC_API_KEY_EXPIRED'
+          ? 'The access token has expired.'
+          : 'The access token is not valid (unknown, revoked or malformed).';
       return rpcError(reply, 401, -32001, description, {
         data: { code: result.code },
-        headers: { 'www-authenticate': challenge({ error: 'invalid_token', error_description: description, resource_metadata: deps.urls.resourceMetadataUrl }) },
+        headers: {
+          'www-authenticate': challenge({
+            error: 'invalid_token',
+            error_description: description,
+            resource_metadata: deps.urls.resourceMetadataUrl,
+          }),
+        },
       });
     }
     return result.principal;
@@ -106,40 +142,67 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
     mcp.setErrorHandler((error, request, reply) => {
       const known = toAppError(error);
       if (known && known.status < 500) {
-        const parse = known.code === 'PUBLIC_API_BODY_INVALID' || known.code === 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' || known.code === 'PUBLIC_API_PAYLOAD_TOO_LARGE';
-        return rpcError(reply, known.status, parse ? -32700 : -32600, known.message, { data: { code: known.code }, headers: known.headers });
+        const parse =
+          known.code === 'PUBLIC_API_BODY_INVALID' ||
+          known.code === 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' ||
+          known.code === 'PUBLIC_API_PAYLOAD_TOO_LARGE';
+        return rpcError(reply, known.status, parse ? -32700 : -32600, known.message, {
+          data: { code: known.code },
+          headers: known.headers,
+        });
       }
-      if (known) return rpcError(reply, known.status, -32603, known.message, { data: { code: known.code }, headers: known.headers });
+      if (known)
+        return rpcError(reply, known.status, -32603, known.message, {
+          data: { code: known.code },
+          headers: known.headers,
+        });
       request.log.error({ err: error }, 'mcp request failed');
-      return rpcError(reply, 500, -32603, `Internal error; quote request id ${request.id} if you report it.`, { data: { code: 'PUBLIC_API_INTERNAL_ERROR' } });
+      return rpcError(reply, 500, -32603, `Internal error; quote request id ${request.id} if you report it.`, {
+        data: { code: 'PUBLIC_API_INTERNAL_ERROR' },
+      });
     });
 
     mcp.route({
-      method: ['GET', 'DELETE'], url: '/mcp', ...hide,
+      method: ['GET', 'DELETE'],
+      url: '/mcp',
+      ...hide,
       // Stateless: no server-initiated stream and no session to end (Streamable HTTP allows 405 for both).
       handler: async (request, reply) => {
         allowOrigin(request, reply);
-        return rpcError(reply, 405, -32000, 'This server is stateless: POST JSON-RPC messages to /mcp.', { headers: { allow: 'POST' } });
+        return rpcError(reply, 405, -32000, 'This server is stateless: POST JSON-RPC messages to /mcp.', {
+          headers: { allow: 'POST' },
+        });
       },
     });
 
     mcp.options('/mcp', hide, async (request, reply) => {
       if (!allowOrigin(request, reply)) return reply.code(403).send();
-      return reply.code(204).headers({
-        'access-control-allow-methods': 'POST, GET, DELETE',
-        'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-herald-workspace-id, x-herald-brand-id',
-        'access-control-max-age': '600',
-      }).send();
+      return reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'POST, GET, DELETE',
+          'access-control-allow-headers':
+            'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-herald-workspace-id, x-herald-brand-id',
+          'access-control-max-age': '600',
+        })
+        .send();
     });
 
     mcp.post('/mcp', hide, async (request, reply) => {
       if (!allowOrigin(request, reply)) {
-        return rpcError(reply, 403, -32000, `Origin ${String(request.headers.origin)} may not call this server (see HERALD_MCP_ALLOWED_ORIGINS).`);
+        return rpcError(
+          reply,
+          403,
+          -32000,
+          `Origin ${String(request.headers.origin)} may not call this server (see HERALD_MCP_ALLOWED_ORIGINS).`,
+        );
       }
       const principal = await authenticate(request, reply);
       if (!('keyId' in principal)) return principal;
       const messages = (Array.isArray(request.body) ? request.body : [request.body]) as RpcMessage[];
-      const calls = messages.filter((m) => m && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string');
+      const calls = messages.filter(
+        (m) => m && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string',
+      );
       const tools = calls.map((m) => ({ message: m, tool: deps.dispatcher.byName.get(m.params!.name as string) }));
 
       const writes = tools.some((t) => t.tool?.mutates);
@@ -148,29 +211,58 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
       const limitHeaders = rateLimitHeaders(decision, budget.name);
       reply.headers(limitHeaders);
       if (!decision.allowed) {
-        return rpcError(reply, 429, -32000, `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${limitHeaders['retry-after']} s.`, { id: messages[0]?.id, data: { code: 'PUBLIC_API_RATE_LIMITED' } });
+        return rpcError(
+          reply,
+          429,
+          -32000,
+          `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${limitHeaders['retry-after']} s.`,
+          { id: messages[0]?.id, data: { code: 'PUBLIC_API_RATE_LIMITED' } },
+        );
       }
 
       const lacking = tools.find((t) => t.tool?.scope && !principal.scopes.has(t.tool.scope));
       if (lacking?.tool?.scope) {
         // Ask for what the key has plus what is missing, so a step-up keeps the existing permissions.
         const wanted = [...new Set([...principal.scopes, lacking.tool.scope])].join(' ');
-        return rpcError(reply, 403, -32001, `${lacking.tool.name} needs the ${lacking.tool.scope} scope, which this key lacks.`, {
-          id: lacking.message.id, data: { code: 'PUBLIC_API_SCOPE_FORBIDDEN', scope: lacking.tool.scope },
-          headers: { 'www-authenticate': challenge({ error: 'insufficient_scope', scope: wanted, resource_metadata: deps.urls.resourceMetadataUrl, error_description: `Needs ${lacking.tool.scope}.` }) },
-        });
+        return rpcError(
+          reply,
+          403,
+          -32001,
+          `${lacking.tool.name} needs the ${lacking.tool.scope} scope, which this key lacks.`,
+          {
+            id: lacking.message.id,
+            data: { code: 'PUBLIC_API_SCOPE_FORBIDDEN', scope: lacking.tool.scope },
+            headers: {
+              'www-authenticate': challenge({
+                error: 'insufficient_scope',
+                scope: wanted,
+                resource_metadata: deps.urls.resourceMetadataUrl,
+                error_description: `Needs ${lacking.tool.scope}.`,
+              }),
+            },
+          },
+        );
       }
 
       const { Server, Transport, CallToolRequestSchema, ListToolsRequestSchema } = await loadSdk();
-      const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+      const server = new Server(SERVER_INFO, {
+        capabilities: { tools: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+      });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
-      server.setRequestHandler(CallToolRequestSchema, async (call) => deps.dispatcher.call({
-        principal,
-        workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
-        brandHeader: singleHeader(request.headers['x-herald-brand-id']),
-        requestId: request.id,
-        log: request.log,
-      }, call.params.name, call.params.arguments));
+      server.setRequestHandler(CallToolRequestSchema, async (call) =>
+        deps.dispatcher.call(
+          {
+            principal,
+            workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
+            brandHeader: singleHeader(request.headers['x-herald-brand-id']),
+            requestId: request.id,
+            log: request.log,
+          },
+          call.params.name,
+          call.params.arguments,
+        ),
+      );
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);
@@ -179,10 +271,13 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           const value = request.headers[name];
           if (typeof value === 'string') headers.set(name, value);
         }
-        const response = await transport.handleRequest(new Request(deps.urls.mcpResource, { method: 'POST', headers }), {
-          parsedBody: request.body,
-          authInfo: { token: 'redacted', clientId: principal.keyId, scopes: [...principal.scopes] },
-        });
+        const response = await transport.handleRequest(
+          new Request(deps.urls.mcpResource, { method: 'POST', headers }),
+          {
+            parsedBody: request.body,
+            authInfo: { token: 'redacted', clientId: principal.keyId, scopes: [...principal.scopes] },
+          },
+        );
         reply.code(response.status);
         response.headers.forEach((value, name) => {
           if (name !== 'content-length') reply.header(name, value);

@@ -23,7 +23,12 @@ import { describeTool, type ToolDefinition } from './tools/tool.ts';
 
 /** Every tool, in the order tools/list shows them. Later features add theirs here. */
 export function mcpTools(container: Container): ToolDefinition[] {
-  return [...postsTools(container.posts), ...mediaTools(container.media), ...connectionsTools(), ...catalogueTools(container.pool)];
+  return [
+    ...postsTools(container.posts),
+    ...mediaTools(container.media),
+    ...connectionsTools(),
+    ...catalogueTools(container.pool),
+  ];
 }
 
 export async function registerMcp(app: FastifyInstance, container: Container): Promise<void> {
@@ -31,22 +36,43 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
   const urls = authServerUrls(config.publicUrl);
   const tools = mcpTools(container);
   const toolScopes = [...new Set(tools.map((t) => t.scope).filter((s): s is Scope => s !== null))];
-  const grants = createGrantsService({ pool, keyring, clock, accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds, grantTtlDays: config.oauth.grantTtlDays });
+  const grants = createGrantsService({
+    pool,
+    keyring,
+    clock,
+    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    grantTtlDays: config.oauth.grantTtlDays,
+  });
   const lookupClient = (id: string) => findClient(pool, id);
   const fetchDocument = guardedDocumentFetcher(container.outboundGuard);
-  const resolveClient = (id: string) => (isClientIdUrl(id) ? resolveClientDocument(pool, id, fetchDocument, clock.now()) : findClient(pool, id));
+  const resolveClient = (id: string) =>
+    isClientIdUrl(id) ? resolveClientDocument(pool, id, fetchDocument, clock.now()) : findClient(pool, id);
 
   registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: true });
 
   await app.register(async (oauth) => {
     acceptForms(oauth);
     registerOAuthErrorHandler(oauth);
-    await registerTokenRoutes(oauth, { pool, clock, grants, rateLimiter, registrationBudget: budgetsFor(config.rateLimits).anonymous, findClient: lookupClient });
+    await registerTokenRoutes(oauth, {
+      pool,
+      clock,
+      grants,
+      rateLimiter,
+      registrationBudget: budgetsFor(config.rateLimits).anonymous,
+      findClient: lookupClient,
+    });
     // The authorization endpoint talks to a person: its errors are pages.
     await oauth.register(async (pages) => {
       pages.setErrorHandler((error, request, reply) => renderPageError(error, request, reply));
       registerAuthorizeRoutes(pages, {
-        pool, clock, urls, grants, grantTtlDays: config.oauth.grantTtlDays, findClient: lookupClient, resolveClient, defaultScopes: toolScopes,
+        pool,
+        clock,
+        urls,
+        grants,
+        grantTtlDays: config.oauth.grantTtlDays,
+        findClient: lookupClient,
+        resolveClient,
+        defaultScopes: toolScopes,
         web: { db: pool, keyring, config },
       });
     });
@@ -54,6 +80,12 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
 
   const dispatcher = createDispatcher({ pool, keyring, publicUrl: config.publicUrl, tools });
   await registerMcpEndpoint(app, {
-    config, authenticator: container.authenticator, rateLimiter, urls, dispatcher, tools: tools.map(describeTool), toolScopes,
+    config,
+    authenticator: container.authenticator,
+    rateLimiter,
+    urls,
+    dispatcher,
+    tools: tools.map(describeTool),
+    toolScopes,
   });
 }

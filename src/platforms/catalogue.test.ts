@@ -31,7 +31,7 @@ test('limits are positive: text length, media items, bytes and counts of every k
   }
 });
 
-test('every platform accepts the empty string in check() (text-required is the caller\'s rule)', () => {
+test("every platform accepts the empty string in check() (text-required is the caller's rule)", () => {
   for (const name of PLATFORM_NAMES) assert.deepEqual(PLATFORM_LIMITS[name].text.check(''), [], name);
 });
 
@@ -45,8 +45,11 @@ test('the description uses snake_case and leaves out absent optional fields', ()
       kinds: {
         image: { content_types: ['image/jpeg'], max_bytes: 8_000_000, max_count: 10 },
         video: {
-          content_types: ['video/mp4', 'video/quicktime'], max_bytes: 300_000_000, max_count: 10,
-          min_duration_ms: 3_000, max_duration_ms: 900_000,
+          content_types: ['video/mp4', 'video/quicktime'],
+          max_bytes: 300_000_000,
+          max_count: 10,
+          min_duration_ms: 3_000,
+          max_duration_ms: 900_000,
         },
       },
     },

@@ -18,7 +18,14 @@ export function messageOf(body: string): string {
   try {
     const json = JSON.parse(body) as Record<string, unknown>;
     const first = Array.isArray(json.errors) ? (json.errors[0] as Record<string, unknown> | undefined) : undefined;
-    const text = json.detail ?? json.message ?? json.error_description ?? first?.message ?? first?.detail ?? json.error ?? json.title;
+    const text =
+      json.detail ??
+      json.message ??
+      json.error_description ??
+      first?.message ??
+      first?.detail ??
+      json.error ??
+      json.title;
     if (typeof text === 'string' && text.trim()) return text.trim();
   } catch {
     // not JSON: fall through to the text itself
@@ -29,7 +36,9 @@ export function messageOf(body: string): string {
 export function classify(res: PlatformResponse, rules: ErrorRule[], platform: string): PlatformError {
   const text = res.text();
   const rule = rules.find((r) => {
-    const inStatus = Array.isArray(r.status) ? res.status >= r.status[0] && res.status <= r.status[1] : res.status === r.status;
+    const inStatus = Array.isArray(r.status)
+      ? res.status >= r.status[0] && res.status <= r.status[1]
+      : res.status === r.status;
     return inStatus && (!r.body || r.body.test(text));
   });
   const kind: PlatformErrorKind = rule?.kind ?? (res.status >= 500 ? 'transient' : 'permanent');

@@ -14,20 +14,90 @@ export interface PlatformErrorDefinition {
 }
 
 export const PLATFORM_ERRORS = {
-  PLATFORM_RECONNECT_REQUIRED: { kind: 'auth_expired', category: 'auth', retryable: false, when: 'The platform no longer accepts the connection\'s token and refreshing it failed; reconnect the account.' },
-  PLATFORM_PERMISSION_DENIED: { kind: 'permanent', category: 'auth', retryable: false, when: 'The account may not do this (missing scope, suspended or restricted account).' },
-  PLATFORM_CONNECTION_UNAVAILABLE: { kind: 'permanent', category: 'auth', retryable: false, when: 'The target\'s connection was disconnected or removed before the post went out.' },
-  PLATFORM_RATE_LIMITED: { kind: 'rate_limited', category: 'rate_limit', retryable: true, when: 'The platform\'s rate limit was reached; Herald waited for the reset and retried until its retry budget ran out.' },
-  PLATFORM_QUOTA_EXHAUSTED: { kind: 'permanent', category: 'rate_limit', retryable: true, when: 'A daily or monthly cap of the account or app is spent (X usage-capped); retry after it resets.' },
-  PLATFORM_CONTENT_REJECTED: { kind: 'invalid_content', category: 'content', retryable: false, when: 'The platform refused the text or options (too long, invalid, not allowed).' },
-  PLATFORM_DUPLICATE: { kind: 'invalid_content', category: 'content', retryable: false, when: 'The platform refused the post as a duplicate of a recent one (X).' },
-  PLATFORM_MEDIA_REJECTED: { kind: 'media_rejected', category: 'media', retryable: false, when: 'The platform refused or failed to process a media item.' },
-  PLATFORM_API_VERSION_RETIRED: { kind: 'permanent', category: 'platform', retryable: false, when: 'The platform retired the API version Herald speaks; upgrade Herald.' },
-  PLATFORM_REJECTED: { kind: 'permanent', category: 'platform', retryable: false, when: 'The platform refused the request for another reason; see the message and the platform\'s answer.' },
-  PLATFORM_UNAVAILABLE: { kind: 'transient', category: 'platform', retryable: true, when: 'The platform answered with a server error or was overloaded, through every retry.' },
-  PLATFORM_NETWORK_ERROR: { kind: 'transient', category: 'network', retryable: true, when: 'The platform could not be reached (connection refused, DNS), through every retry.' },
-  PLATFORM_DESTINATION_BLOCKED: { kind: 'permanent', category: 'network', retryable: false, when: 'The instance or service address is private or reserved and not in HERALD_OUTBOUND_ALLOWLIST.' },
-  PLATFORM_UNKNOWN_OUTCOME: { kind: 'unknown_outcome', category: 'network', retryable: true, when: 'A request was sent but no answer came (timeout, reset); Herald looks the post up before it ever sends again.' },
+  PLATFORM_RECONNECT_REQUIRED: {
+    kind: 'auth_expired',
+    category: 'auth',
+    retryable: false,
+    when: "The platform no longer accepts the connection's token and refreshing it failed; reconnect the account.",
+  },
+  PLATFORM_PERMISSION_DENIED: {
+    kind: 'permanent',
+    category: 'auth',
+    retryable: false,
+    when: 'The account may not do this (missing scope, suspended or restricted account).',
+  },
+  PLATFORM_CONNECTION_UNAVAILABLE: {
+    kind: 'permanent',
+    category: 'auth',
+    retryable: false,
+    when: "The target's connection was disconnected or removed before the post went out.",
+  },
+  PLATFORM_RATE_LIMITED: {
+    kind: 'rate_limited',
+    category: 'rate_limit',
+    retryable: true,
+    when: "The platform's rate limit was reached; Herald waited for the reset and retried until its retry budget ran out.",
+  },
+  PLATFORM_QUOTA_EXHAUSTED: {
+    kind: 'permanent',
+    category: 'rate_limit',
+    retryable: true,
+    when: 'A daily or monthly cap of the account or app is spent (X usage-capped); retry after it resets.',
+  },
+  PLATFORM_CONTENT_REJECTED: {
+    kind: 'invalid_content',
+    category: 'content',
+    retryable: false,
+    when: 'The platform refused the text or options (too long, invalid, not allowed).',
+  },
+  PLATFORM_DUPLICATE: {
+    kind: 'invalid_content',
+    category: 'content',
+    retryable: false,
+    when: 'The platform refused the post as a duplicate of a recent one (X).',
+  },
+  PLATFORM_MEDIA_REJECTED: {
+    kind: 'media_rejected',
+    category: 'media',
+    retryable: false,
+    when: 'The platform refused or failed to process a media item.',
+  },
+  PLATFORM_API_VERSION_RETIRED: {
+    kind: 'permanent',
+    category: 'platform',
+    retryable: false,
+    when: 'The platform retired the API version Herald speaks; upgrade Herald.',
+  },
+  PLATFORM_REJECTED: {
+    kind: 'permanent',
+    category: 'platform',
+    retryable: false,
+    when: "The platform refused the request for another reason; see the message and the platform's answer.",
+  },
+  PLATFORM_UNAVAILABLE: {
+    kind: 'transient',
+    category: 'platform',
+    retryable: true,
+    when: 'The platform answered with a server error or was overloaded, through every retry.',
+  },
+  PLATFORM_NETWORK_ERROR: {
+    kind: 'transient',
+    category: 'network',
+    retryable: true,
+    when: 'The platform could not be reached (connection refused, DNS), through every retry.',
+  },
+  PLATFORM_DESTINATION_BLOCKED: {
+    kind: 'permanent',
+    category: 'network',
+    retryable: false,
+    when: 'The instance or service address is private or reserved and not in HERALD_OUTBOUND_ALLOWLIST.',
+  },
+  PLATFORM_UNKNOWN_OUTCOME: {
+    kind: 'unknown_outcome',
+    category: 'network',
+    retryable: true,
+    when: 'A request was sent but no answer came (timeout, reset); Herald looks the post up before it ever sends again.',
+  },
 } as const satisfies Record<string, PlatformErrorDefinition>;
 
 export type PlatformErrorCode = keyof typeof PLATFORM_ERRORS;

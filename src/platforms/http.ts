@@ -97,18 +97,29 @@ export function parseRateLimit(headers: IncomingHttpHeaders, now: number): RateL
   return {
     limit: num('x-rate-limit-limit') ?? num('x-ratelimit-limit') ?? num('ratelimit-limit'),
     remaining: num('x-rate-limit-remaining') ?? num('x-ratelimit-remaining') ?? num('ratelimit-remaining'),
-    resetAt: parseReset(header(headers, 'x-rate-limit-reset') ?? header(headers, 'x-ratelimit-reset') ?? header(headers, 'ratelimit-reset'), now),
+    resetAt: parseReset(
+      header(headers, 'x-rate-limit-reset') ??
+        header(headers, 'x-ratelimit-reset') ??
+        header(headers, 'ratelimit-reset'),
+      now,
+    ),
   };
 }
 
 /** Retry-After (seconds or HTTP date); else, when the window is spent or the answer is a 429, its reset. */
-export function retryAfterMs(status: number, headers: IncomingHttpHeaders, rateLimit: RateLimitInfo, now: number): number | undefined {
+export function retryAfterMs(
+  status: number,
+  headers: IncomingHttpHeaders,
+  rateLimit: RateLimitInfo,
+  now: number,
+): number | undefined {
   const raw = header(headers, 'retry-after');
   if (raw !== undefined) {
     const at = /^\d+$/.test(raw.trim()) ? now + Number(raw) * 1000 : Date.parse(raw);
     if (!Number.isNaN(at)) return Math.max(0, at - now);
   }
-  if ((status === 429 || rateLimit.remaining === 0) && rateLimit.resetAt) return Math.max(0, rateLimit.resetAt.getTime() - now);
+  if ((status === 429 || rateLimit.remaining === 0) && rateLimit.resetAt)
+    return Math.max(0, rateLimit.resetAt.getTime() - now);
   return undefined;
 }
 
@@ -124,7 +135,9 @@ function encodeQuery(query: PlatformRequest['query']): string {
 }
 
 /** A multipart/form-data body streamed part by part, with its exact length (some platforms require one). */
-async function multipartBody(fields: Record<string, string | MultipartFile>): Promise<{ stream: Readable; contentType: string; size: number }> {
+async function multipartBody(
+  fields: Record<string, string | MultipartFile>,
+): Promise<{ stream: Readable; contentType: string; size: number }> {
   const boundary = `----herald${randomBytes(12).toString('hex')}`;
   const chunks: Array<Buffer | (() => Promise<Readable>)> = [];
   let size = 0;
@@ -137,7 +150,11 @@ async function multipartBody(fields: Record<string, string | MultipartFile>): Pr
       push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
     } else {
       const safeName = value.filename.replace(/["\r\n]/g, '_');
-      push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${safeName}"\r\nContent-Type: ${value.contentType}\r\n\r\n`));
+      push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${safeName}"\r\nContent-Type: ${value.contentType}\r\n\r\n`,
+        ),
+      );
       if (Buffer.isBuffer(value.data)) push(value.data);
       else {
         chunks.push(value.data);
@@ -153,7 +170,8 @@ async function multipartBody(fields: Record<string, string | MultipartFile>): Pr
       if (Buffer.isBuffer(chunk)) {
         if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));
       } else {
-        for await (const piece of await chunk()) if (!stream.write(piece)) await new Promise((r) => stream.once('drain', r));
+        for await (const piece of await chunk())
+          if (!stream.write(piece)) await new Promise((r) => stream.once('drain', r));
       }
     }
     stream.end();
@@ -168,8 +186,14 @@ export function createPlatformHttp(options: PlatformHttpOptions): PlatformHttp {
   return {
     baseUrl,
     async request(req) {
-      const url = /^https?:\/\//.test(req.path) ? req.path : `${baseUrl}${req.path.startsWith('/') ? '' : '/'}${req.path}`;
-      const headers: Record<string, string | number> = { accept: 'application/json', 'user-agent': options.userAgent ?? 'Herald', ...req.headers };
+      const url = /^https?:\/\//.test(req.path)
+        ? req.path
+        : `${baseUrl}${req.path.startsWith('/') ? '' : '/'}${req.path}`;
+      const headers: Record<string, string | number> = {
+        accept: 'application/json',
+        'user-agent': options.userAgent ?? 'Herald',
+        ...req.headers,
+      };
       if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
       let body: OutboundRequest['body'];
       if (req.json !== undefined) {
@@ -192,7 +216,14 @@ export function createPlatformHttp(options: PlatformHttpOptions): PlatformHttp {
       if (typeof body === 'string') headers['content-length'] = Buffer.byteLength(body);
       let res: OutboundResponse;
       try {
-        res = await transport({ method: req.method, url: url + encodeQuery(req.query), headers, body, timeoutMs: req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, guard: options.guard });
+        res = await transport({
+          method: req.method,
+          url: url + encodeQuery(req.query),
+          headers,
+          body,
+          timeoutMs: req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          guard: options.guard,
+        });
       } catch (error) {
         throw networkError(error, req.method, new URL(url).host);
       }
@@ -207,7 +238,12 @@ export function createPlatformHttp(options: PlatformHttpOptions): PlatformHttp {
           try {
             return JSON.parse(res.body.toString('utf8')) as T;
           } catch {
-            throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `${new URL(url).host} answered ${res.status} with a body that is not JSON.`, { platformStatus: res.status, platformBody: res.body.toString('utf8') });
+            throw new PlatformError(
+              'transient',
+              'PLATFORM_UNAVAILABLE',
+              `${new URL(url).host} answered ${res.status} with a body that is not JSON.`,
+              { platformStatus: res.status, platformBody: res.body.toString('utf8') },
+            );
           }
         },
         rateLimit,
@@ -220,13 +256,34 @@ export function createPlatformHttp(options: PlatformHttpOptions): PlatformHttp {
 /** A failure before any HTTP answer. Only a sent mutation has an unknown outcome: a GET can simply be repeated. */
 export function networkError(error: unknown, method: HttpMethod, host: string): PlatformError {
   if (error instanceof OutboundError) {
-    if (error.kind === 'blocked') return new PlatformError('permanent', 'PLATFORM_DESTINATION_BLOCKED', `Refused to contact ${host}: ${error.message}`, { cause: error });
+    if (error.kind === 'blocked')
+      return new PlatformError(
+        'permanent',
+        'PLATFORM_DESTINATION_BLOCKED',
+        `Refused to contact ${host}: ${error.message}`,
+        { cause: error },
+      );
     if (error.sent && method !== 'GET' && (error.kind === 'timeout' || error.kind === 'reset')) {
-      return new PlatformError('unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME', `${host} did not answer a ${method} that was sent (${error.kind}); it may have taken effect.`, { cause: error });
+      return new PlatformError(
+        'unknown_outcome',
+        'PLATFORM_UNKNOWN_OUTCOME',
+        `${host} did not answer a ${method} that was sent (${error.kind}); it may have taken effect.`,
+        { cause: error },
+      );
     }
-    return new PlatformError('transient', 'PLATFORM_NETWORK_ERROR', `${host} could not be reached (${error.kind}): ${error.message}`, { cause: error });
+    return new PlatformError(
+      'transient',
+      'PLATFORM_NETWORK_ERROR',
+      `${host} could not be reached (${error.kind}): ${error.message}`,
+      { cause: error },
+    );
   }
-  return new PlatformError('transient', 'PLATFORM_NETWORK_ERROR', `${host}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  return new PlatformError(
+    'transient',
+    'PLATFORM_NETWORK_ERROR',
+    `${host}: ${(error as Error)?.message ?? String(error)}`,
+    { cause: error },
+  );
 }
 
 /** Reads a stream fully (media bytes for platforms that take them in one request). */

@@ -27,11 +27,16 @@ export interface PlatformRegistry {
   available(): PlatformName[];
 }
 
-export function createPlatformRegistry(configs: Partial<Record<PlatformName, Partial<AdapterConfig>>> = {}): PlatformRegistry {
+export function createPlatformRegistry(
+  configs: Partial<Record<PlatformName, Partial<AdapterConfig>>> = {},
+): PlatformRegistry {
   const adapters = new Map<PlatformName, PlatformAdapter>();
   for (const [name, factory] of Object.entries(ADAPTERS) as Array<[PlatformName, AdapterFactory]>) {
     const c = configs[name] ?? {};
-    adapters.set(name, factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret, apiVersion: c.apiVersion }));
+    adapters.set(
+      name,
+      factory({ apiUrl: c.apiUrl, clientId: c.clientId, clientSecret: c.clientSecret, apiVersion: c.apiVersion }),
+    );
   }
   return {
     get: (platform) => adapters.get(platform),

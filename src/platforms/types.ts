@@ -24,7 +24,14 @@ import type { MediaKind, PlatformLimits, PlatformName } from './limits.ts';
 export type { PlatformName } from './limits.ts';
 
 /** The seven kinds of adapter failure; the publish task alone decides what each means (retry, fail, reconnect). */
-export type PlatformErrorKind = 'auth_expired' | 'rate_limited' | 'invalid_content' | 'media_rejected' | 'transient' | 'unknown_outcome' | 'permanent';
+export type PlatformErrorKind =
+  | 'auth_expired'
+  | 'rate_limited'
+  | 'invalid_content'
+  | 'media_rejected'
+  | 'transient'
+  | 'unknown_outcome'
+  | 'permanent';
 
 /** A failure of a platform call, as plain data. Thrown by adapters and by the HTTP client. */
 export class PlatformError extends Error {
@@ -35,7 +42,12 @@ export class PlatformError extends Error {
   readonly platformStatus: number | undefined;
   /** The platform's answer, truncated for storage. */
   readonly platformBody: string | undefined;
-  constructor(kind: PlatformErrorKind, code: PlatformErrorCode, message: string, extra: { retryAfterMs?: number; platformStatus?: number; platformBody?: string; cause?: unknown } = {}) {
+  constructor(
+    kind: PlatformErrorKind,
+    code: PlatformErrorCode,
+    message: string,
+    extra: { retryAfterMs?: number; platformStatus?: number; platformBody?: string; cause?: unknown } = {},
+  ) {
     super(message, { cause: extra.cause });
     this.name = 'PlatformError';
     this.kind = kind;

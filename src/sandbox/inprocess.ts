@@ -20,7 +20,10 @@ async function bytes(body: string | Buffer | Uint8Array | Readable | undefined):
 }
 
 /** A transport for URLs under `sandboxUrl` (`<sandboxUrl>/<platform>/…`), served by `simulators` in-process. */
-export async function inProcessTransport(simulators: Map<PlatformName, Simulator>, sandboxUrl: string): Promise<{ transport: Transport; close(): Promise<void> }> {
+export async function inProcessTransport(
+  simulators: Map<PlatformName, Simulator>,
+  sandboxUrl: string,
+): Promise<{ transport: Transport; close(): Promise<void> }> {
   const app = Fastify({ logger: false });
   await mountSimulators(app, simulators, '');
   await app.ready();
@@ -28,11 +31,25 @@ export async function inProcessTransport(simulators: Map<PlatformName, Simulator
   const prefix = base.pathname.replace(/\/+$/, '');
   const transport: Transport = async (request) => {
     const url = typeof request.url === 'string' ? new URL(request.url) : request.url;
-    if (url.origin !== base.origin || !url.pathname.startsWith(`${prefix}/`)) throw new Error(`${url.href} is not under the sandbox URL ${sandboxUrl}`);
+    if (url.origin !== base.origin || !url.pathname.startsWith(`${prefix}/`))
+      throw new Error(`${url.href} is not under the sandbox URL ${sandboxUrl}`);
     const started = performance.now();
-    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-    const res = await app.inject({ method: request.method as 'GET', url: `${url.pathname.slice(prefix.length)}${url.search}`, headers: { ...headers, host: url.host }, payload: await bytes(request.body) });
-    return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.rawPayload, truncated: false, durationMs: Math.round(performance.now() - started) };
+    const headers = Object.fromEntries(
+      Object.entries(request.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+    );
+    const res = await app.inject({
+      method: request.method as 'GET',
+      url: `${url.pathname.slice(prefix.length)}${url.search}`,
+      headers: { ...headers, host: url.host },
+      payload: await bytes(request.body),
+    });
+    return {
+      status: res.statusCode,
+      headers: res.headers as IncomingHttpHeaders,
+      body: res.rawPayload,
+      truncated: false,
+      durationMs: Math.round(performance.now() - started),
+    };
   };
   return { transport, close: () => app.close() };
 }

@@ -4,7 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformName } from '../platforms/limits.ts';
-import { createSimulator, type PlatformSimulator, type Simulator, type SimulatorKit, type SimulatorOptions } from './framework/simulator.ts';
+import {
+  createSimulator,
+  type PlatformSimulator,
+  type Simulator,
+  type SimulatorKit,
+  type SimulatorOptions,
+} from './framework/simulator.ts';
 import { blueskySimulator } from './bluesky/index.ts';
 import { linkedinSimulator } from './linkedin/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
@@ -28,7 +34,10 @@ export function simulatedPlatforms(): PlatformName[] {
   return Object.keys(SIMULATORS) as PlatformName[];
 }
 
-export function createSimulators(options: SimulatorOptions, platforms: readonly PlatformName[] = simulatedPlatforms()): Map<PlatformName, Simulator> {
+export function createSimulators(
+  options: SimulatorOptions,
+  platforms: readonly PlatformName[] = simulatedPlatforms(),
+): Map<PlatformName, Simulator> {
   const out = new Map<PlatformName, Simulator>();
   for (const name of platforms) {
     const build = SIMULATORS[name];
@@ -39,7 +48,11 @@ export function createSimulators(options: SimulatorOptions, platforms: readonly 
 }
 
 /** Registers each simulator under `<prefix>/<platform>`. */
-export async function mountSimulators(app: FastifyInstance, simulators: Map<PlatformName, Simulator>, prefix: string): Promise<void> {
+export async function mountSimulators(
+  app: FastifyInstance,
+  simulators: Map<PlatformName, Simulator>,
+  prefix: string,
+): Promise<void> {
   for (const [name, sim] of simulators) {
     await app.register(async (instance) => sim.plugin(instance), { prefix: `${prefix}/${name}` });
   }
@@ -57,8 +70,13 @@ export interface RunningSandbox {
  * Starts the simulators standalone on an ephemeral loopback port, control surface on. `atRoot` serves a single
  * platform at `/` — as real instances and PDSs are — for clients that ignore a base path (masto, @atproto/api).
  */
-export async function startSandbox(options: Partial<SimulatorOptions> & { platforms?: PlatformName[]; atRoot?: boolean } = {}): Promise<RunningSandbox> {
-  const simulators = createSimulators({ secret: options.secret ?? randomBytes(16).toString('hex'), control: true, ...options }, options.platforms);
+export async function startSandbox(
+  options: Partial<SimulatorOptions> & { platforms?: PlatformName[]; atRoot?: boolean } = {},
+): Promise<RunningSandbox> {
+  const simulators = createSimulators(
+    { secret: options.secret ?? randomBytes(16).toString('hex'), control: true, ...options },
+    options.platforms,
+  );
   if (options.atRoot && simulators.size !== 1) throw new Error('atRoot serves exactly one platform');
   const app = Fastify({ logger: false, forceCloseConnections: true });
   if (options.atRoot) await app.register(async (instance) => [...simulators.values()][0]!.plugin(instance));

@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { createPlatformHttp } from '../../src/platforms/http.ts';
 import type { PlatformName } from '../../src/platforms/limits.ts';
 import { createPlatformRegistry } from '../../src/platforms/registry.ts';
-import { isPlatformError, type PlatformError, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../../src/platforms/types.ts';
+import {
+  isPlatformError,
+  type PlatformError,
+  type OutgoingPart,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PreparedMedia,
+  type PublishedPart,
+} from '../../src/platforms/types.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import type { FaultRule } from '../../src/sandbox/framework/faults.ts';
 import { jpeg, mediaSource, mp4, png } from './media-sources.ts';
@@ -26,7 +34,9 @@ export interface ContractContext {
 
 /** An image in a format the platform takes (Instagram: JPEG only). */
 export function acceptedImage(adapter: PlatformAdapter, width = 40, height = 30) {
-  return adapter.limits.media.kinds.image?.contentTypes.includes('image/png') ? mediaSource(png(width, height), 'image/png') : mediaSource(jpeg(width, height), 'image/jpeg', { width, height });
+  return adapter.limits.media.kinds.image?.contentTypes.includes('image/png')
+    ? mediaSource(png(width, height), 'image/png')
+    : mediaSource(jpeg(width, height), 'image/jpeg', { width, height });
 }
 
 let unique = 0;
@@ -38,17 +48,42 @@ export function withAdapter(platform: PlatformName, body: (ctx: () => ContractCo
     const sandbox = await startSandbox({ platforms: [platform] });
     const adapter = createPlatformRegistry().get(platform)!;
     const http = createPlatformHttp({ baseUrl: sandbox.baseUrl(platform), timeoutMs: 1500 });
-    const { account, credentials } = await adapter.connectSandbox(http, { username: `contract_${platform}_${++unique}` });
+    const { account, credentials } = await adapter.connectSandbox(http, {
+      username: `contract_${platform}_${++unique}`,
+    });
     const session: PlatformSession = {
-      connection: { id: 'conn_test', accountId: account.accountId, handle: account.handle, baseUrl: http.baseUrl, settings: account.settings ?? {}, sandbox: true },
-      credentials, http, clock: { now: () => new Date() },
+      connection: {
+        id: 'conn_test',
+        accountId: account.accountId,
+        handle: account.handle,
+        baseUrl: http.baseUrl,
+        settings: account.settings ?? {},
+        sandbox: true,
+      },
+      credentials,
+      http,
+      clock: { now: () => new Date() },
     };
     const sim = sandbox.simulator(platform);
-    const baseMedia = adapter.limits.media.required ? await adapter.prepareMedia(session, [acceptedImage(adapter)], {}) : [];
+    const baseMedia = adapter.limits.media.required
+      ? await adapter.prepareMedia(session, [acceptedImage(adapter)], {})
+      : [];
     ctx = {
       baseMedia,
-      sandbox, adapter, session,
-      part: (text, extra = {}) => ({ index: 0, text, media: baseMedia, parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options: {}, ...extra }),
+      sandbox,
+      adapter,
+      session,
+      part: (text, extra = {}) => ({
+        index: 0,
+        text,
+        media: baseMedia,
+        parent: null,
+        root: null,
+        key: adapter.newPartKey(new Date()),
+        firstSentAt: new Date(),
+        options: {},
+        ...extra,
+      }),
       fault: (rule) => sim.faults.add(rule),
       held: () => sim.posts().filter((p) => p.account === account.accountId && !p.deleted),
     };
@@ -87,19 +122,34 @@ export function adapterContract(platform: PlatformName): void {
         assert.equal(c.held().filter((p) => p.text === text).length, 1);
       });
 
-      test('a thread is a chain of replies, each to the part before', { skip: createPlatformRegistry().get(platform)!.limits.maxThreadParts === 0 && 'the platform has no threads' }, async () => {
-        const c = get();
-        const texts = [`thread one ${Date.now()}`, 'thread two', 'thread three'];
-        const done: PublishedPart[] = [];
-        for (const [i, text] of texts.entries()) done.push(await c.adapter.publish(c.session, c.part(text, { index: i, parent: done[i - 1] ?? null, root: done[0] ?? null })));
-        const held = c.held();
-        for (let i = 1; i < done.length; i++) assert.equal(held.find((p) => p.id === done[i]!.id)?.replyTo, done[i - 1]!.id);
-      });
+      test(
+        'a thread is a chain of replies, each to the part before',
+        { skip: createPlatformRegistry().get(platform)!.limits.maxThreadParts === 0 && 'the platform has no threads' },
+        async () => {
+          const c = get();
+          const texts = [`thread one ${Date.now()}`, 'thread two', 'thread three'];
+          const done: PublishedPart[] = [];
+          for (const [i, text] of texts.entries())
+            done.push(
+              await c.adapter.publish(
+                c.session,
+                c.part(text, { index: i, parent: done[i - 1] ?? null, root: done[0] ?? null }),
+              ),
+            );
+          const held = c.held();
+          for (let i = 1; i < done.length; i++)
+            assert.equal(held.find((p) => p.id === done[i]!.id)?.replyTo, done[i - 1]!.id);
+        },
+      );
 
       test('images are uploaded in the platform protocol and attached', async () => {
         const c = get();
         const first = acceptedImage(c.adapter);
-        const media = await c.adapter.prepareMedia(c.session, [{ ...first, altText: 'a square' }, acceptedImage(c.adapter, 1, 1)], {});
+        const media = await c.adapter.prepareMedia(
+          c.session,
+          [{ ...first, altText: 'a square' }, acceptedImage(c.adapter, 1, 1)],
+          {},
+        );
         assert.equal(media.length, 2);
         const post = await c.adapter.publish(c.session, c.part(`with images ${Date.now()}`, { media }));
         assert.equal(c.held().find((p) => p.id === post.id)?.media, 2);
@@ -117,8 +167,15 @@ export function adapterContract(platform: PlatformName): void {
       test('429 is rate_limited with the reset as retryAfterMs', async () => {
         const c = get();
         c.fault({ fault: 'rate_limited', operation: 'create_post', retryAfterSeconds: 30 });
-        const error = await rejects(c.adapter.publish(c.session, c.part(`limited ${Date.now()}`)), 'rate_limited', 'PLATFORM_RATE_LIMITED');
-        assert.ok(error.retryAfterMs !== undefined && error.retryAfterMs > 20_000 && error.retryAfterMs <= 31_000, `retryAfterMs ${error.retryAfterMs}`);
+        const error = await rejects(
+          c.adapter.publish(c.session, c.part(`limited ${Date.now()}`)),
+          'rate_limited',
+          'PLATFORM_RATE_LIMITED',
+        );
+        assert.ok(
+          error.retryAfterMs !== undefined && error.retryAfterMs > 20_000 && error.retryAfterMs <= 31_000,
+          `retryAfterMs ${error.retryAfterMs}`,
+        );
       });
 
       test('an expired token is auth_expired', async () => {
@@ -159,15 +216,23 @@ export function adapterContract(platform: PlatformName): void {
       test('media the platform fails to process is media_rejected', async () => {
         const c = get();
         c.fault({ fault: 'media_failed', operation: platform === 'mastodon' ? 'media_processing' : 'upload_media' });
-        await rejects((async () => {
-          const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
-          await c.adapter.publish(c.session, c.part(`failed media ${Date.now()}`, { media }));
-        })(), 'media_rejected', 'PLATFORM_MEDIA_REJECTED');
+        await rejects(
+          (async () => {
+            const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
+            await c.adapter.publish(c.session, c.part(`failed media ${Date.now()}`, { media }));
+          })(),
+          'media_rejected',
+          'PLATFORM_MEDIA_REJECTED',
+        );
       });
 
       test('slow media processing is waited for', async () => {
         const c = get();
-        c.fault({ fault: 'slow_media', operation: platform === 'mastodon' ? 'media_processing' : 'upload_media', delayMs: 1500 });
+        c.fault({
+          fault: 'slow_media',
+          operation: platform === 'mastodon' ? 'media_processing' : 'upload_media',
+          delayMs: 1500,
+        });
         const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
         assert.equal(media.length, 1);
         const post = await c.adapter.publish(c.session, c.part(`slow media ${Date.now()}`, { media }));
@@ -176,7 +241,10 @@ export function adapterContract(platform: PlatformName): void {
 
       test('text over the platform limit is refused as invalid_content', async () => {
         const c = get();
-        await rejects(c.adapter.publish(c.session, c.part('é'.repeat(c.adapter.limits.text.maxLength + 1))), 'invalid_content');
+        await rejects(
+          c.adapter.publish(c.session, c.part('é'.repeat(c.adapter.limits.text.maxLength + 1))),
+          'invalid_content',
+        );
       });
     });
   });

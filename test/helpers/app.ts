@@ -42,7 +42,13 @@ export interface TestApp {
   connections: Record<string, string>;
   worker: WorkerHandle | undefined;
   logs: LogLine[];
-  key(options?: { scopes?: readonly Scope[]; workspaceIds?: string[] | null; brandIds?: string[] | null; expiresAt?: Date | null; userId?: string }): Promise<string>;
+  key(options?: {
+    scopes?: readonly Scope[];
+    workspaceIds?: string[] | null;
+    brandIds?: string[] | null;
+    expiresAt?: Date | null;
+    userId?: string;
+  }): Promise<string>;
   workspace(mode?: 'live' | 'test', userId?: string): Promise<{ workspaceId: string; brandId: string }>;
   inject(options: InjectOptions & { key?: string; idem?: string | false }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -55,9 +61,27 @@ let counter = 0;
  * `worker`: also run the worker (publish task, heartbeats, sweepers, waker) in this process.
  * `mediaLibrary`: replaces the media feature as the engine's source of media bytes.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: Clock; lookup?: LookupFn; sandboxUrl?: string; worker?: boolean; mediaLibrary?: MediaLibrary } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    lookup?: LookupFn;
+    sandboxUrl?: string;
+    worker?: boolean;
+    mediaLibrary?: MediaLibrary;
+  } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ HERALD_SECRET_KEY: TEST_SECRET, DATABASE_URL: db.connectionString, HERALD_PUBLIC_URL: 'http://herald.test', HERALD_LOG_LEVEL: 'info', HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_HEARTBEAT_INTERVAL_MS: '500', ...(options.sandboxUrl ? { HERALD_SANDBOX_URL: options.sandboxUrl } : {}), ...options.env });
+  const config = loadConfig({
+    HERALD_SECRET_KEY: TEST_SECRET,
+    DATABASE_URL: db.connectionString,
+    HERALD_PUBLIC_URL: 'http://herald.test',
+    HERALD_LOG_LEVEL: 'info',
+    HERALD_WORKER_POLL_INTERVAL_MS: '200',
+    HERALD_HEARTBEAT_INTERVAL_MS: '500',
+    ...(options.sandboxUrl ? { HERALD_SANDBOX_URL: options.sandboxUrl } : {}),
+    ...options.env,
+  });
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -66,16 +90,37 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const container = buildContainer({ config, logger, connectionString: db.connectionString, keyring: { current: TEST_SECRET, previous: [] }, clock: options.clock, lookup: options.lookup, mediaLibrary: options.mediaLibrary });
+  const container = buildContainer({
+    config,
+    logger,
+    connectionString: db.connectionString,
+    keyring: { current: TEST_SECRET, previous: [] },
+    clock: options.clock,
+    lookup: options.lookup,
+    mediaLibrary: options.mediaLibrary,
+  });
   const app = await buildServer(container);
   await app.ready();
   const boot = await ensureOwnerAndSandbox(container.pool, 'owner@test.local');
   const owner = { userId: boot.userId, workspaceId: boot.workspaceId, brandId: boot.brandId };
-  const seeded = await seedSandboxConnections({ pool: container.pool, access: container.platformAccess, simulators: container.simulators, workspaceId: boot.workspaceId, brandId: boot.brandId });
+  const seeded = await seedSandboxConnections({
+    pool: container.pool,
+    access: container.platformAccess,
+    simulators: container.simulators,
+    workspaceId: boot.workspaceId,
+    brandId: boot.brandId,
+  });
   const connections = Object.fromEntries(seeded.map((c) => [c.platform, c.id]));
   const worker = options.worker ? await startWorker(container) : undefined;
   return {
-    app, container, db, config, owner, logs, connections, worker,
+    app,
+    container,
+    db,
+    config,
+    owner,
+    logs,
+    connections,
+    worker,
     async key(o = {}) {
       const { key } = await createKey(container.pool, {
         userId: o.userId ?? owner.userId,
@@ -91,16 +136,27 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
       const made = await createWorkspace(container.pool, { name: `ws ${++counter}`, mode, ownerUserId: userId });
       // A test workspace gets a sandbox connection per platform, as the first-start Sandbox does.
       if (mode === 'test' && container.simulators.size > 0) {
-        const { transport, close } = await inProcessTransport(container.simulators, container.platformAccess.sandboxUrl);
-        await addSandboxConnections({ db: container.pool, access: container.platformAccess, sandboxTransport: transport }, { workspaceId: made.workspace.id, platforms: container.platforms.available() }).finally(close);
+        const { transport, close } = await inProcessTransport(
+          container.simulators,
+          container.platformAccess.sandboxUrl,
+        );
+        await addSandboxConnections(
+          { db: container.pool, access: container.platformAccess, sandboxTransport: transport },
+          { workspaceId: made.workspace.id, platforms: container.platforms.available() },
+        ).finally(close);
       }
       return { workspaceId: made.workspace.id, brandId: made.brand.id };
-    },    inject(o) {
+    },
+    inject(o) {
       const { key, idem, ...rest } = o;
       const headers: Record<string, string> = { ...(rest.headers as Record<string, string> | undefined) };
       if (key) headers.authorization ??= `Bearer ${key}`;
       const method = String(rest.method ?? 'GET').toUpperCase();
-      if (idem !== false && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(method) && headers['idempotency-key'] === undefined) {
+      if (
+        idem !== false &&
+        ['POST', 'PATCH', 'PUT', 'DELETE'].includes(method) &&
+        headers['idempotency-key'] === undefined
+      ) {
         headers['idempotency-key'] = idem ?? `test-${++counter}-${Date.now()}`;
       }
       return app.inject({ ...rest, headers } as InjectOptions);

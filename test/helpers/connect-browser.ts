@@ -30,7 +30,12 @@ export function createBrowser(t: TestApp) {
     const headers: Record<string, string> = { cookie: cookieHeader(target.host) };
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (url.startsWith(HERALD)) {
-      const res = await t.app.inject({ method: method as 'GET', url: target.pathname + target.search, headers, payload: body });
+      const res = await t.app.inject({
+        method: method as 'GET',
+        url: target.pathname + target.search,
+        headers,
+        payload: body,
+      });
       keep(target.host, res.headers['set-cookie'] as string | string[] | undefined);
       return { url, status: res.statusCode, location: res.headers.location as string | undefined, text: res.body };
     }
@@ -40,7 +45,10 @@ export function createBrowser(t: TestApp) {
   }
 
   /** Follows redirects from `url` until a page answers or the browser is sent outside Herald and the simulators. */
-  async function go(url: string, options: { method?: string; form?: Record<string, string>; stopAt?: string } = {}): Promise<Step> {
+  async function go(
+    url: string,
+    options: { method?: string; form?: Record<string, string>; stopAt?: string } = {},
+  ): Promise<Step> {
     let step = await request(options.method ?? 'GET', url, options.form);
     for (let hops = 0; hops < 10 && step.status >= 300 && step.status < 400 && step.location; hops++) {
       const next = new URL(step.location, step.url).toString();
@@ -57,7 +65,13 @@ export function createBrowser(t: TestApp) {
 export function readForm(step: Step): { action: string; fields: Record<string, string> } {
   const form = /<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i.exec(step.text);
   if (!form) throw new Error(`no form on ${step.url}: ${step.text.slice(0, 300)}`);
-  const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const decode = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   const fields: Record<string, string> = {};
   for (const input of form[2]!.matchAll(/<input([^>]*)>/gi)) {
     const name = /name="([^"]*)"/.exec(input[1]!)?.[1];

@@ -10,7 +10,8 @@ export interface TestDatabase {
 
 function env(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run tests through \`npm test\` (its global setup provides the database).`);
+  if (!value)
+    throw new Error(`${name} is not set: run tests through \`npm test\` (its global setup provides the database).`);
   return value;
 }
 

@@ -42,11 +42,18 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
   const t = await buildTestApp({
     clock,
     lookup: dns,
-    env: { HERALD_OUTBOUND_ALLOWLIST: RECEIVER_HOST, HERALD_WEBHOOK_TIMEOUT_MS: '500', HERALD_WORKER_POLL_INTERVAL_MS: '100', HERALD_WEBHOOK_CONCURRENCY: '4' },
+    env: {
+      HERALD_OUTBOUND_ALLOWLIST: RECEIVER_HOST,
+      HERALD_WEBHOOK_TIMEOUT_MS: '500',
+      HERALD_WORKER_POLL_INTERVAL_MS: '100',
+      HERALD_WEBHOOK_CONCURRENCY: '4',
+    },
   });
   const runner: DeliveryRunner = await startDeliveryRunner(t.container);
   const h: DeliveryHarness = {
-    t, clock, dns,
+    t,
+    clock,
+    dns,
     receiver: undefined as unknown as Receiver,
     key: '',
     async fresh() {
@@ -61,7 +68,12 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
       return res.json().data;
     },
     async createPost() {
-      const res = await t.inject({ method: 'POST', url: '/v1/posts', key: h.key, payload: { content: 'Hello webhooks', platforms: ['x'] } });
+      const res = await t.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key: h.key,
+        payload: { content: 'Hello webhooks', platforms: ['x'] },
+      });
       assert.equal(res.statusCode, 201, res.body);
       return res.json().data.post_id;
     },

@@ -20,7 +20,9 @@ export interface ExactlyOnceAudit {
 /** Targets not yet published or failed (0 when the engine has settled), of the given posts or of all. */
 export async function unsettledTargets(pool: Pool, postIds?: string[]): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM post_targets WHERE status NOT IN ('published', 'failed') AND ($1::text[] IS NULL OR post_id = ANY($1))`, [postIds ?? null]);
+    `SELECT count(*)::int AS n FROM post_targets WHERE status NOT IN ('published', 'failed') AND ($1::text[] IS NULL OR post_id = ANY($1))`,
+    [postIds ?? null],
+  );
   return rows[0]!.n;
 }
 
@@ -28,17 +30,47 @@ export async function unsettledTargets(pool: Pool, postIds?: string[]): Promise<
  * `texts`: for every accepted post id (the posts audited; other posts in the database are ignored), the text of
  * each of its parts, in order. `threaded`: whether a platform gets every part (else only the first).
  */
-export async function auditExactlyOnce(pool: Pool, sandbox: RunningSandbox, texts: Map<string, string[]>, platforms: PlatformName[], threaded: (platform: PlatformName) => boolean = () => true): Promise<ExactlyOnceAudit> {
-  const { rows: targets } = await pool.query<{ id: string; post_id: string; platform: PlatformName; status: string; error: { code: string; message: string } | null; account: string }>(
-    `SELECT t.id, t.post_id, t.platform, t.status, t.error, c.account_id AS account FROM post_targets t JOIN connections c ON c.id = t.connection_id WHERE t.post_id = ANY($1)`, [[...texts.keys()]]);
-  const { rows: partRows } = await pool.query<{ target_id: string; position: number; platform_post_id: string | null }>('SELECT target_id, position, platform_post_id FROM target_parts');
-  const audit: ExactlyOnceAudit = { targets: targets.length, parts: partRows.length, published: 0, failed: 0, duplicates: 0, lost: 0, problems: [] };
+export async function auditExactlyOnce(
+  pool: Pool,
+  sandbox: RunningSandbox,
+  texts: Map<string, string[]>,
+  platforms: PlatformName[],
+  threaded: (platform: PlatformName) => boolean = () => true,
+): Promise<ExactlyOnceAudit> {
+  const { rows: targets } = await pool.query<{
+    id: string;
+    post_id: string;
+    platform: PlatformName;
+    status: string;
+    error: { code: string; message: string } | null;
+    account: string;
+  }>(
+    `SELECT t.id, t.post_id, t.platform, t.status, t.error, c.account_id AS account FROM post_targets t JOIN connections c ON c.id = t.connection_id WHERE t.post_id = ANY($1)`,
+    [[...texts.keys()]],
+  );
+  const { rows: partRows } = await pool.query<{ target_id: string; position: number; platform_post_id: string | null }>(
+    'SELECT target_id, position, platform_post_id FROM target_parts',
+  );
+  const audit: ExactlyOnceAudit = {
+    targets: targets.length,
+    parts: partRows.length,
+    published: 0,
+    failed: 0,
+    duplicates: 0,
+    lost: 0,
+    problems: [],
+  };
   const claimedIds = new Set<string>();
   const postsWithTargets = new Set<string>();
   for (const target of targets) {
     postsWithTargets.add(target.post_id);
-    const held = sandbox.simulator(target.platform).posts().filter((p) => p.account === target.account && !p.deleted);
-    for (const [position, text] of (texts.get(target.post_id) ?? []).slice(0, threaded(target.platform) ? undefined : 1).entries()) {
+    const held = sandbox
+      .simulator(target.platform)
+      .posts()
+      .filter((p) => p.account === target.account && !p.deleted);
+    for (const [position, text] of (texts.get(target.post_id) ?? [])
+      .slice(0, threaded(target.platform) ? undefined : 1)
+      .entries()) {
       const copies = held.filter((p) => p.text === text);
       if (copies.length > 1) {
         audit.duplicates += copies.length - 1;
@@ -46,7 +78,10 @@ export async function auditExactlyOnce(pool: Pool, sandbox: RunningSandbox, text
       }
       const recorded = partRows.find((p) => p.target_id === target.id && p.position === position)?.platform_post_id;
       if (recorded) claimedIds.add(`${target.platform}:${recorded}`);
-      if (target.status === 'published' && (copies.length !== 1 || copies[0]!.id !== recorded)) audit.problems.push(`${target.platform} ${text}: published but the platform holds ${copies.length} (recorded ${recorded})`);
+      if (target.status === 'published' && (copies.length !== 1 || copies[0]!.id !== recorded))
+        audit.problems.push(
+          `${target.platform} ${text}: published but the platform holds ${copies.length} (recorded ${recorded})`,
+        );
     }
     if (target.status === 'published') audit.published++;
     if (target.status === 'failed') {

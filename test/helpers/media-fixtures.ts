@@ -21,7 +21,12 @@ export function png(width = 2, height = 2): Buffer {
   const row = Buffer.alloc(1 + width * 3, 0x7f);
   row[0] = 0; // filter: none
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ---- JPEG -----------------------------------------------------------------------------------------------
@@ -38,7 +43,10 @@ function segment(marker: number, data: Buffer): Buffer {
  * that size before the frame header, to push it past the first read.
  */
 export function jpeg(width = 16, height = 8, exifBytes = 0): Buffer {
-  const parts = [Buffer.from([0xff, 0xd8]), segment(0xe0, Buffer.from([0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]))];
+  const parts = [
+    Buffer.from([0xff, 0xd8]),
+    segment(0xe0, Buffer.from([0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0])),
+  ];
   while (exifBytes > 0) {
     const size = Math.min(exifBytes, 65_000);
     parts.push(segment(0xe1, Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), Buffer.alloc(size)])));
@@ -186,7 +194,12 @@ export interface MovieOptions {
 
 function movie(brand: string, compatible: string[], o: MovieOptions): Buffer {
   const duration = o.durationMs ?? 5_000;
-  const ftyp = box('ftyp', Buffer.from(brand, 'latin1'), Buffer.from([0, 0, 2, 0]), ...compatible.map((b) => Buffer.from(b, 'latin1')));
+  const ftyp = box(
+    'ftyp',
+    Buffer.from(brand, 'latin1'),
+    Buffer.from([0, 0, 2, 0]),
+    ...compatible.map((b) => Buffer.from(b, 'latin1')),
+  );
   const audio = box('trak', tkhd(1, 0, 0, false));
   const video = box('trak', tkhd(2, o.width ?? 1280, o.height ?? 720, o.rotated ?? false));
   const moovParts = [mvhd(o.fragmented ? 0 : duration, o.mvhdVersion ?? 0), audio, video];

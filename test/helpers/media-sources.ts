@@ -8,7 +8,10 @@ import type { MediaKind } from '../../src/platforms/limits.ts';
 
 /** A valid 1×1 PNG, optionally padded to `size` bytes with trailing data. */
 export function png(width = 1, height = 1, size = 0): Buffer {
-  const base = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1f2b5a40000000049454e44ae426082', 'hex');
+  const base = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1f2b5a40000000049454e44ae426082',
+    'hex',
+  );
   base.writeUInt32BE(width, 16);
   base.writeUInt32BE(height, 20);
   return size > base.length ? Buffer.concat([base, Buffer.alloc(size - base.length)]) : base;
@@ -26,10 +29,16 @@ export function mp4(size = 64 * 1024): Buffer {
 
 /** A minimal JPEG header (SOI, JFIF APP0, SOF0 with the size, EOI): enough for sniffing and size reading. */
 export function jpeg(width = 1, height = 1): Buffer {
-  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, 0, 0, 0, 0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]);
+  const sof = Buffer.from([
+    0xff, 0xc0, 0x00, 0x11, 0x08, 0, 0, 0, 0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
+  ]);
   sof.writeUInt16BE(height, 5);
   sof.writeUInt16BE(width, 7);
-  return Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), sof, Buffer.from('ffd9', 'hex')]);
+  return Buffer.concat([
+    Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'),
+    sof,
+    Buffer.from('ffd9', 'hex'),
+  ]);
 }
 
 let counter = 0;
@@ -66,8 +75,13 @@ export async function brokenUrl(): Promise<string> {
   return `${await mediaServer()}/expired-${++counter}`;
 }
 
-export function mediaSource(data: Buffer, contentType: string, options: { kind?: MediaKind; altText?: string | null; width?: number; height?: number; durationMs?: number } = {}): MediaSource {
-  const kind: MediaKind = options.kind ?? (contentType === 'image/gif' ? 'gif' : contentType.startsWith('video/') ? 'video' : 'image');
+export function mediaSource(
+  data: Buffer,
+  contentType: string,
+  options: { kind?: MediaKind; altText?: string | null; width?: number; height?: number; durationMs?: number } = {},
+): MediaSource {
+  const kind: MediaKind =
+    options.kind ?? (contentType === 'image/gif' ? 'gif' : contentType.startsWith('video/') ? 'video' : 'image');
   return {
     id: `med_test${++counter}`,
     kind,

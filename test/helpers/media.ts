@@ -21,7 +21,9 @@ export function movableClock(): Clock & { advance(ms: number): void } {
   return { now: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
 }
 
-export async function buildMediaTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<MediaTestApp> {
+export async function buildMediaTestApp(
+  options: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<MediaTestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'herald-media-'));
   const t = await buildTestApp({ env: { HERALD_DATA_DIR: dataDir, ...options.env }, clock: options.clock });
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -47,22 +49,41 @@ export interface SentResponse {
  * An HTTP request with a body from a buffer or a stream, to `url` (a Herald URL is sent to `origin`). Resolves
  * with the response even when the server answers before reading the whole body (an early 413).
  */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: Buffer | Readable; origin?: string } = {}): Promise<SentResponse> {
+export function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: Buffer | Readable; origin?: string } = {},
+): Promise<SentResponse> {
   const target = new URL(url);
   const base = options.origin && target.host === 'herald.test' ? new URL(options.origin) : target;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers };
     // Node frames a DELETE body with neither length nor chunking unless told; say the length of a buffer.
-    if (Buffer.isBuffer(options.body) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(options.body.length);
-    const request = http.request({ host: base.hostname, port: base.port, method: options.method ?? 'PUT', path: target.pathname + target.search, headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c: Buffer) => chunks.push(c));
-      response.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body, json: () => JSON.parse(body.toString('utf8')) });
-      });
-      response.on('error', reject);
-    });
+    if (Buffer.isBuffer(options.body) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
+      headers['content-length'] = String(options.body.length);
+    const request = http.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        method: options.method ?? 'PUT',
+        path: target.pathname + target.search,
+        headers,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body,
+            json: () => JSON.parse(body.toString('utf8')),
+          });
+        });
+        response.on('error', reject);
+      },
+    );
     // The server may refuse and close while we still write (an early 413): the response is what counts.
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
@@ -80,8 +101,18 @@ export async function requestUpload(t: TestApp, key: string, body: Record<string
 }
 
 /** The whole client flow: ask for a URL, PUT the bytes with the given headers; returns the PUT's response. */
-export async function uploadBytes(t: MediaTestApp, key: string, bytes: Buffer, contentType: string, options: { filename?: string; declareSize?: boolean } = {}) {
-  const res = await requestUpload(t, key, { filename: options.filename ?? 'file', content_type: contentType, ...(options.declareSize === false ? {} : { size_bytes: bytes.length }) });
+export async function uploadBytes(
+  t: MediaTestApp,
+  key: string,
+  bytes: Buffer,
+  contentType: string,
+  options: { filename?: string; declareSize?: boolean } = {},
+) {
+  const res = await requestUpload(t, key, {
+    filename: options.filename ?? 'file',
+    content_type: contentType,
+    ...(options.declareSize === false ? {} : { size_bytes: bytes.length }),
+  });
   if (res.statusCode !== 201) throw new Error(`upload-url answered ${res.statusCode}: ${res.body}`);
   const { media_id: mediaId, upload } = res.json().data;
   const put = await send(upload.signed_url, { origin: t.origin, headers: upload.headers, body: bytes });
@@ -104,7 +135,10 @@ export async function mediaRecord(t: TestApp, key: string, id: string) {
 export async function storedFiles(t: MediaTestApp): Promise<string[]> {
   const dir = path.join(t.dataDir, 'media');
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
 }
 
 // ---- a local S3-compatible server ----------------------------------------------------------------------
@@ -126,15 +160,26 @@ export interface LocalS3 {
 export async function startLocalS3(): Promise<LocalS3> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'herald-s3-'));
   const bucket = 'herald-media';
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
     bucket,
     env: {
-      HERALD_MEDIA_STORAGE: 's3', HERALD_S3_BUCKET: bucket, HERALD_S3_ENDPOINT: endpoint, HERALD_S3_REGION: 'us-east-1',
-      HERALD_S3_ACCESS_KEY_ID: 'S3RVER', HERALD_S3_SECRET_ACCESS_KEY: 'S3RVER', HERALD_S3_FORCE_PATH_STYLE: 'true',
+      HERALD_MEDIA_STORAGE: 's3',
+      HERALD_S3_BUCKET: bucket,
+      HERALD_S3_ENDPOINT: endpoint,
+      HERALD_S3_REGION: 'us-east-1',
+      HERALD_S3_ACCESS_KEY_ID: 'S3RVER',
+      HERALD_S3_SECRET_ACCESS_KEY: 'S3RVER',
+      HERALD_S3_FORCE_PATH_STYLE: 'true',
     },
     async close() {
       await server.close();

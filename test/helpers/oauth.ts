@@ -2,7 +2,11 @@
 // port (its public URL is that address), a cookie-keeping browser, a person with a password, and an
 // OAuthClientProvider for the MCP SDK's own client.
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { setPassword, createUser } from '../../src/features/users/users.service.ts';
 import type { MemberRole } from '../../src/features/workspaces/workspaces.repo.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -22,7 +26,6 @@ export function movableClock(): MovableClock {
   let offset = 0;
   return { now: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
 }
-
 
 /** The real app on 127.0.0.1:<free port>, with HERALD_PUBLIC_URL set to that address. */
 export async function listenTestApp(env: Record<string, string> = {}): Promise<ListeningApp> {
@@ -44,9 +47,16 @@ export async function listenTestApp(env: Record<string, string> = {}): Promise<L
 }
 
 /** Creates an account with a password and memberships. */
-export async function createPerson(t: TestApp, email: string, password: string, memberships: Array<{ workspaceId: string; role?: MemberRole }>): Promise<string> {
+export async function createPerson(
+  t: TestApp,
+  email: string,
+  password: string,
+  memberships: Array<{ workspaceId: string; role?: MemberRole }>,
+): Promise<string> {
   let userId = '';
-  for (const m of memberships) userId = (await createUser(t.container.pool, { email, workspaceId: m.workspaceId, role: m.role ?? 'member' })).userId;
+  for (const m of memberships)
+    userId = (await createUser(t.container.pool, { email, workspaceId: m.workspaceId, role: m.role ?? 'member' }))
+      .userId;
   await setPassword(t.container.pool, email, password);
   return userId;
 }
@@ -66,13 +76,18 @@ export class Browser {
     this.baseUrl = baseUrl;
   }
 
-  async request(method: 'GET' | 'POST', url: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}): Promise<PageResponse> {
+  async request(
+    method: 'GET' | 'POST',
+    url: string,
+    options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ): Promise<PageResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (options.form) {
       const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(options.form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+      for (const [k, v] of Object.entries(options.form))
+        for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
       body = params.toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
@@ -85,7 +100,12 @@ export class Browser {
       if (/Max-Age=0/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    return { status: res.status, location: res.headers.get('location') ?? undefined, headers: res.headers, text: await res.text() };
+    return {
+      status: res.status,
+      location: res.headers.get('location') ?? undefined,
+      headers: res.headers,
+      text: await res.text(),
+    };
   }
 }
 
@@ -93,10 +113,20 @@ export class Browser {
 export function hiddenField(html: string, name: string): string {
   const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(html);
   if (!match) throw new Error(`no hidden field ${name} in the page`);
-  return match[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return match[1]!
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }
 
-export async function signIn(browser: Browser, email: string, password: string, returnTo?: string): Promise<PageResponse> {
+export async function signIn(
+  browser: Browser,
+  email: string,
+  password: string,
+  returnTo?: string,
+): Promise<PageResponse> {
   const form = await browser.request('GET', returnTo ? `/login?return_to=${encodeURIComponent(returnTo)}` : '/login');
   const fields: Record<string, string> = { csrf: hiddenField(form.text, 'csrf'), email, password };
   if (returnTo) fields.return_to = returnTo;
@@ -117,7 +147,11 @@ export interface ConsentChoice {
  * What a person does with an authorization URL: signs in when asked, reads the consent page, answers it.
  * Returns the redirect back to the client (its URL), and the consent page it saw.
  */
-export async function consent(browser: Browser, authorizationUrl: string | URL, choice: ConsentChoice): Promise<{ redirect: URL; page: string }> {
+export async function consent(
+  browser: Browser,
+  authorizationUrl: string | URL,
+  choice: ConsentChoice,
+): Promise<{ redirect: URL; page: string }> {
   let res = await browser.request('GET', String(authorizationUrl));
   if (res.status === 302 && res.location?.startsWith('/login')) {
     const returnTo = new URL(res.location, browser.baseUrl).searchParams.get('return_to')!;
@@ -125,15 +159,23 @@ export async function consent(browser: Browser, authorizationUrl: string | URL, 
     if (signedIn.status !== 303) throw new Error(`sign-in failed with ${signedIn.status}`);
     res = await browser.request('GET', signedIn.location!);
   }
-  if (res.status !== 200) throw new Error(`consent page answered ${res.status}: ${res.location ?? res.text.slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`consent page answered ${res.status}: ${res.location ?? res.text.slice(0, 300)}`);
   const page = res.text;
   const scopes = choice.scopes ?? [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]!);
   const selected = /<option value="([^"]+)" selected>/.exec(page)?.[1];
   const answer = await browser.request('POST', '/oauth/authorize', {
-    form: { csrf: hiddenField(page, 'csrf'), request: hiddenField(page, 'request'), target: choice.target ?? selected ?? '', scope: scopes, decision: choice.decision ?? 'allow' },
+    form: {
+      csrf: hiddenField(page, 'csrf'),
+      request: hiddenField(page, 'request'),
+      target: choice.target ?? selected ?? '',
+      scope: scopes,
+      decision: choice.decision ?? 'allow',
+    },
     headers: { origin: browser.baseUrl },
   });
-  if (answer.status !== 303 || !answer.location) throw new Error(`consent answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  if (answer.status !== 303 || !answer.location)
+    throw new Error(`consent answered ${answer.status}: ${answer.text.slice(0, 300)}`);
   return { redirect: new URL(answer.location), page };
 }
 
@@ -146,7 +188,13 @@ export class TestOAuthProvider implements OAuthClientProvider {
   readonly redirectUrl: string;
   readonly clientMetadata: OAuthClientMetadata;
 
-  constructor(options: { redirectUrl?: string; name?: string; authMethod?: 'none' | 'client_secret_post' | 'client_secret_basic' } = {}) {
+  constructor(
+    options: {
+      redirectUrl?: string;
+      name?: string;
+      authMethod?: 'none' | 'client_secret_post' | 'client_secret_basic';
+    } = {},
+  ) {
     this.redirectUrl = options.redirectUrl ?? 'http://127.0.0.1:53682/callback';
     this.clientMetadata = {
       client_name: options.name ?? 'Test Assistant',

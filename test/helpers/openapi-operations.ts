@@ -35,7 +35,17 @@ export interface Operation {
 }
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema: SchemaNode }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        'x-herald-scopes'?: string[];
+        parameters?: Array<{ in: string; name: string }>;
+        requestBody?: { content: Record<string, { schema: SchemaNode }> };
+      }
+    >
+  >;
 }
 
 export function operationsOf(document: unknown): Operation[] {

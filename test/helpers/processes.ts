@@ -13,7 +13,10 @@ export interface HeraldProcess {
 }
 
 export function spawnHerald(args: string[], env: Record<string, string>): HeraldProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HERALD_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, HERALD_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -23,7 +26,9 @@ export function spawnHerald(args: string[], env: Record<string, string>): Herald
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`herald ${args.join(' ')} exited with ${code} before listening:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`herald ${args.join(' ')} exited with ${code} before listening:\n${output}`)),
+    );
   });
   url.catch(() => {});
   return {
@@ -42,9 +47,15 @@ export function spawnHerald(args: string[], env: Record<string, string>): Herald
 }
 
 /** Runs a CLI command to completion. */
-export function runHerald(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runHerald(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

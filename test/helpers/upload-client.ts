@@ -9,11 +9,17 @@ const size = Number(sizeArg);
 const prefix = mp4Prefix(size);
 const filler = Buffer.alloc(1024 * 1024, 0x42);
 
-const request = http.request(url!, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(size) } }, (response) => {
-  let body = '';
-  response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-  response.on('end', () => process.stdout.write(JSON.stringify({ status: response.statusCode, body: body.slice(0, 4000) })));
-});
+const request = http.request(
+  url!,
+  { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(size) } },
+  (response) => {
+    let body = '';
+    response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    response.on('end', () =>
+      process.stdout.write(JSON.stringify({ status: response.statusCode, body: body.slice(0, 4000) })),
+    );
+  },
+);
 request.on('error', (error) => {
   process.stderr.write(`upload client: ${error.message}\n`);
   process.exitCode = 1;

@@ -1,7 +1,10 @@
 // Waiting in tests: poll a condition with a generous ceiling and print how long it took (never a timed
 // assertion: the machine is shared and noisy).
 
-export async function waitFor(condition: () => boolean | Promise<boolean>, options: { label: string; ceilingMs?: number; everyMs?: number }): Promise<number> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  options: { label: string; ceilingMs?: number; everyMs?: number },
+): Promise<number> {
   const started = Date.now();
   const ceiling = options.ceilingMs ?? 15_000;
   for (;;) {

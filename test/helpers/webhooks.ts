@@ -46,7 +46,11 @@ export async function releaseDueDeliveries(db: Queryable, clock: Clock): Promise
   return rowCount ?? 0;
 }
 
-export async function pendingDeliveryJobs(db: Queryable): Promise<Array<{ key: string; run_at: Date; payload: Record<string, unknown> }>> {
-  const { rows } = await db.query(`SELECT key, run_at, payload FROM ${JOB_SCHEMAS.deliveries}._private_jobs ORDER BY run_at`);
+export async function pendingDeliveryJobs(
+  db: Queryable,
+): Promise<Array<{ key: string; run_at: Date; payload: Record<string, unknown> }>> {
+  const { rows } = await db.query(
+    `SELECT key, run_at, payload FROM ${JOB_SCHEMAS.deliveries}._private_jobs ORDER BY run_at`,
+  );
   return rows;
 }

@@ -29,15 +29,21 @@ export function recordFigures(check: string, figures: Figures): void {
 /** The cluster `npm run test:reliability` created for this run ("15/herald-rel-<pid>"); never the machine's. */
 export function suiteCluster(): { version: string; name: string } {
   const id = process.env.HERALD_REL_CLUSTER;
-  if (!id) throw new Error('HERALD_REL_CLUSTER is not set: run the reliability suite through `npm run test:reliability`.');
+  if (!id)
+    throw new Error('HERALD_REL_CLUSTER is not set: run the reliability suite through `npm run test:reliability`.');
   const [version, name] = id.split('/');
-  if (!version || !name?.startsWith('herald-rel-')) throw new Error(`refusing to control cluster ${id}: not one the suite created`);
+  if (!version || !name?.startsWith('herald-rel-'))
+    throw new Error(`refusing to control cluster ${id}: not one the suite created`);
   return { version, name };
 }
 
 export function clusterCtl(action: 'start' | 'stop'): void {
   const { version, name } = suiteCluster();
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, name, action, ...(action === 'stop' ? ['-m', 'fast'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(
+    'pg_ctlcluster',
+    ['--skip-systemctl-redirect', version, name, action, ...(action === 'stop' ? ['-m', 'fast'] : [])],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
 export interface Fleet {
@@ -59,14 +65,27 @@ export interface Fleet {
  * A fresh test database with the Sandbox seeded (buildTestApp), the simulators started here (so the test reads
  * what each platform holds), and `apis` API plus `workers` worker processes on that database and the suite's Redis.
  */
-export async function startFleet(options: { apis: number; workers: number; env?: Record<string, string> }): Promise<Fleet> {
+export async function startFleet(options: {
+  apis: number;
+  workers: number;
+  env?: Record<string, string>;
+}): Promise<Fleet> {
   const redisUrl = process.env.HERALD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
   const sandbox = await startSandbox({ secret: sandboxSecret(), rateLimitFactor: 1000 });
   const t = await buildTestApp({ sandboxUrl: sandbox.url, env: { REDIS_URL: redisUrl, ...options.env } });
   const env: Record<string, string> = {
-    DATABASE_URL: t.db.connectionString, HERALD_SECRET_KEY: TEST_SECRET, PORT: '0', REDIS_URL: redisUrl, HERALD_SANDBOX_URL: sandbox.url,
-    HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_HEARTBEAT_INTERVAL_MS: '250', HERALD_WORKER_DEAD_AFTER_MS: '1500',
-    HERALD_PLATFORM_TIMEOUT_MS: '3000', HERALD_OVERDUE_AFTER_MS: '5000', HERALD_WORKER_CONCURRENCY: '8', HERALD_PUBLISH_MAX_ATTEMPTS: '12',
+    DATABASE_URL: t.db.connectionString,
+    HERALD_SECRET_KEY: TEST_SECRET,
+    PORT: '0',
+    REDIS_URL: redisUrl,
+    HERALD_SANDBOX_URL: sandbox.url,
+    HERALD_WORKER_POLL_INTERVAL_MS: '200',
+    HERALD_HEARTBEAT_INTERVAL_MS: '250',
+    HERALD_WORKER_DEAD_AFTER_MS: '1500',
+    HERALD_PLATFORM_TIMEOUT_MS: '3000',
+    HERALD_OVERDUE_AFTER_MS: '5000',
+    HERALD_WORKER_CONCURRENCY: '8',
+    HERALD_PUBLISH_MAX_ATTEMPTS: '12',
     ...options.env,
   };
   const stopped = new Set<HeraldProcess>();
@@ -79,7 +98,12 @@ export async function startFleet(options: { apis: number; workers: number; env?:
   const apis = Array.from({ length: options.apis }, () => spawn('api'));
   const workers = Array.from({ length: options.workers }, () => spawn('worker'));
   const fleet: Fleet = {
-    t, sandbox, apis, workers, env, urls: [],
+    t,
+    sandbox,
+    apis,
+    workers,
+    env,
+    urls: [],
     startWorker() {
       const p = spawn('worker');
       workers.push(p);
@@ -89,7 +113,9 @@ export async function startFleet(options: { apis: number; workers: number; env?:
       stopped.add(p);
     },
     crashed() {
-      return all.filter((p) => !stopped.has(p) && (p.child.exitCode !== null || p.child.signalCode !== null)).map((p) => `exit ${p.child.exitCode ?? p.child.signalCode}: ${p.output().slice(-2000)}`);
+      return all
+        .filter((p) => !stopped.has(p) && (p.child.exitCode !== null || p.child.signalCode !== null))
+        .map((p) => `exit ${p.child.exitCode ?? p.child.signalCode}: ${p.output().slice(-2000)}`);
     },
     async close() {
       for (const p of all) stopped.add(p);
@@ -118,16 +144,30 @@ export interface HttpAnswer {
   status: number;
   headers: Headers;
   text: string;
-  json: { success?: boolean; data?: Record<string, unknown> & { post_id?: string }; error?: { code: string; message: string }; request_id?: string } | undefined;
+  json:
+    | {
+        success?: boolean;
+        data?: Record<string, unknown> & { post_id?: string };
+        error?: { code: string; message: string };
+        request_id?: string;
+      }
+    | undefined;
 }
 
 /** One HTTP call; a body that is not JSON leaves `json` undefined (the caller decides whether that is a fault). */
-export async function call(url: string, init: { method?: string; key?: string; idem?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+export async function call(
+  url: string,
+  init: { method?: string; key?: string; idem?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.idem) headers['idempotency-key'] = init.idem;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   let json: HttpAnswer['json'];
   try {

@@ -10,7 +10,15 @@ import { sendPage } from '../../http/html.ts';
 import { renderPageError } from '../users/login.routes.ts';
 import { choicePage, donePage, failedPage, passwordForm, serverForm } from './connect.pages.ts';
 import { ConnectFlowError } from './connect.platform.ts';
-import { chooseAccount, handleCallback, openLink, returnUrl, submitLinkForm, type ConnectDeps, type LandingStep } from './connect.service.ts';
+import {
+  chooseAccount,
+  handleCallback,
+  openLink,
+  returnUrl,
+  submitLinkForm,
+  type ConnectDeps,
+  type LandingStep,
+} from './connect.service.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
 
@@ -35,19 +43,44 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
 
   const finish = (reply: FastifyReply, result: { link: ConnectLinkRow; connection: ConnectionRow }) => {
     const back = returnUrl(result.link, { connectionId: result.connection.id });
-    return back ? reply.code(302).header('location', back).header('cache-control', 'no-store').send() : sendPage(reply, 200, 'Account connected', donePage(result.link.platform, result.connection.handle));
+    return back
+      ? reply.code(302).header('location', back).header('cache-control', 'no-store').send()
+      : sendPage(reply, 200, 'Account connected', donePage(result.link.platform, result.connection.handle));
   };
 
   const step = (request: FastifyRequest, reply: FastifyReply, next: LandingStep) => {
     switch (next.kind) {
       case 'redirect':
-        return reply.code(302).header('set-cookie', cookie(bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure })).header('cache-control', 'no-store').header('location', next.location).send();
+        return reply
+          .code(302)
+          .header('set-cookie', cookie(bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure }))
+          .header('cache-control', 'no-store')
+          .header('location', next.location)
+          .send();
       case 'server':
-        return sendPage(reply, 200, 'Connect an account', serverForm(next.link.platform, request.url.split('?')[0]!), formTargets(next.link, true));
+        return sendPage(
+          reply,
+          200,
+          'Connect an account',
+          serverForm(next.link.platform, request.url.split('?')[0]!),
+          formTargets(next.link, true),
+        );
       case 'password':
-        return sendPage(reply, 200, 'Connect an account', passwordForm(next.link.platform, request.url.split('?')[0]!, next.labels), formTargets(next.link, false));
+        return sendPage(
+          reply,
+          200,
+          'Connect an account',
+          passwordForm(next.link.platform, request.url.split('?')[0]!, next.labels),
+          formTargets(next.link, false),
+        );
       case 'choose':
-        return sendPage(reply, 200, 'Choose an account', choicePage(next.link.platform, next.state, next.accounts), formTargets(next.link, false));
+        return sendPage(
+          reply,
+          200,
+          'Choose an account',
+          choicePage(next.link.platform, next.state, next.accounts),
+          formTargets(next.link, false),
+        );
     }
   };
 
@@ -56,32 +89,76 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
     pages.setErrorHandler((error, request, reply) => {
       if (!(error instanceof ConnectFlowError)) return renderPageError(error, request, reply);
       const link = error.link;
-      if (link && FORM_ERRORS.has(error.code) && request.method === 'POST' && request.url.startsWith('/connect/') && !request.url.startsWith('/connect/choose')) {
+      if (
+        link &&
+        FORM_ERRORS.has(error.code) &&
+        request.method === 'POST' &&
+        request.url.startsWith('/connect/') &&
+        !request.url.startsWith('/connect/choose')
+      ) {
         const action = request.url.split('?')[0]!;
         const login = deps.access.registry.get(link.platform)?.passwordLogin;
-        return sendPage(reply, 400, 'Connect an account', login
-          ? passwordForm(link.platform, action, { identifier: login.identifierLabel, password: login.passwordLabel, server: login.customServer && !link.sandbox }, error.message)
-          : serverForm(link.platform, action, error.message), formTargets(link, !login));
+        return sendPage(
+          reply,
+          400,
+          'Connect an account',
+          login
+            ? passwordForm(
+                link.platform,
+                action,
+                {
+                  identifier: login.identifierLabel,
+                  password: login.passwordLabel,
+                  server: login.customServer && !link.sandbox,
+                },
+                error.message,
+              )
+            : serverForm(link.platform, action, error.message),
+          formTargets(link, !login),
+        );
       }
       const back = returnUrl(link, { error: error.code, description: error.message });
       if (back) return reply.code(302).header('location', back).header('cache-control', 'no-store').send();
-      return sendPage(reply, error.code === 'link_invalid' ? 404 : 400, 'Not connected', failedPage(error.message, error.code));
+      return sendPage(
+        reply,
+        error.code === 'link_invalid' ? 404 : 400,
+        'Not connected',
+        failedPage(error.message, error.code),
+      );
     });
 
     pages.get('/connect/callback', hide, async (request, reply) => {
       // A parameter sent twice is ambiguous: keep only single string values (the flow then fails cleanly).
-      const query = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      const query = Object.fromEntries(
+        Object.entries(request.query as Record<string, unknown>).filter(([, v]) => typeof v === 'string'),
+      ) as Record<string, string>;
       const result = await handleCallback(deps, query, readCookie(request, bindingCookie));
       return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
     });
 
-    pages.post('/connect/choose', hide, async (request, reply) => finish(reply, await chooseAccount(deps, formField(request.body, 'state'), formField(request.body, 'account_id'), readCookie(request, bindingCookie))));
+    pages.post('/connect/choose', hide, async (request, reply) =>
+      finish(
+        reply,
+        await chooseAccount(
+          deps,
+          formField(request.body, 'state'),
+          formField(request.body, 'account_id'),
+          readCookie(request, bindingCookie),
+        ),
+      ),
+    );
 
-    pages.get('/connect/:token', hide, async (request, reply) => step(request, reply, await openLink(deps, tokenOf(request))));
+    pages.get('/connect/:token', hide, async (request, reply) =>
+      step(request, reply, await openLink(deps, tokenOf(request))),
+    );
 
     pages.post('/connect/:token', hide, async (request, reply) => {
       const body = request.body;
-      const result = await submitLinkForm(deps, tokenOf(request), { server_url: formField(body, 'server_url'), identifier: formField(body, 'identifier'), password: formField(body, 'password') });
+      const result = await submitLinkForm(deps, tokenOf(request), {
+        server_url: formField(body, 'server_url'),
+        identifier: formField(body, 'identifier'),
+        password: formField(body, 'password'),
+      });
       return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
     });
   });

@@ -16,7 +16,13 @@ import { resealCredentials } from './lifecycle.ts';
 import { isPlatformError } from '../../platforms/types.ts';
 import { inProcessTransport } from '../../sandbox/inprocess.ts';
 import { listConnections, type ConnectionRow } from './connections.repo.ts';
-import { addSandboxConnections, connectBluesky, ConnectionInputError, connectionJson, connectMastodon } from './connections.service.ts';
+import {
+  addSandboxConnections,
+  connectBluesky,
+  ConnectionInputError,
+  connectionJson,
+  connectMastodon,
+} from './connections.service.ts';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { PlatformAccess } from './platform-access.ts';
@@ -30,7 +36,10 @@ function line(c: ConnectionRow): string {
 }
 
 /** Runs `fn` with the platform access of this installation; platform refusals become one readable line. */
-async function withAccess<T>(io: Io, fn: (pool: Pool, access: PlatformAccess, config: Config) => Promise<T>): Promise<T> {
+async function withAccess<T>(
+  io: Io,
+  fn: (pool: Pool, access: PlatformAccess, config: Config) => Promise<T>,
+): Promise<T> {
   return withDatabase(io, async (pool, config) => {
     const keyring = await resolveKeyring(config, createLogger('silent'));
     const access = createPlatformAccess(config, keyring, createOutboundGuard({ allowlist: config.outboundAllowlist }));
@@ -38,7 +47,8 @@ async function withAccess<T>(io: Io, fn: (pool: Pool, access: PlatformAccess, co
       return await fn(pool, access, config);
     } catch (error) {
       if (error instanceof ConnectionInputError) throw new UsageError(error.message);
-      if (isPlatformError(error)) throw new Error(`the platform refused: ${error.message} (${error.code})`, { cause: error });
+      if (isPlatformError(error))
+        throw new Error(`the platform refused: ${error.message} (${error.code})`, { cause: error });
       throw error;
     }
   });
@@ -47,9 +57,17 @@ async function withAccess<T>(io: Io, fn: (pool: Pool, access: PlatformAccess, co
 export function connectionCommands(): Record<string, Command> {
   return {
     'connections add-sandbox': {
-      usage: 'herald connections add-sandbox --workspace <uuid> [--brand <id>] [--platform <p>[,<p>…] | --all] [--json]',
-      summary: 'Connect simulated accounts (test workspaces only), through each platform\'s own sign-in against its simulator.',
-      options: { workspace: { type: 'string' }, brand: { type: 'string' }, platform: { type: 'string' }, all: { type: 'boolean' }, ...json },
+      usage:
+        'herald connections add-sandbox --workspace <uuid> [--brand <id>] [--platform <p>[,<p>…] | --all] [--json]',
+      summary:
+        "Connect simulated accounts (test workspaces only), through each platform's own sign-in against its simulator.",
+      options: {
+        workspace: { type: 'string' },
+        brand: { type: 'string' },
+        platform: { type: 'string' },
+        all: { type: 'boolean' },
+        ...json,
+      },
       async run(values, _p, io) {
         const workspaceId = workspaceArg(values);
         if (values.all && values.platform) throw new UsageError('give --platform or --all, not both');
@@ -58,12 +76,22 @@ export function connectionCommands(): Record<string, Command> {
           const simulators = createConfiguredSimulators(config, access.keyring);
           if (simulators.size === 0) throw new UsageError('the sandbox is off (HERALD_SANDBOX=off)');
           const available = access.registry.available().filter((p) => simulators.has(p));
-          const platforms = values.all ? available : String(values.platform).split(',').map((p) => p.trim());
+          const platforms = values.all
+            ? available
+            : String(values.platform)
+                .split(',')
+                .map((p) => p.trim());
           const unknown = platforms.filter((p) => !isPlatformName(p) || !available.includes(p as PlatformName));
-          if (unknown.length > 0) throw new UsageError(`cannot add sandbox connections for ${unknown.join(', ')}; available: ${available.join(', ')}`);
+          if (unknown.length > 0)
+            throw new UsageError(
+              `cannot add sandbox connections for ${unknown.join(', ')}; available: ${available.join(', ')}`,
+            );
           const { transport, close } = await inProcessTransport(simulators, access.sandboxUrl);
           try {
-            const made = await addSandboxConnections({ db: pool, access, sandboxTransport: transport }, { workspaceId, brandId: brandArg(values), platforms: platforms as PlatformName[] });
+            const made = await addSandboxConnections(
+              { db: pool, access, sandboxTransport: transport },
+              { workspaceId, brandId: brandArg(values), platforms: platforms as PlatformName[] },
+            );
             print(io, values, made.map(connectionJson), made.map(line).join('\n'));
           } finally {
             await close();
@@ -72,50 +100,102 @@ export function connectionCommands(): Record<string, Command> {
       },
     },
     'connections add bluesky': {
-      usage: 'herald connections add bluesky --workspace <uuid> [--brand <id>] [--service <url>] --handle <handle> --app-password <password> [--json]',
-      summary: 'Connect a real Bluesky account (live workspaces) with an app password; the service defaults to HERALD_BLUESKY_SERVICE_URL.',
-      options: { workspace: { type: 'string' }, brand: { type: 'string' }, service: { type: 'string' }, handle: { type: 'string' }, 'app-password': { type: 'string' }, ...json },
+      usage:
+        'herald connections add bluesky --workspace <uuid> [--brand <id>] [--service <url>] --handle <handle> --app-password <password> [--json]',
+      summary:
+        'Connect a real Bluesky account (live workspaces) with an app password; the service defaults to HERALD_BLUESKY_SERVICE_URL.',
+      options: {
+        workspace: { type: 'string' },
+        brand: { type: 'string' },
+        service: { type: 'string' },
+        handle: { type: 'string' },
+        'app-password': { type: 'string' },
+        ...json,
+      },
       async run(values, _p, io) {
         const workspaceId = workspaceArg(values);
         const handle = required(values, 'handle').replace(/^@/, '');
         const appPassword = required(values, 'app-password');
         await withAccess(io, async (pool, access, config) => {
-          const row = await connectBluesky(pool, access, { workspaceId, brandId: brandArg(values), service: typeof values.service === 'string' ? values.service : config.platforms.bluesky.serviceUrl, handle, appPassword });
+          const row = await connectBluesky(pool, access, {
+            workspaceId,
+            brandId: brandArg(values),
+            service: typeof values.service === 'string' ? values.service : config.platforms.bluesky.serviceUrl,
+            handle,
+            appPassword,
+          });
           print(io, values, connectionJson(row), line(row));
         });
       },
     },
     'connections add mastodon': {
-      usage: 'herald connections add mastodon --workspace <uuid> [--brand <id>] --instance <url> --access-token <token> [--json]',
-      summary: 'Connect a real Mastodon account (live workspaces) with an access token (scopes write:statuses write:media read), verified with the instance.',
-      options: { workspace: { type: 'string' }, brand: { type: 'string' }, instance: { type: 'string' }, 'access-token': { type: 'string' }, ...json },
+      usage:
+        'herald connections add mastodon --workspace <uuid> [--brand <id>] --instance <url> --access-token <token> [--json]',
+      summary:
+        'Connect a real Mastodon account (live workspaces) with an access token (scopes write:statuses write:media read), verified with the instance.',
+      options: {
+        workspace: { type: 'string' },
+        brand: { type: 'string' },
+        instance: { type: 'string' },
+        'access-token': { type: 'string' },
+        ...json,
+      },
       async run(values, _p, io) {
         const workspaceId = workspaceArg(values);
         const instance = required(values, 'instance');
         const accessToken = required(values, 'access-token');
         await withAccess(io, async (pool, access) => {
-          const row = await connectMastodon(pool, access, { workspaceId, brandId: brandArg(values), instance, accessToken });
+          const row = await connectMastodon(pool, access, {
+            workspaceId,
+            brandId: brandArg(values),
+            instance,
+            accessToken,
+          });
           print(io, values, connectionJson(row), line(row));
         });
       },
     },
     'connections connect': {
-      usage: 'herald connections connect <platform> --workspace <uuid> [--brand <id>] [--redirect-url <url>] [--server <url>] [--json]',
-      summary: 'Print a connect link: a single-use URL that walks someone through the platform\'s consent and adds the account to the workspace (test workspaces: through the simulator).',
+      usage:
+        'herald connections connect <platform> --workspace <uuid> [--brand <id>] [--redirect-url <url>] [--server <url>] [--json]',
+      summary:
+        "Print a connect link: a single-use URL that walks someone through the platform's consent and adds the account to the workspace (test workspaces: through the simulator).",
       positionals: ['platform'],
-      options: { workspace: { type: 'string' }, brand: { type: 'string' }, 'redirect-url': { type: 'string' }, server: { type: 'string' }, ...json },
+      options: {
+        workspace: { type: 'string' },
+        brand: { type: 'string' },
+        'redirect-url': { type: 'string' },
+        server: { type: 'string' },
+        ...json,
+      },
       async run(values, positionals, io) {
         const workspaceId = workspaceArg(values);
         const platform = positionals[0];
-        if (!platform || !isPlatformName(platform)) throw new UsageError(`give the platform to connect, one of: ${PLATFORM_NAMES.join(', ')}`);
+        if (!platform || !isPlatformName(platform))
+          throw new UsageError(`give the platform to connect, one of: ${PLATFORM_NAMES.join(', ')}`);
         await withAccess(io, async (pool, access, config) => {
           const workspace = await findWorkspace(pool, workspaceId);
           if (!workspace) throw new UsageError(`no workspace ${workspaceId}`);
-          const ctx: ServiceContext = { db: pool, workspaceId, workspaceMode: workspace.mode, brandId: brandArg(values) ?? workspace.default_brand_id, brandFromHeader: false, allowedBrandIds: null, userId: '', via: 'api' };
+          const ctx: ServiceContext = {
+            db: pool,
+            workspaceId,
+            workspaceMode: workspace.mode,
+            brandId: brandArg(values) ?? workspace.default_brand_id,
+            brandFromHeader: false,
+            allowedBrandIds: null,
+            userId: '',
+            via: 'api',
+          };
           try {
-            const link = await createConnectLink(ctx, { pool, access, ttlSeconds: config.connectLinkTtlSeconds }, {
-              platform, redirect_url: typeof values['redirect-url'] === 'string' ? values['redirect-url'] : undefined, server_url: typeof values.server === 'string' ? values.server : undefined,
-            });
+            const link = await createConnectLink(
+              ctx,
+              { pool, access, ttlSeconds: config.connectLinkTtlSeconds },
+              {
+                platform,
+                redirect_url: typeof values['redirect-url'] === 'string' ? values['redirect-url'] : undefined,
+                server_url: typeof values.server === 'string' ? values.server : undefined,
+              },
+            );
             print(io, values, link, `${String(link.url)}\n(single use; expires ${String(link.expires_at)})`);
           } catch (error) {
             if (error instanceof AppError) throw new UsageError(error.message);
@@ -126,7 +206,8 @@ export function connectionCommands(): Record<string, Command> {
     },
     'connections reseal': {
       usage: 'herald connections reseal [--json]',
-      summary: 'After rotating HERALD_SECRET_KEY (old key in HERALD_SECRET_KEYS_PREVIOUS): encrypt every connection\'s tokens again with the new key, so the old one can be dropped.',
+      summary:
+        "After rotating HERALD_SECRET_KEY (old key in HERALD_SECRET_KEYS_PREVIOUS): encrypt every connection's tokens again with the new key, so the old one can be dropped.",
       options: { ...json },
       async run(values, _p, io) {
         await withAccess(io, async (pool, access) => {

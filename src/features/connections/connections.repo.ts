@@ -53,23 +53,53 @@ export async function insertConnection(db: Queryable, c: NewConnection): Promise
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $12,
              NOT EXISTS (SELECT 1 FROM connections d WHERE d.brand_id = $3 AND d.platform = $4 AND d.is_default AND d.status <> 'disconnected'), $13)
      RETURNING ${COLUMNS}`,
-    [c.id, c.workspaceId, c.brandId, c.platform, c.sandbox, c.accountId, c.handle, c.displayName, c.serverUrl, c.credentials, c.tokenExpiresAt, JSON.stringify(c.settings), c.avatarUrl ?? null],
+    [
+      c.id,
+      c.workspaceId,
+      c.brandId,
+      c.platform,
+      c.sandbox,
+      c.accountId,
+      c.handle,
+      c.displayName,
+      c.serverUrl,
+      c.credentials,
+      c.tokenExpiresAt,
+      JSON.stringify(c.settings),
+      c.avatarUrl ?? null,
+    ],
   );
   return rows[0]!;
 }
 
-export async function findConnection(db: Queryable, workspaceId: string, id: string, lock = false): Promise<ConnectionRow | undefined> {
-  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [workspaceId, id]);
+export async function findConnection(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  lock = false,
+): Promise<ConnectionRow | undefined> {
+  const { rows } = await db.query<ConnectionRow>(
+    `SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [workspaceId, id],
+  );
   return rows[0];
 }
 
 export async function findConnections(db: Queryable, workspaceId: string, ids: string[]): Promise<ConnectionRow[]> {
-  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 AND id = ANY($2::text[])`, [workspaceId, ids]);
+  const { rows } = await db.query<ConnectionRow>(
+    `SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+    [workspaceId, ids],
+  );
   return rows;
 }
 
 /** The brand's default, usable connection per platform. */
-export async function findDefaults(db: Queryable, workspaceId: string, brandId: string, platforms: PlatformName[]): Promise<ConnectionRow[]> {
+export async function findDefaults(
+  db: Queryable,
+  workspaceId: string,
+  brandId: string,
+  platforms: PlatformName[],
+): Promise<ConnectionRow[]> {
   const { rows } = await db.query<ConnectionRow>(
     `SELECT ${COLUMNS} FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = ANY($3::text[]) AND is_default AND status <> 'disconnected'`,
     [workspaceId, brandId, platforms],
@@ -83,7 +113,13 @@ export interface ConnectionFilters {
   status?: ConnectionStatus;
 }
 
-export async function listConnections(db: Queryable, workspaceId: string, filters: ConnectionFilters, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<ConnectionRow[]> {
+export async function listConnections(
+  db: Queryable,
+  workspaceId: string,
+  filters: ConnectionFilters,
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<ConnectionRow[]> {
   const where = ['workspace_id = $1'];
   const values: unknown[] = [workspaceId];
   const param = (v: unknown) => {
@@ -94,11 +130,20 @@ export async function listConnections(db: Queryable, workspaceId: string, filter
   if (filters.brandIds) where.push(`brand_id = ANY(${param(filters.brandIds)}::text[])`);
   if (filters.status) where.push(`status = ${param(filters.status)}`);
   if (after) where.push(`(created_at, id) < (${param(after.createdAt)}::timestamptz, ${param(after.id)})`);
-  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${param(limit)}`, values);
+  const { rows } = await db.query<ConnectionRow>(
+    `SELECT ${COLUMNS} FROM connections WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${param(limit)}`,
+    values,
+  );
   return rows;
 }
 
-export async function updateCredentials(db: Queryable, workspaceId: string, id: string, credentials: Buffer, tokenExpiresAt: Date | null): Promise<void> {
+export async function updateCredentials(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  credentials: Buffer,
+  tokenExpiresAt: Date | null,
+): Promise<void> {
   await db.query(
     `UPDATE connections SET credentials = $3, token_expires_at = $4, status = CASE WHEN status = 'expired' THEN 'active' ELSE status END, updated_at = now()
       WHERE workspace_id = $1 AND id = $2`,
@@ -107,7 +152,12 @@ export async function updateCredentials(db: Queryable, workspaceId: string, id: 
 }
 
 /** Marks the connection expired (reconnect needed); returns true when this call changed it. */
-export async function markExpired(db: Queryable, workspaceId: string, id: string, error: Record<string, unknown>): Promise<boolean> {
+export async function markExpired(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  error: Record<string, unknown>,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE connections SET status = 'expired', last_error = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
     [workspaceId, id, JSON.stringify(error)],
@@ -123,7 +173,11 @@ export async function throttle(db: Queryable, workspaceId: string, id: string, u
   );
 }
 
-export async function countByWorkspaceBrand(db: Queryable, workspaceId: string, brandId: string): Promise<Map<string, number>> {
+export async function countByWorkspaceBrand(
+  db: Queryable,
+  workspaceId: string,
+  brandId: string,
+): Promise<Map<string, number>> {
   const { rows } = await db.query<{ platform: string; n: number }>(
     `SELECT platform, count(*)::int AS n FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND status <> 'disconnected' GROUP BY platform`,
     [workspaceId, brandId],

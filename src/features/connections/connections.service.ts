@@ -25,21 +25,43 @@ export class ConnectionInputError extends Error {}
 
 export function connectionJson(c: ConnectionRow): Record<string, unknown> {
   return {
-    id: c.id, object: 'connection', workspace_id: c.workspace_id, brand_id: c.brand_id, platform: c.platform,
-    account_id: c.account_id, handle: c.handle, display_name: c.display_name, avatar_url: c.avatar_url ?? null, server_url: c.server_url,
-    is_default: c.is_default, status: c.status, sandbox: c.sandbox,
-    token_expires_at: c.token_expires_at?.toISOString() ?? null, created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(),
+    id: c.id,
+    object: 'connection',
+    workspace_id: c.workspace_id,
+    brand_id: c.brand_id,
+    platform: c.platform,
+    account_id: c.account_id,
+    handle: c.handle,
+    display_name: c.display_name,
+    avatar_url: c.avatar_url ?? null,
+    server_url: c.server_url,
+    is_default: c.is_default,
+    status: c.status,
+    sandbox: c.sandbox,
+    token_expires_at: c.token_expires_at?.toISOString() ?? null,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
   };
 }
 
-async function brandOf(db: Queryable, workspaceId: string, brandId: string | undefined, mode: 'live' | 'test'): Promise<string> {
+async function brandOf(
+  db: Queryable,
+  workspaceId: string,
+  brandId: string | undefined,
+  mode: 'live' | 'test',
+): Promise<string> {
   const workspace = await findWorkspace(db, workspaceId);
   if (!workspace) throw new ConnectionInputError(`no workspace ${workspaceId}`);
   if (workspace.mode !== mode) {
-    throw new ConnectionInputError(mode === 'test' ? 'sandbox connections belong in test workspaces; this workspace is live' : 'real accounts belong in live workspaces; this workspace is in test mode (it holds only sandbox connections)');
+    throw new ConnectionInputError(
+      mode === 'test'
+        ? 'sandbox connections belong in test workspaces; this workspace is live'
+        : 'real accounts belong in live workspaces; this workspace is in test mode (it holds only sandbox connections)',
+    );
   }
   const id = brandId ?? workspace.default_brand_id;
-  if (!id || !(await findBrand(db, workspaceId, id))) throw new ConnectionInputError(`no brand ${brandId ?? '(default)'} in workspace ${workspaceId}`);
+  if (!id || !(await findBrand(db, workspaceId, id)))
+    throw new ConnectionInputError(`no brand ${brandId ?? '(default)'} in workspace ${workspaceId}`);
   return id;
 }
 
@@ -47,12 +69,33 @@ async function brandOf(db: Queryable, workspaceId: string, brandId: string | und
  * Stores the connection with its `connection.connected` event (and webhook deliveries), as the hosted connect
  * flow does: in one transaction, the caller's when `db` is a client inside one, else a transaction of its own.
  */
-async function store(db: Queryable, access: PlatformAccess, input: { workspaceId: string; brandId: string; platform: PlatformName; sandbox: boolean; serverUrl: string | null; account: AccountInfo; credentials: Credentials }): Promise<ConnectionRow> {
+async function store(
+  db: Queryable,
+  access: PlatformAccess,
+  input: {
+    workspaceId: string;
+    brandId: string;
+    platform: PlatformName;
+    sandbox: boolean;
+    serverUrl: string | null;
+    account: AccountInfo;
+    credentials: Credentials;
+  },
+): Promise<ConnectionRow> {
   const write = async (tx: Queryable) => {
     const row = await repo.insertConnection(tx, {
-      id: newId('conn'), workspaceId: input.workspaceId, brandId: input.brandId, platform: input.platform, sandbox: input.sandbox,
-      accountId: input.account.accountId, handle: input.account.handle, displayName: input.account.displayName, avatarUrl: input.account.avatarUrl ?? null, serverUrl: input.serverUrl,
-      credentials: sealCredentials(access.keyring, input.credentials), tokenExpiresAt: input.credentials.expiresAt ? new Date(input.credentials.expiresAt) : null,
+      id: newId('conn'),
+      workspaceId: input.workspaceId,
+      brandId: input.brandId,
+      platform: input.platform,
+      sandbox: input.sandbox,
+      accountId: input.account.accountId,
+      handle: input.account.handle,
+      displayName: input.account.displayName,
+      avatarUrl: input.account.avatarUrl ?? null,
+      serverUrl: input.serverUrl,
+      credentials: sealCredentials(access.keyring, input.credentials),
+      tokenExpiresAt: input.credentials.expiresAt ? new Date(input.credentials.expiresAt) : null,
       settings: input.account.settings ?? {},
     });
     await appendEvent(tx, input.workspaceId, 'connection.connected', connectionJson(row));
@@ -61,7 +104,8 @@ async function store(db: Queryable, access: PlatformAccess, input: { workspaceId
   try {
     return db instanceof pg.Pool ? await withTransaction(db, write) : await write(db);
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new ConnectionInputError(`${input.account.handle} on ${input.platform} is already connected to this brand`);
+    if ((error as { code?: string }).code === '23505')
+      throw new ConnectionInputError(`${input.account.handle} on ${input.platform} is already connected to this brand`);
     throw error;
   }
 }
@@ -85,39 +129,92 @@ export interface SandboxConnectDeps {
 }
 
 /** One sandbox connection per platform, each made through the platform's own sign-in against its simulator. */
-export async function addSandboxConnections(deps: SandboxConnectDeps, input: { workspaceId: string; brandId?: string; platforms: PlatformName[] }): Promise<ConnectionRow[]> {
+export async function addSandboxConnections(
+  deps: SandboxConnectDeps,
+  input: { workspaceId: string; brandId?: string; platforms: PlatformName[] },
+): Promise<ConnectionRow[]> {
   const brandId = await brandOf(deps.db, input.workspaceId, input.brandId, 'test');
   const made: ConnectionRow[] = [];
   for (const platform of input.platforms) {
     const adapter = deps.access.registry.get(platform);
     if (!adapter) throw new ConnectionInputError(`Herald cannot publish to ${platform} yet (no adapter)`);
-    const http = createPlatformHttp({ baseUrl: `${deps.access.sandboxUrl}/${platform}`, transport: deps.sandboxTransport, timeoutMs: deps.access.timeoutMs });
-    const { account, credentials } = await adapter.connectSandbox(http, { username: `hs_${randomBytes(6).toString('hex').slice(0, 8)}` });
-    made.push(await store(deps.db, deps.access, { workspaceId: input.workspaceId, brandId, platform, sandbox: true, serverUrl: null, account, credentials }));
+    const http = createPlatformHttp({
+      baseUrl: `${deps.access.sandboxUrl}/${platform}`,
+      transport: deps.sandboxTransport,
+      timeoutMs: deps.access.timeoutMs,
+    });
+    const { account, credentials } = await adapter.connectSandbox(http, {
+      username: `hs_${randomBytes(6).toString('hex').slice(0, 8)}`,
+    });
+    made.push(
+      await store(deps.db, deps.access, {
+        workspaceId: input.workspaceId,
+        brandId,
+        platform,
+        sandbox: true,
+        serverUrl: null,
+        account,
+        credentials,
+      }),
+    );
   }
   return made;
 }
 
-export async function connectBluesky(db: Queryable, access: PlatformAccess, input: { workspaceId: string; brandId?: string; service: string; handle: string; appPassword: string }): Promise<ConnectionRow> {
+export async function connectBluesky(
+  db: Queryable,
+  access: PlatformAccess,
+  input: { workspaceId: string; brandId?: string; service: string; handle: string; appPassword: string },
+): Promise<ConnectionRow> {
   const brandId = await brandOf(db, input.workspaceId, input.brandId, 'live');
   const serverUrl = await checkServerUrl(access, input.service);
   const http = httpFor(access, { sandbox: false, platform: 'bluesky', server_url: serverUrl });
   const login = await loginWithAppPassword(http, input.handle, input.appPassword);
   const account = { accountId: login.accountId, handle: login.handle, displayName: null };
-  return store(db, access, { workspaceId: input.workspaceId, brandId, platform: 'bluesky', sandbox: false, serverUrl, account, credentials: login.credentials });
+  return store(db, access, {
+    workspaceId: input.workspaceId,
+    brandId,
+    platform: 'bluesky',
+    sandbox: false,
+    serverUrl,
+    account,
+    credentials: login.credentials,
+  });
 }
 
-export async function connectMastodon(db: Queryable, access: PlatformAccess, input: { workspaceId: string; brandId?: string; instance: string; accessToken: string }): Promise<ConnectionRow> {
+export async function connectMastodon(
+  db: Queryable,
+  access: PlatformAccess,
+  input: { workspaceId: string; brandId?: string; instance: string; accessToken: string },
+): Promise<ConnectionRow> {
   const brandId = await brandOf(db, input.workspaceId, input.brandId, 'live');
   const serverUrl = await checkServerUrl(access, input.instance);
   const row = { sandbox: false, platform: 'mastodon' as const, server_url: serverUrl };
   const credentials: Credentials = { accessToken: input.accessToken };
-  const session = { connection: { id: '', accountId: '', handle: '', baseUrl: serverUrl, settings: {}, sandbox: false }, credentials, http: httpFor(access, row), clock: access.clock };
+  const session = {
+    connection: { id: '', accountId: '', handle: '', baseUrl: serverUrl, settings: {}, sandbox: false },
+    credentials,
+    http: httpFor(access, row),
+    clock: access.clock,
+  };
   const account = await access.registry.get('mastodon')!.verifyAccount(session);
-  return store(db, access, { workspaceId: input.workspaceId, brandId, platform: 'mastodon', sandbox: false, serverUrl, account, credentials });
+  return store(db, access, {
+    workspaceId: input.workspaceId,
+    brandId,
+    platform: 'mastodon',
+    sandbox: false,
+    serverUrl,
+    account,
+    credentials,
+  });
 }
 
-export async function getConnection(db: Queryable, workspaceId: string, id: string, allowedBrandIds: readonly string[] | null): Promise<ConnectionRow> {
+export async function getConnection(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  allowedBrandIds: readonly string[] | null,
+): Promise<ConnectionRow> {
   const row = await repo.findConnection(db, workspaceId, id);
   if (!row || (allowedBrandIds && !allowedBrandIds.includes(row.brand_id))) throw notFound('connection');
   return row;
@@ -129,16 +226,35 @@ export async function listConnectionsFor(
   q: { platform?: PlatformName; brand_id?: string; status?: ConnectionStatus; limit?: number; cursor?: string },
 ): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; has_more: boolean }> {
   if (ctx.brandFromHeader && q.brand_id !== undefined && q.brand_id !== ctx.brandId) {
-    throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
+    throw new AppError(
+      'PUBLIC_API_QUERY_INVALID',
+      `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`,
+      { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] },
+    );
   }
   const brand = q.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
-  if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand)) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
-  const filters = { platform: q.platform, brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined), status: q.status };
+  if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand))
+    throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
+  const filters = {
+    platform: q.platform,
+    brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined),
+    status: q.status,
+  };
   const limit = q.limit ?? 20;
   const after = q.cursor ? decodeCursor(q.cursor, filters) : undefined;
-  const rows = await repo.listConnections(ctx.db, ctx.workspaceId, filters, after?.value ? { createdAt: new Date(after.value), id: after.id } : undefined, limit + 1);
+  const rows = await repo.listConnections(
+    ctx.db,
+    ctx.workspaceId,
+    filters,
+    after?.value ? { createdAt: new Date(after.value), id: after.id } : undefined,
+    limit + 1,
+  );
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   const hasMore = rows.length > limit && last !== undefined;
-  return { items: page.map(connectionJson), next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null, has_more: hasMore };
+  return {
+    items: page.map(connectionJson),
+    next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null,
+    has_more: hasMore,
+  };
 }

@@ -36,24 +36,44 @@ export function mergeCredentials(previous: Credentials, fresh: Credentials): Cre
  * (X refresh tokens work once, so two refreshes would log the account out). The platform call and the write
  * happen inside the lock, so the stored refresh token is always the newest one issued.
  */
-export async function refreshConnection(deps: Pick<LifecycleDeps, 'pool' | 'access'>, used: ConnectionRow): Promise<PlatformSession> {
+export async function refreshConnection(
+  deps: Pick<LifecycleDeps, 'pool' | 'access'>,
+  used: ConnectionRow,
+): Promise<PlatformSession> {
   return withTransaction(deps.pool, async (tx) => {
     const row = await findConnection(tx, used.workspace_id, used.id, true);
-    if (!row || row.status === 'disconnected') throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
+    if (!row || row.status === 'disconnected')
+      throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
     if (!row.credentials.equals(used.credentials)) return sessionFor(deps.access, row);
     const adapter = deps.access.registry.get(row.platform);
-    if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
+    if (!adapter)
+      throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
     const session = sessionFor(deps.access, row);
     const credentials = mergeCredentials(session.credentials, await adapter.refreshCredentials(session));
     const sealed = sealCredentials(deps.access.keyring, credentials);
-    await updateCredentials(tx, row.workspace_id, row.id, sealed, credentials.expiresAt ? new Date(credentials.expiresAt) : null);
+    await updateCredentials(
+      tx,
+      row.workspace_id,
+      row.id,
+      sealed,
+      credentials.expiresAt ? new Date(credentials.expiresAt) : null,
+    );
     return sessionFor(deps.access, { ...row, credentials: sealed });
   });
 }
 
 /** Marks the connection expired and emits `connection.expired`, once. */
-export async function expireConnection(db: Queryable, workspaceId: string, id: string, error: PlatformError): Promise<void> {
-  const changed = await markExpired(db, workspaceId, id, { code: error.code, message: error.message, platform_status: error.platformStatus ?? null });
+export async function expireConnection(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  error: PlatformError,
+): Promise<void> {
+  const changed = await markExpired(db, workspaceId, id, {
+    code: error.code,
+    message: error.message,
+    platform_status: error.platformStatus ?? null,
+  });
   if (!changed) return;
   const row = await findConnection(db, workspaceId, id);
   if (row) await appendEvent(db, workspaceId, 'connection.expired', connectionJson(row));
@@ -66,19 +86,24 @@ export async function expireConnection(db: Queryable, workspaceId: string, id: s
  */
 export async function renewConnection(deps: LifecycleDeps, row: ConnectionRow): Promise<ConnectionRow> {
   const adapter = deps.access.registry.get(row.platform);
-  if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
+  if (!adapter)
+    throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
   try {
     const credentials = openCredentials(deps.access.keyring, row.credentials);
     if (credentials.expiresAt || credentials.refreshToken) await refreshConnection(deps, row);
     else {
       await adapter.verifyAccount(sessionFor(deps.access, row));
       // The platform accepts the token again (an instance that refused it while down): usable again.
-      if (row.status === 'expired') await updateCredentials(deps.pool, row.workspace_id, row.id, row.credentials, row.token_expires_at);
+      if (row.status === 'expired')
+        await updateCredentials(deps.pool, row.workspace_id, row.id, row.credentials, row.token_expires_at);
     }
   } catch (error) {
     if (isPlatformError(error) && error.kind === 'auth_expired') {
       await withTransaction(deps.pool, (tx) => expireConnection(tx, row.workspace_id, row.id, error));
-      deps.logger.warn({ connection_id: row.id, platform: row.platform, code: error.code }, 'connection expired: the platform refused to renew it');
+      deps.logger.warn(
+        { connection_id: row.id, platform: row.platform, code: error.code },
+        'connection expired: the platform refused to renew it',
+      );
     }
     throw error;
   }
@@ -93,7 +118,12 @@ export const REFRESH_AHEAD_MS = 15 * 60_000;
  * batches until none is left or `budgetMs` is spent (the next run, 5 minutes later, goes on). Across workspaces
  * (like the publish sweeper). A connection that failed is not retried in the same run.
  */
-export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date, aheadMs = REFRESH_AHEAD_MS, o: { batch?: number; parallel?: number; budgetMs?: number } = {}): Promise<{ renewed: number; expired: number; failed: number }> {
+export async function refreshExpiringConnections(
+  deps: LifecycleDeps,
+  now: Date,
+  aheadMs = REFRESH_AHEAD_MS,
+  o: { batch?: number; parallel?: number; budgetMs?: number } = {},
+): Promise<{ renewed: number; expired: number; failed: number }> {
   const batch = o.batch ?? 100;
   const started = Date.now();
   const tally = { renewed: 0, expired: 0, failed: 0 };
@@ -111,14 +141,20 @@ export async function refreshExpiringConnections(deps: LifecycleDeps, now: Date,
     seen.push(...rows.map((r) => r.id));
     const queue = [...rows];
     const lane = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await renewOne(deps, next.workspace_id, next.id, tally);
+      for (let next = queue.shift(); next; next = queue.shift())
+        await renewOne(deps, next.workspace_id, next.id, tally);
     };
     await Promise.all(Array.from({ length: o.parallel ?? 4 }, lane));
     if (rows.length < batch || Date.now() - started > (o.budgetMs ?? 4 * 60_000)) return tally;
   }
 }
 
-async function renewOne(deps: LifecycleDeps, workspaceId: string, id: string, tally: { renewed: number; expired: number; failed: number }): Promise<void> {
+async function renewOne(
+  deps: LifecycleDeps,
+  workspaceId: string,
+  id: string,
+  tally: { renewed: number; expired: number; failed: number },
+): Promise<void> {
   const row = await findConnection(deps.pool, workspaceId, id);
   if (!row || row.status !== 'active') return;
   try {
@@ -128,13 +164,20 @@ async function renewOne(deps: LifecycleDeps, workspaceId: string, id: string, ta
     if (isPlatformError(error) && error.kind === 'auth_expired') tally.expired++;
     else {
       tally.failed++;
-      deps.logger.warn({ connection_id: id, err: isPlatformError(error) ? { code: error.code, message: error.message } : error }, 'token refresh failed; the next run tries again');
+      deps.logger.warn(
+        { connection_id: id, err: isPlatformError(error) ? { code: error.code, message: error.message } : error },
+        'token refresh failed; the next run tries again',
+      );
     }
   }
 }
 
 /** Scheduled targets that still depend on a connection. */
-export async function dependentTargets(db: Queryable, workspaceId: string, connectionId: string): Promise<Array<{ id: string; post_id: string }>> {
+export async function dependentTargets(
+  db: Queryable,
+  workspaceId: string,
+  connectionId: string,
+): Promise<Array<{ id: string; post_id: string }>> {
   const { rows } = await db.query<{ id: string; post_id: string }>(
     `SELECT id, post_id FROM post_targets WHERE workspace_id = $1 AND connection_id = $2 AND status = 'scheduled'`,
     [workspaceId, connectionId],
@@ -143,14 +186,28 @@ export async function dependentTargets(db: Queryable, workspaceId: string, conne
 }
 
 /** Fails scheduled targets of a connection being disconnected (`?force=true`), and removes their jobs. */
-export async function failDependentTargets(db: Queryable, workspaceId: string, connectionId: string): Promise<string[]> {
+export async function failDependentTargets(
+  db: Queryable,
+  workspaceId: string,
+  connectionId: string,
+): Promise<string[]> {
   const targets = await dependentTargets(db, workspaceId, connectionId);
-  const error = { code: 'PLATFORM_CONNECTION_UNAVAILABLE', category: 'auth', message: 'The connection was disconnected before the post went out.', retryable: false, platform_status: null, platform_response: null };
+  const error = {
+    code: 'PLATFORM_CONNECTION_UNAVAILABLE',
+    category: 'auth',
+    message: 'The connection was disconnected before the post went out.',
+    retryable: false,
+    platform_status: null,
+    platform_response: null,
+  };
   await db.query(
     `UPDATE post_targets SET status = 'failed', error = $3, updated_at = now() WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'scheduled'`,
     [workspaceId, targets.map((t) => t.id), JSON.stringify(error)],
   );
-  await removePublishJobs(db, targets.map((t) => t.id));
+  await removePublishJobs(
+    db,
+    targets.map((t) => t.id),
+  );
   return [...new Set(targets.map((t) => t.post_id))];
 }
 
@@ -161,11 +218,16 @@ export async function failDependentTargets(db: Queryable, workspaceId: string, c
  * credentials changed meanwhile (a refresh) is left as the refresh wrote it.
  */
 export async function resealCredentials(pool: Pool, access: Pick<PlatformAccess, 'keyring'>): Promise<number> {
-  const { rows } = await pool.query<{ id: string; workspace_id: string; credentials: Buffer }>(`SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`);
+  const { rows } = await pool.query<{ id: string; workspace_id: string; credentials: Buffer }>(
+    `SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`,
+  );
   let resealed = 0;
   for (const r of rows) {
     const sealed = sealCredentials(access.keyring, openCredentials(access.keyring, r.credentials));
-    const { rowCount } = await pool.query('UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4', [r.workspace_id, r.id, sealed, r.credentials]);
+    const { rowCount } = await pool.query(
+      'UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4',
+      [r.workspace_id, r.id, sealed, r.credentials],
+    );
     resealed += rowCount ?? 0;
   }
   return resealed;

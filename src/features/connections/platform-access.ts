@@ -33,7 +33,6 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
-
 /** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
 export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
   x: 'https://x.com',
@@ -51,22 +50,46 @@ export function openCredentials(keyring: SecretKeyring, sealed: Buffer): Credent
   return JSON.parse(decrypt(keyring, PURPOSE, sealed).toString('utf8')) as Credentials;
 }
 
-export function baseUrlOf(access: PlatformAccess, row: Pick<ConnectionRow, 'sandbox' | 'platform' | 'server_url'>): string {
+export function baseUrlOf(
+  access: PlatformAccess,
+  row: Pick<ConnectionRow, 'sandbox' | 'platform' | 'server_url'>,
+): string {
   if (row.sandbox) return `${access.sandboxUrl}/${row.platform}`;
   const url = row.server_url ?? access.platformUrls[row.platform];
   if (!url) throw new Error(`No API host configured for ${row.platform}`);
   return url;
 }
 
-export function httpFor(access: PlatformAccess, row: Pick<ConnectionRow, 'sandbox' | 'platform' | 'server_url'>): PlatformHttp {
+export function httpFor(
+  access: PlatformAccess,
+  row: Pick<ConnectionRow, 'sandbox' | 'platform' | 'server_url'>,
+): PlatformHttp {
   const userChosen = !row.sandbox && row.server_url !== null;
-  return createPlatformHttp({ baseUrl: baseUrlOf(access, row), guard: userChosen ? access.guard : undefined, timeoutMs: access.timeoutMs, transport: access.transport, userAgent: 'Herald (+https://github.com/herald)' });
+  return createPlatformHttp({
+    baseUrl: baseUrlOf(access, row),
+    guard: userChosen ? access.guard : undefined,
+    timeoutMs: access.timeoutMs,
+    transport: access.transport,
+    userAgent: 'Herald (+https://github.com/herald)',
+  });
 }
 
 export function connectionInfo(access: PlatformAccess, row: ConnectionRow): ConnectionInfo {
-  return { id: row.id, accountId: row.account_id, handle: row.handle, baseUrl: baseUrlOf(access, row), settings: row.settings, sandbox: row.sandbox };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    handle: row.handle,
+    baseUrl: baseUrlOf(access, row),
+    settings: row.settings,
+    sandbox: row.sandbox,
+  };
 }
 
 export function sessionFor(access: PlatformAccess, row: ConnectionRow): PlatformSession {
-  return { connection: connectionInfo(access, row), credentials: openCredentials(access.keyring, row.credentials), http: httpFor(access, row), clock: access.clock };
+  return {
+    connection: connectionInfo(access, row),
+    credentials: openCredentials(access.keyring, row.credentials),
+    http: httpFor(access, row),
+    clock: access.clock,
+  };
 }

@@ -14,7 +14,13 @@ import type { PlatformAccess } from './platform-access.ts';
 const SEED_LOCK = 7_245_812_004;
 const SEEDED = 'sandbox_connections_seeded';
 
-export async function seedSandboxConnections(o: { pool: Pool; access: PlatformAccess; simulators: Map<PlatformName, Simulator>; workspaceId: string; brandId: string }): Promise<ConnectionRow[]> {
+export async function seedSandboxConnections(o: {
+  pool: Pool;
+  access: PlatformAccess;
+  simulators: Map<PlatformName, Simulator>;
+  workspaceId: string;
+  brandId: string;
+}): Promise<ConnectionRow[]> {
   if (o.simulators.size === 0) return [];
   return withTransaction(o.pool, async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
@@ -23,7 +29,10 @@ export async function seedSandboxConnections(o: { pool: Pool; access: PlatformAc
     if (wanted.length === 0) return [];
     const { transport, close } = await inProcessTransport(o.simulators, o.access.sandboxUrl);
     try {
-      const made = await addSandboxConnections({ db: tx, access: o.access, sandboxTransport: transport }, { workspaceId: o.workspaceId, brandId: o.brandId, platforms: wanted });
+      const made = await addSandboxConnections(
+        { db: tx, access: o.access, sandboxTransport: transport },
+        { workspaceId: o.workspaceId, brandId: o.brandId, platforms: wanted },
+      );
       await setSetting(tx, SEEDED, [...seeded, ...wanted].join(','));
       return made;
     } finally {

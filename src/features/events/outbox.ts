@@ -7,13 +7,29 @@ import { fanOutEvents } from '../webhooks/fanout.ts';
 
 /** The event types of API.md "Events". Types whose features come later are listed so the catalogue is whole. */
 export const EVENT_TYPES = [
-  'post.created', 'post.updated', 'post.deleted', 'post.scheduled', 'post.cancelled',
-  'post.publishing', 'post.published', 'post.partially_published', 'post.failed',
-  'media.ready', 'media.failed',
-  'connection.connected', 'connection.expired', 'connection.disconnected',
-  'webhook.test', 'webhook_endpoint.disabled',
-  'approval.requested', 'approval.approved', 'approval.rejected',
-  'inbox.item.created', 'automation.run.completed', 'repurpose.completed', 'repurpose.failed',
+  'post.created',
+  'post.updated',
+  'post.deleted',
+  'post.scheduled',
+  'post.cancelled',
+  'post.publishing',
+  'post.published',
+  'post.partially_published',
+  'post.failed',
+  'media.ready',
+  'media.failed',
+  'connection.connected',
+  'connection.expired',
+  'connection.disconnected',
+  'webhook.test',
+  'webhook_endpoint.disabled',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'inbox.item.created',
+  'automation.run.completed',
+  'repurpose.completed',
+  'repurpose.failed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -27,29 +43,46 @@ export interface EventRecord {
 }
 
 /** Call it with the transaction that makes the change: the event and its webhook deliveries commit with it. */
-export async function appendEvent(db: Queryable, workspaceId: string, type: EventType, data: unknown): Promise<EventRecord> {
+export async function appendEvent(
+  db: Queryable,
+  workspaceId: string,
+  type: EventType,
+  data: unknown,
+): Promise<EventRecord> {
   return (await appendEvents(db, [{ workspaceId, type, data }]))[0]!;
 }
 
 /** Several events at once (in this order), with one insert and one fan-out per workspace and type. */
-export async function appendEvents(db: Queryable, events: Array<{ workspaceId: string; type: EventType; data: unknown }>): Promise<EventRecord[]> {
+export async function appendEvents(
+  db: Queryable,
+  events: Array<{ workspaceId: string; type: EventType; data: unknown }>,
+): Promise<EventRecord[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => newId('evt'));
   // One event (every API write) takes the plainest statement; the batch form is for the publishing engine.
   // Its bodies travel as one JSON array: as a text[], every character of every body would be escaped.
-  const { rows } = events.length === 1
-    ? await db.query<{ created_at: Date }>(
-      'INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at',
-      [ids[0], events[0]!.workspaceId, events[0]!.type, JSON.stringify(events[0]!.data)])
-    : await db.query<{ created_at: Date }>(
-      `INSERT INTO events (id, workspace_id, type, data)
+  const { rows } =
+    events.length === 1
+      ? await db.query<{ created_at: Date }>(
+          'INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at',
+          [ids[0], events[0]!.workspaceId, events[0]!.type, JSON.stringify(events[0]!.data)],
+        )
+      : await db.query<{ created_at: Date }>(
+          `INSERT INTO events (id, workspace_id, type, data)
        SELECT e.id, e.workspace_id, e.type, d.data
          FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS e(id, workspace_id, type, n)
          JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) ON d.n = e.n
         ORDER BY e.n RETURNING created_at`,
-      [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))]);
+          [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))],
+        );
   const created = rows[0]!.created_at.toISOString();
-  const records: EventRecord[] = events.map((e, i) => ({ id: ids[i]!, type: e.type, created_at: created, workspace_id: e.workspaceId, data: e.data }));
+  const records: EventRecord[] = events.map((e, i) => ({
+    id: ids[i]!,
+    type: e.type,
+    created_at: created,
+    workspace_id: e.workspaceId,
+    data: e.data,
+  }));
   await fanOutEvents(db, records);
   return records;
 }

@@ -20,8 +20,7 @@ export interface Principal {
 }
 
 export type AuthResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; code: 'PUBLIC_API_KEY_INVALID' | 'PUBLIC_API_KEY_EXPIRED' };
+  { ok: true; principal: Principal } | { ok: false; code: 'PUBLIC_API_KEY_INVALID' | 'PUBLIC_API_KEY_EXPIRED' };
 
 interface CacheEntry {
   result: AuthResult;
@@ -75,7 +74,12 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
     const grant = await findGrantByHash(deps.pool, sha256(token));
     let entry: CacheEntry;
     if (!grant || grant.revoked_at) {
-      entry = { result: { ok: false, code: 'PUBLIC_API_KEY_INVALID' }, keyId: grant?.id, expiresAt: null, cachedUntil: 0 };
+      entry = {
+        result: { ok: false, code: 'PUBLIC_API_KEY_INVALID' },
+        keyId: grant?.id,
+        expiresAt: null,
+        cachedUntil: 0,
+      };
     } else {
       const principal: Principal = {
         keyId: grant.id,
@@ -84,7 +88,12 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
         reachable: grant.reachable,
         brandIds: grant.brand_ids,
       };
-      entry = { result: { ok: true, principal }, keyId: grant.id, expiresAt: grant.expires_at, cachedUntil: now + CACHE_TTL_MS };
+      entry = {
+        result: { ok: true, principal },
+        keyId: grant.id,
+        expiresAt: grant.expires_at,
+        cachedUntil: now + CACHE_TTL_MS,
+      };
       cache.set(hash, entry);
       if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
     }
@@ -120,7 +129,8 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
       if (!isWellFormedApiKey(token)) return { ok: false, code: 'PUBLIC_API_KEY_INVALID' };
       const entry = await lookup(token);
       if (!entry.result.ok) return entry.result;
-      if (entry.expiresAt && entry.expiresAt.getTime() <= deps.clock.now().getTime()) return { ok: false, code: 'PUBLIC_API_KEY_EXPIRED' };
+      if (entry.expiresAt && entry.expiresAt.getTime() <= deps.clock.now().getTime())
+        return { ok: false, code: 'PUBLIC_API_KEY_EXPIRED' };
       uses.set(entry.result.principal.keyId, deps.clock.now());
       return entry.result;
     },

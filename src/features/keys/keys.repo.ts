@@ -29,16 +29,41 @@ export interface KeyGrant extends KeyRow {
   reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null }>;
 }
 
-const KEY_COLUMNS = 'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id';
+const KEY_COLUMNS =
+  'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id';
 
 export async function insertKey(
   db: Queryable,
-  k: { id: string; userId: string; name: string; tokenHash: Buffer; prefix: string; last4: string; scopes: string[]; workspaceIds: string[] | null; brandIds: string[] | null; expiresAt: Date | null; grantId?: string | null },
+  k: {
+    id: string;
+    userId: string;
+    name: string;
+    tokenHash: Buffer;
+    prefix: string;
+    last4: string;
+    scopes: string[];
+    workspaceIds: string[] | null;
+    brandIds: string[] | null;
+    expiresAt: Date | null;
+    grantId?: string | null;
+  },
 ): Promise<KeyRow> {
   const { rows } = await db.query<KeyRow>(
     `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${KEY_COLUMNS}`,
-    [k.id, k.userId, k.name, k.tokenHash, k.prefix, k.last4, k.scopes, k.workspaceIds, k.brandIds, k.expiresAt, k.grantId ?? null],
+    [
+      k.id,
+      k.userId,
+      k.name,
+      k.tokenHash,
+      k.prefix,
+      k.last4,
+      k.scopes,
+      k.workspaceIds,
+      k.brandIds,
+      k.expiresAt,
+      k.grantId ?? null,
+    ],
   );
   return rows[0]!;
 }

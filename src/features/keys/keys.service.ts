@@ -21,10 +21,20 @@ export interface CreatedKey {
  */
 export async function createKey(
   db: Queryable,
-  input: { userId: string; name: string; scopes: Scope[]; workspaceIds: string[] | null; brandIds?: string[] | null; expiresAt: Date | null; now?: Date; grantId?: string },
+  input: {
+    userId: string;
+    name: string;
+    scopes: Scope[];
+    workspaceIds: string[] | null;
+    brandIds?: string[] | null;
+    expiresAt: Date | null;
+    now?: Date;
+    grantId?: string;
+  },
 ): Promise<CreatedKey> {
   if (input.name.trim() === '') throw new KeyInputError('A key needs a name.');
-  if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime()) throw new KeyInputError('--expires-at must be in the future.');
+  if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime())
+    throw new KeyInputError('--expires-at must be in the future.');
   let mode: 'live' | 'test' = 'live';
   if (input.workspaceIds) {
     if (input.workspaceIds.length === 0) throw new KeyInputError('A key limited to workspaces needs at least one.');
@@ -37,7 +47,8 @@ export async function createKey(
     );
     const member = new Set(rows.map((r) => r.workspace_id));
     const foreign = input.workspaceIds.filter((id) => !member.has(id));
-    if (foreign.length > 0) throw new KeyInputError(`The key's owner is not a member of workspace ${foreign.join(', ')}`);
+    if (foreign.length > 0)
+      throw new KeyInputError(`The key's owner is not a member of workspace ${foreign.join(', ')}`);
     if ([...modes.values()].every((m) => m === 'test')) mode = 'test';
   }
   const key = generateApiKey(mode);

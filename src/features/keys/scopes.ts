@@ -4,17 +4,25 @@
 // addition to the seed's list.
 
 export const SCOPES = [
-  'posts:read', 'posts:write',
+  'posts:read',
+  'posts:write',
   'media:write',
-  'connections:read', 'connections:write',
+  'connections:read',
+  'connections:write',
   'webhooks:manage',
-  'approvals:read', 'approvals:write',
-  'inbox:read', 'inbox:write',
-  'automations:read', 'automations:write',
-  'calendar:read', 'calendar:write',
-  'analytics:read', 'analytics:write',
+  'approvals:read',
+  'approvals:write',
+  'inbox:read',
+  'inbox:write',
+  'automations:read',
+  'automations:write',
+  'calendar:read',
+  'calendar:write',
+  'analytics:read',
+  'analytics:write',
   'brand:read',
-  'repurpose:read', 'repurpose:write',
+  'repurpose:read',
+  'repurpose:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -49,7 +57,14 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 /** Parses `all` or a comma-separated list; returns the scopes or the unknown names. */
 export function parseScopes(input: string): { scopes: Scope[] } | { unknown: string[] } {
   if (input.trim() === 'all') return { scopes: [...SCOPES] };
-  const names = [...new Set(input.split(',').map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      input
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((n) => !isScope(n));
   if (unknown.length > 0 || names.length === 0) return { unknown: unknown.length > 0 ? unknown : ['(none given)'] };
   return { scopes: names as Scope[] };

@@ -12,10 +12,17 @@ import type { MediaStorage } from './storage/storage.ts';
  * when the media is attached or read does). Completion commits on its own connection, so it runs before
  * `share` locks the rows in the caller's transaction (the other order would wait on itself).
  */
-export async function loadCompleted(deps: CompleteDeps & { storage: MediaStorage }, db: Queryable, workspaceId: string, ids: readonly string[], share = false): Promise<Map<string, MediaRow>> {
+export async function loadCompleted(
+  deps: CompleteDeps & { storage: MediaStorage },
+  db: Queryable,
+  workspaceId: string,
+  ids: readonly string[],
+  share = false,
+): Promise<Map<string, MediaRow>> {
   let rows = await findManyMedia(db, workspaceId, ids);
   if (deps.storage.driver === 's3') {
-    for (const row of rows.filter((r) => r.status === 'pending_upload')) await completeRemote({ ...deps, storage: deps.storage }, row);
+    for (const row of rows.filter((r) => r.status === 'pending_upload'))
+      await completeRemote({ ...deps, storage: deps.storage }, row);
   }
   if (share || rows.some((r) => r.status === 'pending_upload')) rows = await findManyMedia(db, workspaceId, ids, share);
   return new Map(rows.map((row) => [row.id, row]));
@@ -37,11 +44,27 @@ export async function postMediaIssues(
     if (!row) {
       issues.push({ platform: null, rule: 'media_not_found', message: `No media ${id} in this workspace.`, path });
     } else if (row.status === 'pending_upload') {
-      issues.push({ platform: null, rule: 'media_not_ready', message: `Media ${id} has not been uploaded yet: PUT its bytes to the upload URL first.`, path });
+      issues.push({
+        platform: null,
+        rule: 'media_not_ready',
+        message: `Media ${id} has not been uploaded yet: PUT its bytes to the upload URL first.`,
+        path,
+      });
     } else if (row.status === 'failed') {
-      issues.push({ platform: null, rule: 'media_failed', message: `Media ${id} failed its checks: ${row.failure_reason ?? 'unknown reason'}`, path });
+      issues.push({
+        platform: null,
+        rule: 'media_failed',
+        message: `Media ${id} failed its checks: ${row.failure_reason ?? 'unknown reason'}`,
+        path,
+      });
     } else {
-      ready.push({ id, position, contentType: row.content_type, sizeBytes: row.size_bytes ?? 0, durationMs: row.duration_ms });
+      ready.push({
+        id,
+        position,
+        contentType: row.content_type,
+        sizeBytes: row.size_bytes ?? 0,
+        durationMs: row.duration_ms,
+      });
     }
   });
   return [...issues, ...checkMediaRules(input.platforms, ready)];

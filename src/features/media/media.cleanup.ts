@@ -40,7 +40,11 @@ async function removeBytes(storage: MediaStorage, row: MediaRow): Promise<void> 
 }
 
 /** Deletes the bytes of a deleted media, then its row. Safe to repeat. */
-export async function purgeDeleted(deps: Pick<CleanupDeps, 'pool' | 'storage'>, workspaceId: string, mediaId: string): Promise<boolean> {
+export async function purgeDeleted(
+  deps: Pick<CleanupDeps, 'pool' | 'storage'>,
+  workspaceId: string,
+  mediaId: string,
+): Promise<boolean> {
   const row = await repo.findDeleted(deps.pool, workspaceId, mediaId);
   if (!row) return false;
   await removeBytes(deps.storage, row);
@@ -76,7 +80,10 @@ export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
     let progressed = 0;
     for (const row of rows) {
       // An s3 upload may have arrived without anyone completing it: complete it rather than throw it away.
-      if (deps.storage.driver === 's3' && (await completeRemote({ ...deps, storage: deps.storage }, row)) !== 'not_uploaded') {
+      if (
+        deps.storage.driver === 's3' &&
+        (await completeRemote({ ...deps, storage: deps.storage }, row)) !== 'not_uploaded'
+      ) {
         progressed++;
         continue;
       }
@@ -102,7 +109,8 @@ export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
     if (rows.length < BATCH || progressed === 0) break;
   }
 
-  for (const row of await repo.findDeletedUnpurged(deps.pool, PURGE_BACKSTOP_SECONDS, BATCH * MAX_BATCHES)) await purge(row);
+  for (const row of await repo.findDeletedUnpurged(deps.pool, PURGE_BACKSTOP_SECONDS, BATCH * MAX_BATCHES))
+    await purge(row);
   if (deps.storage.driver === 'local') report.temporaryFiles = await deps.storage.sweepTemporary(TEMP_MAX_AGE_MS);
   return report;
 }
@@ -116,7 +124,8 @@ export function mediaTasks(deps: CleanupDeps) {
     },
     media_cleanup: async () => {
       const report = await sweepMedia(deps);
-      if (report.abandoned + report.expired + report.purged + report.temporaryFiles > 0) deps.logger.info(report, 'media cleaned up');
+      if (report.abandoned + report.expired + report.purged + report.temporaryFiles > 0)
+        deps.logger.info(report, 'media cleaned up');
     },
   };
 }

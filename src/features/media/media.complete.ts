@@ -28,12 +28,22 @@ function failed(reason: string): Inspection {
 /** Whether the bytes are what the client declared, and what can be read from them. */
 export async function inspect(reader: ByteReader, declared: string): Promise<Inspection> {
   const found = await sniff(reader);
-  if (found.contentType === null) return failed(`The bytes are not a file type Herald recognises; ${declared} was declared.`);
+  if (found.contentType === null)
+    return failed(`The bytes are not a file type Herald recognises; ${declared} was declared.`);
   if (!sniffMatches(declared, found.contentType)) {
-    const advice = isUploadType(found.contentType) ? ` Request a new upload URL with content_type ${found.contentType}.` : '';
+    const advice = isUploadType(found.contentType)
+      ? ` Request a new upload URL with content_type ${found.contentType}.`
+      : '';
     return failed(`The bytes are ${found.contentType}, not the declared ${declared}.${advice}`);
   }
-  return { status: 'ready', failureReason: null, width: found.width, height: found.height, durationMs: found.durationMs, unreadable: found.unreadable };
+  return {
+    status: 'ready',
+    failureReason: null,
+    width: found.width,
+    height: found.height,
+    durationMs: found.durationMs,
+    unreadable: found.unreadable,
+  };
 }
 
 /** The media as another completion left it, or undefined when it is still pending. */
@@ -43,19 +53,33 @@ async function stillPending(deps: CompleteDeps, row: MediaRow): Promise<MediaRow
 }
 
 /** Records the completion and its event; undefined when the media was no longer pending. */
-async function record(deps: CompleteDeps, row: MediaRow, completion: Completion, beforeCommit?: () => Promise<void>): Promise<MediaRow | undefined> {
+async function record(
+  deps: CompleteDeps,
+  row: MediaRow,
+  completion: Completion,
+  beforeCommit?: () => Promise<void>,
+): Promise<MediaRow | undefined> {
   return withTransaction(deps.pool, async (tx) => {
     const current = await findMedia(tx, row.workspace_id, row.id, true);
     if (!current || current.status !== 'pending_upload') return undefined;
     await beforeCommit?.();
     const done = (await completeMedia(tx, row.workspace_id, row.id, completion))!;
-    await appendEvent(tx, row.workspace_id, done.status === 'ready' ? 'media.ready' : 'media.failed', await mediaJson(deps, done));
+    await appendEvent(
+      tx,
+      row.workspace_id,
+      done.status === 'ready' ? 'media.ready' : 'media.failed',
+      await mediaJson(deps, done),
+    );
     return done;
   });
 }
 
 /** Local driver: the PUT's bytes are in a temporary file; publish them under the media's key if they pass. */
-export async function completeLocal(deps: CompleteDeps & { storage: LocalStorage }, row: MediaRow, receipt: LocalReceipt): Promise<MediaRow> {
+export async function completeLocal(
+  deps: CompleteDeps & { storage: LocalStorage },
+  row: MediaRow,
+  receipt: LocalReceipt,
+): Promise<MediaRow> {
   try {
     const reader = await deps.storage.readerForFile(receipt.tempPath);
     let inspection: Inspection;
@@ -65,7 +89,12 @@ export async function completeLocal(deps: CompleteDeps & { storage: LocalStorage
       await reader.close();
     }
     const ready = inspection.status === 'ready';
-    const completion: Completion = { ...inspection, sizeBytes: receipt.size, sha256: receipt.sha256, storageKey: ready ? row.upload_key : null };
+    const completion: Completion = {
+      ...inspection,
+      sizeBytes: receipt.size,
+      sha256: receipt.sha256,
+      storageKey: ready ? row.upload_key : null,
+    };
     // The rename happens under the row lock, so only the completion that commits puts bytes under the key.
     const publish = ready ? () => deps.storage.commit(receipt.tempPath, row.upload_key) : undefined;
     let done: MediaRow | undefined;
@@ -76,7 +105,10 @@ export async function completeLocal(deps: CompleteDeps & { storage: LocalStorage
       throw error;
     }
     if (!done) {
-      throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This upload URL was already used: the media is no longer waiting for an upload. Request a new upload URL.');
+      throw new AppError(
+        'PUBLIC_API_STATE_CONFLICT',
+        'This upload URL was already used: the media is no longer waiting for an upload. Request a new upload URL.',
+      );
     }
     return done;
   } finally {
@@ -85,7 +117,11 @@ export async function completeLocal(deps: CompleteDeps & { storage: LocalStorage
 }
 
 /** s3 driver: what became of the upload, or 'not_uploaded' while nothing is at the upload key. */
-export async function completeRemote(deps: CompleteDeps & { storage: S3Storage }, row: MediaRow, attempt = 1): Promise<MediaRow | 'not_uploaded'> {
+export async function completeRemote(
+  deps: CompleteDeps & { storage: S3Storage },
+  row: MediaRow,
+  attempt = 1,
+): Promise<MediaRow | 'not_uploaded'> {
   const { storage } = deps;
   const object = await storage.stat(row.upload_key);
   if (!object) return (await stillPending(deps, row)) ?? 'not_uploaded';
@@ -124,18 +160,26 @@ export async function completeRemote(deps: CompleteDeps & { storage: S3Storage }
   if (finalKey && done?.storage_key !== finalKey) await storage.remove(finalKey);
   if (!done) return (await findMedia(deps.pool, row.workspace_id, row.id)) ?? row;
   // The upload key has served its purpose; a purge or the cleanup job retries this if it fails now.
-  await storage.remove(row.upload_key).catch((error: unknown) => deps.logger.warn({ err: error, media_id: row.id }, 'could not delete an upload key'));
+  await storage
+    .remove(row.upload_key)
+    .catch((error: unknown) => deps.logger.warn({ err: error, media_id: row.id }, 'could not delete an upload key'));
   return done;
 }
 
 function sizeProblem(row: MediaRow, size: number): string | null {
   if (size > row.max_bytes) return `The object is ${size} bytes, more than the ${row.max_bytes} allowed (max_bytes).`;
-  if (row.declared_size !== null && size !== row.declared_size) return `The object is ${size} bytes, not the ${row.declared_size} announced (size_bytes).`;
+  if (row.declared_size !== null && size !== row.declared_size)
+    return `The object is ${size} bytes, not the ${row.declared_size} announced (size_bytes).`;
   return null;
 }
 
 /** Copies the measured upload object to `finalKey` and checks the copy: its size, type and hash. */
-async function checkCopy(storage: S3Storage, row: MediaRow, etag: string | null, finalKey: string): Promise<Completion | 'source_gone' | 'source_changed'> {
+async function checkCopy(
+  storage: S3Storage,
+  row: MediaRow,
+  etag: string | null,
+  finalKey: string,
+): Promise<Completion | 'source_gone' | 'source_changed'> {
   const copy = await storage.copy(row.upload_key, finalKey, etag);
   if (copy !== 'copied') return copy;
   const size = (await storage.stat(finalKey))?.size ?? 0;

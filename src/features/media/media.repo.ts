@@ -54,13 +54,30 @@ export async function insertMedia(db: Queryable, m: NewMedia): Promise<MediaRow>
   const { rows } = await db.query<MediaRow>(
     `INSERT INTO media (id, workspace_id, filename, content_type, kind, status, declared_size, max_bytes, storage_driver, upload_key, upload_expires_at, created_by)
      VALUES ($1, $2, $3, $4, $5, 'pending_upload', $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-    [m.id, m.workspaceId, m.filename, m.contentType, m.kind, m.declaredSize, m.maxBytes, m.storageDriver, m.uploadKey, m.uploadExpiresAt, m.createdBy],
+    [
+      m.id,
+      m.workspaceId,
+      m.filename,
+      m.contentType,
+      m.kind,
+      m.declaredSize,
+      m.maxBytes,
+      m.storageDriver,
+      m.uploadKey,
+      m.uploadExpiresAt,
+      m.createdBy,
+    ],
   );
   return rows[0]!;
 }
 
 /** A live (not deleted) media record; `lock` takes a row lock for a read-modify-write. */
-export async function findMedia(db: Queryable, workspaceId: string, id: string, lock = false): Promise<MediaRow | undefined> {
+export async function findMedia(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  lock = false,
+): Promise<MediaRow | undefined> {
   const { rows } = await db.query<MediaRow>(
     `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
     [workspaceId, id],
@@ -72,7 +89,12 @@ export async function findMedia(db: Queryable, workspaceId: string, id: string, 
  * Live media with these ids. `share` locks them until the caller's transaction ends: a post that attaches media
  * holds them so the cleanup job and DELETE (which lock them for update, then look for posts) see the post.
  */
-export async function findManyMedia(db: Queryable, workspaceId: string, ids: readonly string[], share = false): Promise<MediaRow[]> {
+export async function findManyMedia(
+  db: Queryable,
+  workspaceId: string,
+  ids: readonly string[],
+  share = false,
+): Promise<MediaRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await db.query<MediaRow>(
     `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL ORDER BY id${share ? ' FOR SHARE' : ''}`,
@@ -95,19 +117,39 @@ export interface Completion {
 }
 
 /** Records a completion if the media is still pending; undefined when another completion got there first. */
-export async function completeMedia(db: Queryable, workspaceId: string, id: string, c: Completion): Promise<MediaRow | undefined> {
+export async function completeMedia(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  c: Completion,
+): Promise<MediaRow | undefined> {
   const { rows } = await db.query<MediaRow>(
     `UPDATE media SET status = $3, failure_reason = $4, size_bytes = $5, sha256 = $6, width = $7, height = $8, duration_ms = $9,
             unreadable = $10, storage_key = $11, completed_at = now(), updated_at = now()
       WHERE workspace_id = $1 AND id = $2 AND status = 'pending_upload' AND deleted_at IS NULL
       RETURNING ${COLUMNS}`,
-    [workspaceId, id, c.status, c.failureReason, c.sizeBytes, c.sha256, c.width, c.height, c.durationMs, JSON.stringify(c.unreadable), c.storageKey],
+    [
+      workspaceId,
+      id,
+      c.status,
+      c.failureReason,
+      c.sizeBytes,
+      c.sha256,
+      c.width,
+      c.height,
+      c.durationMs,
+      JSON.stringify(c.unreadable),
+      c.storageKey,
+    ],
   );
   return rows[0];
 }
 
 export async function markDeleted(db: Queryable, workspaceId: string, id: string): Promise<void> {
-  await db.query('UPDATE media SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL', [workspaceId, id]);
+  await db.query(
+    'UPDATE media SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL',
+    [workspaceId, id],
+  );
 }
 
 /** Whether any live post refers to the media (run after locking the media row, so the answer is current). */
@@ -136,7 +178,13 @@ export interface MediaFilters {
   kinds?: UploadKind[];
 }
 
-export async function listMedia(db: Queryable, workspaceId: string, filters: MediaFilters, after: CursorPosition | undefined, limit: number): Promise<MediaRow[]> {
+export async function listMedia(
+  db: Queryable,
+  workspaceId: string,
+  filters: MediaFilters,
+  after: CursorPosition | undefined,
+  limit: number,
+): Promise<MediaRow[]> {
   const where = ['workspace_id = $1', 'deleted_at IS NULL'];
   const values: unknown[] = [workspaceId];
   const param = (value: unknown) => {
@@ -167,7 +215,11 @@ export async function findAbandonedUploads(db: Queryable, graceSeconds: number, 
 }
 
 /** Completed media older than the retention period that no live post refers to (re-checked under a lock before deletion). */
-export async function findUnreferencedExpired(db: Queryable, retentionDays: number, limit: number): Promise<MediaRow[]> {
+export async function findUnreferencedExpired(
+  db: Queryable,
+  retentionDays: number,
+  limit: number,
+): Promise<MediaRow[]> {
   const { rows } = await db.query<MediaRow>(
     `SELECT ${COLUMNS} FROM media m
       WHERE m.deleted_at IS NULL AND m.status <> 'pending_upload' AND m.created_at < now() - make_interval(days => $1)
@@ -189,7 +241,10 @@ export async function findDeletedUnpurged(db: Queryable, olderThanSeconds: numbe
 
 /** The row of a deleted media, for the purge job. */
 export async function findDeleted(db: Queryable, workspaceId: string, id: string): Promise<MediaRow | undefined> {
-  const { rows } = await db.query<MediaRow>(`SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL`, [workspaceId, id]);
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL`,
+    [workspaceId, id],
+  );
   return rows[0];
 }
 

@@ -7,68 +7,128 @@ import { Envelope, ListOf } from '../../http/envelope.ts';
 import { mutation, type IdempotencyDeps } from '../../http/idempotency.ts';
 import { ActionBody } from '../posts/posts.schemas.ts';
 import type { MediaService } from './media.service.ts';
-import { ListMediaQuery, MediaIdParams, UploadUrlBody, UploadUrlResult, type ListMediaQuery as ListQuery, type UploadUrlBody as UploadBody } from './media.schemas.ts';
+import {
+  ListMediaQuery,
+  MediaIdParams,
+  UploadUrlBody,
+  UploadUrlResult,
+  type ListMediaQuery as ListQuery,
+  type UploadUrlBody as UploadBody,
+} from './media.schemas.ts';
 
 const read: RouteAccess = { scopes: ['media:write', 'posts:read'], workspace: true, mutates: false };
 const write: RouteAccess = { scopes: ['media:write'], workspace: true, mutates: true };
 const action: RouteAccess = { ...write, actionBody: true };
 const MediaRef = Type.Ref('Media');
 
-export function registerMediaRoutes(app: FastifyInstance, deps: IdempotencyDeps & { pool: Pool; media: MediaService }): void {
+export function registerMediaRoutes(
+  app: FastifyInstance,
+  deps: IdempotencyDeps & { pool: Pool; media: MediaService },
+): void {
   const { media } = deps;
   const tags = ['Media'];
   const id = (request: { params: unknown }) => (request.params as { id: string }).id;
 
-  app.post('/media/upload-url', {
-    config: { access: write },
-    schema: {
-      operationId: 'createMediaUploadUrl', tags, summary: 'Get a signed upload URL',
-      description: [
-        'Creates a media record (`pending_upload`) and a single-use URL to PUT its bytes to, with the `Content-Type` given in `upload.headers` and no Authorization header.',
-        'Caps per kind: image 20 MiB, video 4 GiB, document 100 MiB (configurable); `max_bytes` is the smaller of the cap and `size_bytes`.',
-        'With local storage the PUT answers only once the media is `ready` or `failed`, with the media record, so a post can use the id at once. With S3 storage the PUT goes to the store; Herald completes the media when it is next read or attached, or on `POST /media/{id}/complete`.',
-        'The bytes are sniffed: a body that is not the declared type makes the media `failed`, with a reason.',
-      ].join('\n\n'),
-      body: UploadUrlBody,
-      response: { 201: Envelope(UploadUrlResult, 'The media record exists; upload its bytes to `upload.signed_url`.') },
+  app.post(
+    '/media/upload-url',
+    {
+      config: { access: write },
+      schema: {
+        operationId: 'createMediaUploadUrl',
+        tags,
+        summary: 'Get a signed upload URL',
+        description: [
+          'Creates a media record (`pending_upload`) and a single-use URL to PUT its bytes to, with the `Content-Type` given in `upload.headers` and no Authorization header.',
+          'Caps per kind: image 20 MiB, video 4 GiB, document 100 MiB (configurable); `max_bytes` is the smaller of the cap and `size_bytes`.',
+          'With local storage the PUT answers only once the media is `ready` or `failed`, with the media record, so a post can use the id at once. With S3 storage the PUT goes to the store; Herald completes the media when it is next read or attached, or on `POST /media/{id}/complete`.',
+          'The bytes are sniffed: a body that is not the declared type makes the media `failed`, with a reason.',
+        ].join('\n\n'),
+        body: UploadUrlBody,
+        response: {
+          201: Envelope(UploadUrlResult, 'The media record exists; upload its bytes to `upload.signed_url`.'),
+        },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 201, data: await media.createUpload(serviceContext(request, tx), request.body as UploadBody) })));
+    mutation(deps, async (request, tx) => ({
+      status: 201,
+      data: await media.createUpload(serviceContext(request, tx), request.body as UploadBody),
+    })),
+  );
 
-  app.get('/media', {
-    config: { access: read },
-    schema: {
-      operationId: 'listMedia', tags, summary: 'List media',
-      description: 'Media of the workspace, newest first, paginated by an opaque cursor.',
-      querystring: ListMediaQuery,
-      response: { 200: Envelope(ListOf(MediaRef)) },
+  app.get(
+    '/media',
+    {
+      config: { access: read },
+      schema: {
+        operationId: 'listMedia',
+        tags,
+        summary: 'List media',
+        description: 'Media of the workspace, newest first, paginated by an opaque cursor.',
+        querystring: ListMediaQuery,
+        response: { 200: Envelope(ListOf(MediaRef)) },
+      },
     },
-  }, async (request) => media.list(serviceContext(request, deps.pool), request.query as ListQuery));
+    async (request) => media.list(serviceContext(request, deps.pool), request.query as ListQuery),
+  );
 
-  app.get('/media/:id', {
-    config: { access: read },
-    schema: {
-      operationId: 'getMedia', tags, summary: 'Get a media item',
-      description: 'The media record; while `ready`, `url` is a short-lived signed download URL (see `url_expires_at`).',
-      params: MediaIdParams, response: { 200: Envelope(MediaRef) },
+  app.get(
+    '/media/:id',
+    {
+      config: { access: read },
+      schema: {
+        operationId: 'getMedia',
+        tags,
+        summary: 'Get a media item',
+        description:
+          'The media record; while `ready`, `url` is a short-lived signed download URL (see `url_expires_at`).',
+        params: MediaIdParams,
+        response: { 200: Envelope(MediaRef) },
+      },
     },
-  }, async (request) => media.get(serviceContext(request, deps.pool), id(request)));
+    async (request) => media.get(serviceContext(request, deps.pool), id(request)),
+  );
 
-  app.post('/media/:id/complete', {
-    config: { access: action },
-    schema: {
-      operationId: 'completeMedia', tags, summary: 'Complete an upload',
-      description: 'Tells Herald that the PUT to an S3 upload URL finished: the object is checked, sniffed and made `ready` or `failed`. Idempotent: a completed media is returned as it is. 409 while no bytes have arrived.',
-      params: MediaIdParams, body: ActionBody, response: { 200: Envelope(MediaRef) },
+  app.post(
+    '/media/:id/complete',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'completeMedia',
+        tags,
+        summary: 'Complete an upload',
+        description:
+          'Tells Herald that the PUT to an S3 upload URL finished: the object is checked, sniffed and made `ready` or `failed`. Idempotent: a completed media is returned as it is. 409 while no bytes have arrived.',
+        params: MediaIdParams,
+        body: ActionBody,
+        response: { 200: Envelope(MediaRef) },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await media.complete(serviceContext(request, tx), id(request)) })));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await media.complete(serviceContext(request, tx), id(request)),
+    })),
+  );
 
-  app.delete('/media/:id', {
-    config: { access: action },
-    schema: {
-      operationId: 'deleteMedia', tags, summary: 'Delete a media item',
-      description: 'Deletes the media and its bytes. Refused (409) while a scheduled post, or one awaiting approval or being published, uses it; drafts that list it show it as deleted.',
-      params: MediaIdParams, body: ActionBody,
-      response: { 200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) })) },
+  app.delete(
+    '/media/:id',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'deleteMedia',
+        tags,
+        summary: 'Delete a media item',
+        description:
+          'Deletes the media and its bytes. Refused (409) while a scheduled post, or one awaiting approval or being published, uses it; drafts that list it show it as deleted.',
+        params: MediaIdParams,
+        body: ActionBody,
+        response: {
+          200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) })),
+        },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await media.remove(serviceContext(request, tx), id(request)) })));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await media.remove(serviceContext(request, tx), id(request)),
+    })),
+  );
 }

@@ -8,23 +8,32 @@ import { checkMediaForPlatform, checkMediaRules, type AttachedMedia } from './me
 import { UPLOAD_TYPES } from './media.types.ts';
 
 let n = 0;
-const item = (contentType: string, extra: Partial<AttachedMedia> = {}): AttachedMedia =>
-  ({ id: `med_${++n}`, position: 0, contentType, sizeBytes: 100_000, durationMs: contentType.startsWith('video/') ? 10_000 : null, ...extra });
+const item = (contentType: string, extra: Partial<AttachedMedia> = {}): AttachedMedia => ({
+  id: `med_${++n}`,
+  position: 0,
+  contentType,
+  sizeBytes: 100_000,
+  durationMs: contentType.startsWith('video/') ? 10_000 : null,
+  ...extra,
+});
 const positioned = (items: AttachedMedia[]) => items.map((m, position) => ({ ...m, position }));
 const rules = (issues: { rule: string }[]) => issues.map((i) => i.rule);
 
 test('every content type a platform takes can be uploaded', () => {
   for (const limits of Object.values(PLATFORM_LIMITS)) {
     for (const rule of Object.values(limits.media.kinds)) {
-      for (const type of rule.contentTypes) assert.ok(Object.hasOwn(UPLOAD_TYPES, type), `${limits.platform} takes ${type}`);
+      for (const type of rule.contentTypes)
+        assert.ok(Object.hasOwn(UPLOAD_TYPES, type), `${limits.platform} takes ${type}`);
     }
   }
 });
 
-test('a GIF is X\'s separate gif kind (one per post), but an image on LinkedIn, Bluesky and Mastodon', () => {
+test("a GIF is X's separate gif kind (one per post), but an image on LinkedIn, Bluesky and Mastodon", () => {
   const gifs = positioned([item('image/gif'), item('image/gif')]);
   assert.deepEqual(rules(checkMediaForPlatform('x', gifs)), ['too_many_media_of_kind']);
-  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('image/gif'), item('image/png')]))), ['media_mix_unsupported']);
+  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('image/gif'), item('image/png')]))), [
+    'media_mix_unsupported',
+  ]);
   for (const platform of ['linkedin', 'bluesky', 'mastodon'] as const) {
     assert.deepEqual(checkMediaForPlatform(platform, positioned([item('image/gif'), item('image/png')])), [], platform);
   }
@@ -32,11 +41,14 @@ test('a GIF is X\'s separate gif kind (one per post), but an image on LinkedIn, 
 
 test('a type the platform does not take names the item by its path', () => {
   const issues = checkMediaForPlatform('instagram', positioned([item('image/jpeg'), item('image/png')]));
-  assert.deepEqual(issues.map((i) => [i.platform, i.rule, i.path]), [['instagram', 'media_type_unsupported', '/media_ids/1']]);
+  assert.deepEqual(
+    issues.map((i) => [i.platform, i.rule, i.path]),
+    [['instagram', 'media_type_unsupported', '/media_ids/1']],
+  );
   assert.match(issues[0]!.message, /image\/png/);
 });
 
-test('too many items, counted against the platform\'s maximum', () => {
+test("too many items, counted against the platform's maximum", () => {
   const five = positioned(Array.from({ length: 5 }, () => item('image/jpeg')));
   assert.deepEqual(rules(checkMediaForPlatform('x', five)), ['too_many_media', 'too_many_media_of_kind']);
   assert.deepEqual(checkMediaForPlatform('threads', five), []);
@@ -49,9 +61,15 @@ test('size caps per platform and kind', () => {
 });
 
 test('video durations: too short, too long, and unknown where the platform limits them', () => {
-  assert.deepEqual(rules(checkMediaForPlatform('instagram', positioned([item('video/mp4', { durationMs: 2_000 })]))), ['video_too_short']);
-  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('video/mp4', { durationMs: 141_000 })]))), ['video_too_long']);
-  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('video/mp4', { durationMs: null })]))), ['video_duration_unknown']);
+  assert.deepEqual(rules(checkMediaForPlatform('instagram', positioned([item('video/mp4', { durationMs: 2_000 })]))), [
+    'video_too_short',
+  ]);
+  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('video/mp4', { durationMs: 141_000 })]))), [
+    'video_too_long',
+  ]);
+  assert.deepEqual(rules(checkMediaForPlatform('x', positioned([item('video/mp4', { durationMs: null })]))), [
+    'video_duration_unknown',
+  ]);
   // Mastodon sets no duration limit, so an unknown duration (a WebM) is fine there.
   assert.deepEqual(checkMediaForPlatform('mastodon', positioned([item('video/webm', { durationMs: null })])), []);
 });
@@ -67,6 +85,9 @@ test('mixing images and video: refused where the platform forbids it, fine on In
 
 test('checkMediaRules reports each platform separately, and nothing for a post without media', () => {
   const issues = checkMediaRules(['x', 'linkedin'], positioned([item('video/quicktime')]));
-  assert.deepEqual(issues.map((i) => `${i.platform}:${i.rule}`), ['linkedin:media_type_unsupported']);
+  assert.deepEqual(
+    issues.map((i) => `${i.platform}:${i.rule}`),
+    ['linkedin:media_type_unsupported'],
+  );
   assert.deepEqual(checkMediaRules(['instagram'], []), []);
 });

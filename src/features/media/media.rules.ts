@@ -34,7 +34,11 @@ export function platformKind(limits: PlatformLimits, contentType: string): [Medi
   return undefined;
 }
 
-export function checkMediaForPlatform(platform: PlatformName, media: AttachedMedia[], limits: PlatformLimits = PLATFORM_LIMITS[platform]): MediaIssue[] {
+export function checkMediaForPlatform(
+  platform: PlatformName,
+  media: AttachedMedia[],
+  limits: PlatformLimits = PLATFORM_LIMITS[platform],
+): MediaIssue[] {
   const issues: MediaIssue[] = [];
   const name = limits.displayName;
   const issue = (rule: string, message: string, path = '/media_ids') => issues.push({ platform, rule, message, path });
@@ -43,7 +47,11 @@ export function checkMediaForPlatform(platform: PlatformName, media: AttachedMed
     issue('media_unsupported', `${name} posts cannot carry media.`);
     return issues;
   }
-  if (media.length > limits.media.maxItems) issue('too_many_media', `${name} takes at most ${limits.media.maxItems} media items per post; this post has ${media.length}.`);
+  if (media.length > limits.media.maxItems)
+    issue(
+      'too_many_media',
+      `${name} takes at most ${limits.media.maxItems} media items per post; this post has ${media.length}.`,
+    );
 
   const kinds = new Map<MediaKind, number>();
   for (const item of media) {
@@ -51,25 +59,50 @@ export function checkMediaForPlatform(platform: PlatformName, media: AttachedMed
     const found = platformKind(limits, item.contentType);
     if (!found) {
       const accepted = Object.values(limits.media.kinds).flatMap((k) => k.contentTypes);
-      issue('media_type_unsupported', `${name} does not take ${item.contentType} (media ${item.id}); it takes ${accepted.join(', ')}.`, path);
+      issue(
+        'media_type_unsupported',
+        `${name} does not take ${item.contentType} (media ${item.id}); it takes ${accepted.join(', ')}.`,
+        path,
+      );
       continue;
     }
     const [kind, rule] = found;
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    if (item.sizeBytes > rule.maxBytes) issue('media_too_large', `Media ${item.id} is ${size(item.sizeBytes)}; ${name} takes ${kind} files up to ${size(rule.maxBytes)}.`, path);
+    if (item.sizeBytes > rule.maxBytes)
+      issue(
+        'media_too_large',
+        `Media ${item.id} is ${size(item.sizeBytes)}; ${name} takes ${kind} files up to ${size(rule.maxBytes)}.`,
+        path,
+      );
     if (rule.minDurationMs !== undefined || rule.maxDurationMs !== undefined) {
       if (item.durationMs === null) {
-        issue('video_duration_unknown', `Herald could not read the duration of media ${item.id}, and ${name} limits video duration; re-encode it as MP4 with the movie header (moov) intact.`, path);
+        issue(
+          'video_duration_unknown',
+          `Herald could not read the duration of media ${item.id}, and ${name} limits video duration; re-encode it as MP4 with the movie header (moov) intact.`,
+          path,
+        );
       } else if (rule.minDurationMs !== undefined && item.durationMs < rule.minDurationMs) {
-        issue('video_too_short', `Media ${item.id} lasts ${seconds(item.durationMs)}; ${name} needs at least ${seconds(rule.minDurationMs)}.`, path);
+        issue(
+          'video_too_short',
+          `Media ${item.id} lasts ${seconds(item.durationMs)}; ${name} needs at least ${seconds(rule.minDurationMs)}.`,
+          path,
+        );
       } else if (rule.maxDurationMs !== undefined && item.durationMs > rule.maxDurationMs) {
-        issue('video_too_long', `Media ${item.id} lasts ${seconds(item.durationMs)}; ${name} takes at most ${seconds(rule.maxDurationMs)}.`, path);
+        issue(
+          'video_too_long',
+          `Media ${item.id} lasts ${seconds(item.durationMs)}; ${name} takes at most ${seconds(rule.maxDurationMs)}.`,
+          path,
+        );
       }
     }
   }
   for (const [kind, count] of kinds) {
     const max = limits.media.kinds[kind]!.maxCount;
-    if (count > max) issue('too_many_media_of_kind', `${name} takes at most ${max} ${kind} item${max === 1 ? '' : 's'} per post; this post has ${count}.`);
+    if (count > max)
+      issue(
+        'too_many_media_of_kind',
+        `${name} takes at most ${max} ${kind} item${max === 1 ? '' : 's'} per post; this post has ${count}.`,
+      );
   }
   if (!limits.media.mixKinds && kinds.size > 1) {
     issue('media_mix_unsupported', `${name} cannot combine ${[...kinds.keys()].join(' and ')} in one post.`);

@@ -32,7 +32,10 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
       request.raw.setTimeout(UPLOAD_IDLE_TIMEOUT_MS, () => request.raw.destroy());
       const query = request.query as Record<string, unknown>;
       return media.acceptLocalUpload({
-        workspaceId, mediaId, expires: query.expires, signature: query.signature,
+        workspaceId,
+        mediaId,
+        expires: query.expires,
+        signature: query.signature,
         contentType: request.headers['content-type'],
         contentLength: request.headers['content-length'],
         body: (request.body as Readable | undefined) ?? request.raw,
@@ -40,24 +43,37 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
     });
 
     // HEAD declared here, not derived from GET: Fastify's derived HEAD would read the whole file and discard it.
-    scope.route({ method: ['GET', 'HEAD'], url: `${FILES_PATH}/:workspaceId/:mediaId`, schema: { hide: true }, handler: async (request, reply) => {
-      const { workspaceId, mediaId } = request.params as SignedParams;
-      const query = request.query as Record<string, unknown>;
-      const file = await media.openLocalFile({ workspaceId, mediaId, expires: query.expires, signature: query.signature, range: request.headers.range });
-      reply
-        .code(file.status)
-        .header('content-type', file.media.content_type)
-        .header('content-disposition', inlineDisposition(file.media.filename))
-        .header('accept-ranges', 'bytes')
-        .header('etag', `"${file.media.sha256}"`)
-        .header('cache-control', 'private, max-age=60')
-        .header('x-content-type-options', 'nosniff');
-      if (file.range) {
-        reply.header('content-range', `bytes ${file.range.start}-${file.range.end}/${file.size}`).header('content-length', String(file.range.end - file.range.start + 1));
-      } else {
-        reply.header('content-length', String(file.size));
-      }
-      return request.method === 'HEAD' ? reply.send() : reply.send(await file.open());
-    } });
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: `${FILES_PATH}/:workspaceId/:mediaId`,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        const { workspaceId, mediaId } = request.params as SignedParams;
+        const query = request.query as Record<string, unknown>;
+        const file = await media.openLocalFile({
+          workspaceId,
+          mediaId,
+          expires: query.expires,
+          signature: query.signature,
+          range: request.headers.range,
+        });
+        reply
+          .code(file.status)
+          .header('content-type', file.media.content_type)
+          .header('content-disposition', inlineDisposition(file.media.filename))
+          .header('accept-ranges', 'bytes')
+          .header('etag', `"${file.media.sha256}"`)
+          .header('cache-control', 'private, max-age=60')
+          .header('x-content-type-options', 'nosniff');
+        if (file.range) {
+          reply
+            .header('content-range', `bytes ${file.range.start}-${file.range.end}/${file.size}`)
+            .header('content-length', String(file.range.end - file.range.start + 1));
+        } else {
+          reply.header('content-length', String(file.size));
+        }
+        return request.method === 'HEAD' ? reply.send() : reply.send(await file.open());
+      },
+    });
   });
 }

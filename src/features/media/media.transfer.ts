@@ -28,12 +28,23 @@ export interface LocalUploadRequest extends SignedRequest {
 
 type LocalDeps = CompleteDeps & { storage: LocalStorage };
 
-const invalidUrl = () => new AppError('PUBLIC_API_SIGNED_URL_INVALID', 'This signed URL is not valid: it was altered, is for another media, or was not issued by this server.');
+const invalidUrl = () =>
+  new AppError(
+    'PUBLIC_API_SIGNED_URL_INVALID',
+    'This signed URL is not valid: it was altered, is for another media, or was not issued by this server.',
+  );
 
 /** Parses what every signed URL carries; anything malformed is an invalid URL, never a 500 or a database query. */
 function parseSigned(request: SignedRequest): { expiresAt: Date; signature: string } {
   const { workspaceId, mediaId, expires, signature } = request;
-  if (!isUuid(workspaceId) || !MEDIA_ID.test(mediaId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string' || !/^[A-Za-z0-9_-]{20,100}$/.test(signature)) {
+  if (
+    !isUuid(workspaceId) ||
+    !MEDIA_ID.test(mediaId) ||
+    typeof expires !== 'string' ||
+    !/^\d{1,12}$/.test(expires) ||
+    typeof signature !== 'string' ||
+    !/^[A-Za-z0-9_-]{20,100}$/.test(signature)
+  ) {
     throw invalidUrl();
   }
   return { expiresAt: new Date(Number(expires) * 1000), signature };
@@ -41,35 +52,66 @@ function parseSigned(request: SignedRequest): { expiresAt: Date; signature: stri
 
 function checkExpiry(expiresAt: Date, now: Date): void {
   if (expiresAt.getTime() <= now.getTime()) {
-    throw new AppError('PUBLIC_API_SIGNED_URL_EXPIRED', `This signed URL expired at ${expiresAt.toISOString()}; request a new one.`);
+    throw new AppError(
+      'PUBLIC_API_SIGNED_URL_EXPIRED',
+      `This signed URL expired at ${expiresAt.toISOString()}; request a new one.`,
+    );
   }
 }
 
-export async function acceptLocalUpload(deps: LocalDeps, request: LocalUploadRequest): Promise<Record<string, unknown>> {
+export async function acceptLocalUpload(
+  deps: LocalDeps,
+  request: LocalUploadRequest,
+): Promise<Record<string, unknown>> {
   const { expiresAt, signature } = parseSigned(request);
   const row = await findMedia(deps.pool, request.workspaceId.toLowerCase(), request.mediaId);
-  const signed = row && deps.storage.verifyUpload({ workspaceId: row.workspace_id, mediaId: row.id, contentType: row.content_type, maxBytes: row.max_bytes, declaredSize: row.declared_size, expiresAt }, signature);
+  const signed =
+    row &&
+    deps.storage.verifyUpload(
+      {
+        workspaceId: row.workspace_id,
+        mediaId: row.id,
+        contentType: row.content_type,
+        maxBytes: row.max_bytes,
+        declaredSize: row.declared_size,
+        expiresAt,
+      },
+      signature,
+    );
   if (!row || !signed) throw invalidUrl();
   checkExpiry(expiresAt, deps.clock.now());
   if (row.status !== 'pending_upload') {
-    throw new AppError('PUBLIC_API_STATE_CONFLICT', `This upload URL was already used: the media is ${row.status}. Request a new upload URL to upload other bytes.`);
+    throw new AppError(
+      'PUBLIC_API_STATE_CONFLICT',
+      `This upload URL was already used: the media is ${row.status}. Request a new upload URL to upload other bytes.`,
+    );
   }
   const sent = normaliseContentType(request.contentType);
   if (sent !== row.content_type) {
-    throw new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', `This URL takes Content-Type ${row.content_type}; the request sent ${request.contentType ?? 'none'}.`);
+    throw new AppError(
+      'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE',
+      `This URL takes Content-Type ${row.content_type}; the request sent ${request.contentType ?? 'none'}.`,
+    );
   }
   if (request.contentLength !== undefined) {
     const length = Number(request.contentLength);
-    if (length > row.max_bytes) throw new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', `The upload is ${length} bytes; this URL accepts at most ${row.max_bytes} (max_bytes).`);
+    if (length > row.max_bytes)
+      throw new AppError(
+        'PUBLIC_API_PAYLOAD_TOO_LARGE',
+        `The upload is ${length} bytes; this URL accepts at most ${row.max_bytes} (max_bytes).`,
+      );
     if (row.declared_size !== null && length !== row.declared_size) {
-      throw new AppError('PUBLIC_API_BODY_INVALID', `This URL expects exactly ${row.declared_size} bytes (the size_bytes you announced); Content-Length is ${length}.`);
+      throw new AppError(
+        'PUBLIC_API_BODY_INVALID',
+        `This URL expects exactly ${row.declared_size} bytes (the size_bytes you announced); Content-Length is ${length}.`,
+      );
     }
-    if (length === 0) throw new AppError('PUBLIC_API_BODY_INVALID', 'The upload is empty; PUT the file\'s bytes.');
+    if (length === 0) throw new AppError('PUBLIC_API_BODY_INVALID', "The upload is empty; PUT the file's bytes.");
   }
   const receipt = await deps.storage.receive(request.body, { maxBytes: row.max_bytes, exactBytes: row.declared_size });
   if (receipt.size === 0) {
     await deps.storage.discard(receipt.tempPath);
-    throw new AppError('PUBLIC_API_BODY_INVALID', 'The upload is empty; PUT the file\'s bytes.');
+    throw new AppError('PUBLIC_API_BODY_INVALID', "The upload is empty; PUT the file's bytes.");
   }
   return mediaJson(deps, await completeLocal(deps, row, receipt));
 }
@@ -99,13 +141,27 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return start < size && start <= end ? { start, end } : null;
 }
 
-export async function openLocalFile(deps: LocalDeps, request: SignedRequest & { range: string | undefined }): Promise<LocalFile> {
+export async function openLocalFile(
+  deps: LocalDeps,
+  request: SignedRequest & { range: string | undefined },
+): Promise<LocalFile> {
   const { expiresAt, signature } = parseSigned(request);
   const row = await findMedia(deps.pool, request.workspaceId.toLowerCase(), request.mediaId);
-  const signed = row?.storage_key && deps.storage.verifyRead({ workspaceId: row.workspace_id, mediaId: row.id, storageKey: row.storage_key, expiresAt }, signature);
+  const signed =
+    row?.storage_key &&
+    deps.storage.verifyRead(
+      { workspaceId: row.workspace_id, mediaId: row.id, storageKey: row.storage_key, expiresAt },
+      signature,
+    );
   if (!row || !signed) throw invalidUrl();
   checkExpiry(expiresAt, deps.clock.now());
   const size = row.size_bytes ?? 0;
   const range = parseRange(request.range, size);
-  return { status: range ? 206 : 200, open: () => deps.storage.open(row.storage_key!, range ?? undefined), size, range, media: row };
+  return {
+    status: range ? 206 : 200,
+    open: () => deps.storage.open(row.storage_key!, range ?? undefined),
+    size,
+    range,
+    media: row,
+  };
 }

@@ -21,7 +21,11 @@ export const UPLOAD_TYPES: Record<string, { kind: UploadKind; sniffedAs: readonl
 };
 
 /** Spellings clients send that mean a supported type. */
-const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'video/x-quicktime': 'video/quicktime' };
+const ALIASES: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'video/x-quicktime': 'video/quicktime',
+};
 
 /** `Image/PNG; charset=x` → `image/png`; anything that is not a type/subtype pair → undefined. */
 export function normaliseContentType(raw: string | undefined): string | undefined {

@@ -14,11 +14,22 @@ export interface ViewDeps {
 }
 
 /** A signed GET URL for a ready media item's bytes, valid for `ttlSeconds`. */
-export async function signedReadUrl(deps: Pick<ViewDeps, 'storage' | 'clock'>, media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'>, ttlSeconds: number): Promise<{ url: string; expiresAt: Date }> {
+export async function signedReadUrl(
+  deps: Pick<ViewDeps, 'storage' | 'clock'>,
+  media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'>,
+  ttlSeconds: number,
+): Promise<{ url: string; expiresAt: Date }> {
   if (!media.storage_key) throw new Error(`Media ${media.id} has no stored bytes`);
   // Whole seconds, so the expiry in the URL and the one reported agree.
   const expiresAt = new Date((Math.floor(deps.clock.now().getTime() / 1000) + ttlSeconds) * 1000);
-  const url = await deps.storage.signRead({ workspaceId: media.workspace_id, mediaId: media.id, storageKey: media.storage_key, contentType: media.content_type, filename: media.filename, expiresAt });
+  const url = await deps.storage.signRead({
+    workspaceId: media.workspace_id,
+    mediaId: media.id,
+    storageKey: media.storage_key,
+    contentType: media.content_type,
+    filename: media.filename,
+    expiresAt,
+  });
   return { url, expiresAt };
 }
 
@@ -50,7 +61,12 @@ export async function mediaJson(deps: ViewDeps, m: MediaRow): Promise<Record<str
  * The `media` lists of several posts with one query: each id in order, rendered; an id whose media was
  * deleted since the post was written is shown as `{ id, object: 'media', deleted: true }`.
  */
-export async function renderMediaLists(deps: ViewDeps, db: Queryable, workspaceId: string, lists: string[][]): Promise<Record<string, unknown>[][]> {
+export async function renderMediaLists(
+  deps: ViewDeps,
+  db: Queryable,
+  workspaceId: string,
+  lists: string[][],
+): Promise<Record<string, unknown>[][]> {
   const ids = [...new Set(lists.flat())];
   const rows = await findManyMedia(db, workspaceId, ids);
   const views = new Map<string, Record<string, unknown>>();

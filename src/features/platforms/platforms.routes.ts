@@ -8,49 +8,103 @@ import type { PlatformRegistry } from '../../platforms/registry.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 
 /** How accounts of a platform can be connected, per workspace mode (from the connect service). */
-export type ConnectAvailability = (platform: PlatformName) => { method: 'oauth' | 'app_password' | null; live: { available: boolean; reason: string | null }; test: { available: boolean; reason: string | null } };
+export type ConnectAvailability = (platform: PlatformName) => {
+  method: 'oauth' | 'app_password' | null;
+  live: { available: boolean; reason: string | null };
+  test: { available: boolean; reason: string | null };
+};
 
-const Availability = Type.Object({ available: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()], { description: 'Why not, e.g. the platform\'s app credentials are not configured.' }) });
+const Availability = Type.Object({
+  available: Type.Boolean(),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: "Why not, e.g. the platform's app credentials are not configured.",
+  }),
+});
 
 const PlatformEntry = Type.Object({
   id: Type.String({ examples: ['x'] }),
   object: Type.Literal('platform'),
   name: Type.String({ examples: ['X'] }),
-  limits: Type.Object({}, { additionalProperties: true, description: 'Text limits (in the platform\'s own counting unit), media rules and thread support.' }),
-  capabilities: Type.Object({
-    publish: Type.Boolean({ description: 'Herald can publish to this platform (it has an adapter); otherwise posts can only be validated and kept as drafts.' }),
-    metrics: Type.Boolean(),
-    comments: Type.Boolean(),
-    reply: Type.Boolean(),
-  }, { description: 'What this Herald can do on the platform.' }),
-  connect: Type.Optional(Type.Object({
-    method: Type.Union([StringEnum(['oauth', 'app_password']), Type.Null()], { description: '`oauth`: the platform\'s consent; `app_password`: handle and app password on the hosted page.' }),
-    live: Availability,
-    test: Availability,
-  }, { description: 'Whether `POST /v1/connections/connect-links` can connect accounts of this platform in live and in test workspaces. A live workspace needs the platform\'s app credentials configured (`HERALD_<PLATFORM>_CLIENT_ID`); a test workspace uses the simulator.' })),
+  limits: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: "Text limits (in the platform's own counting unit), media rules and thread support.",
+    },
+  ),
+  capabilities: Type.Object(
+    {
+      publish: Type.Boolean({
+        description:
+          'Herald can publish to this platform (it has an adapter); otherwise posts can only be validated and kept as drafts.',
+      }),
+      metrics: Type.Boolean(),
+      comments: Type.Boolean(),
+      reply: Type.Boolean(),
+    },
+    { description: 'What this Herald can do on the platform.' },
+  ),
+  connect: Type.Optional(
+    Type.Object(
+      {
+        method: Type.Union([StringEnum(['oauth', 'app_password']), Type.Null()], {
+          description: "`oauth`: the platform's consent; `app_password`: handle and app password on the hosted page.",
+        }),
+        live: Availability,
+        test: Availability,
+      },
+      {
+        description:
+          "Whether `POST /v1/connections/connect-links` can connect accounts of this platform in live and in test workspaces. A live workspace needs the platform's app credentials configured (`HERALD_<PLATFORM>_CLIENT_ID`); a test workspace uses the simulator.",
+      },
+    ),
+  ),
 });
 
 export function platformsDocument(registry?: PlatformRegistry, connect?: ConnectAvailability) {
   const capabilities = (id: (typeof PLATFORM_NAMES)[number]) => {
     const adapter = registry?.get(id);
-    return { publish: adapter !== undefined, metrics: adapter?.fetchMetrics !== undefined, comments: adapter?.listComments !== undefined, reply: adapter?.reply !== undefined };
+    return {
+      publish: adapter !== undefined,
+      metrics: adapter?.fetchMetrics !== undefined,
+      comments: adapter?.listComments !== undefined,
+      reply: adapter?.reply !== undefined,
+    };
   };
   return {
-    items: PLATFORM_NAMES.map((id) => ({ id, object: 'platform', name: PLATFORM_LIMITS[id].displayName, limits: describeLimits(PLATFORM_LIMITS[id]), capabilities: capabilities(id), ...(connect ? { connect: connect(id) } : {}) })),
+    items: PLATFORM_NAMES.map((id) => ({
+      id,
+      object: 'platform',
+      name: PLATFORM_LIMITS[id].displayName,
+      limits: describeLimits(PLATFORM_LIMITS[id]),
+      capabilities: capabilities(id),
+      ...(connect ? { connect: connect(id) } : {}),
+    })),
     next_cursor: null,
     has_more: false,
   };
 }
 
-export function registerPlatformsRoutes(app: FastifyInstance, registry: PlatformRegistry, connect?: ConnectAvailability): void {
+export function registerPlatformsRoutes(
+  app: FastifyInstance,
+  registry: PlatformRegistry,
+  connect?: ConnectAvailability,
+): void {
   const document = platformsDocument(registry, connect);
-  app.get('/platforms', {
-    config: { access: { scopes: 'public', workspace: false, mutates: false } },
-    schema: {
-      operationId: 'listPlatforms', tags: ['Platforms'], summary: 'List platforms and their limits',
-      description: 'The capabilities document: each platform with the text, media and thread limits Herald checks posts against. No key needed.',
-      security: [],
-      response: { 200: Envelope(ListOf(PlatformEntry)) },
+  app.get(
+    '/platforms',
+    {
+      config: { access: { scopes: 'public', workspace: false, mutates: false } },
+      schema: {
+        operationId: 'listPlatforms',
+        tags: ['Platforms'],
+        summary: 'List platforms and their limits',
+        description:
+          'The capabilities document: each platform with the text, media and thread limits Herald checks posts against. No key needed.',
+        security: [],
+        response: { 200: Envelope(ListOf(PlatformEntry)) },
+      },
     },
-  }, async () => document);
+    async () => document,
+  );
 }

@@ -31,21 +31,51 @@ export interface ResolveInput {
   required: boolean;
 }
 
-export async function resolveConnections(db: Queryable, registry: PlatformRegistry, input: ResolveInput): Promise<Resolution> {
+export async function resolveConnections(
+  db: Queryable,
+  registry: PlatformRegistry,
+  input: ResolveInput,
+): Promise<Resolution> {
   const issues: RuleIssue[] = [];
-  const explicit = input.connectionIds.length > 0 ? await findConnections(db, input.workspaceId, input.connectionIds) : [];
+  const explicit =
+    input.connectionIds.length > 0 ? await findConnections(db, input.workspaceId, input.connectionIds) : [];
   const chosen = new Map<PlatformName, ConnectionRow[]>();
   input.connectionIds.forEach((id, i) => {
     const path = `/connection_ids/${i}`;
     const c = explicit.find((row) => row.id === id);
-    if (!c) return issues.push({ platform: null, rule: 'connection_not_found', message: `No connection ${id} in this workspace.`, path });
-    if (c.brand_id !== input.brandId) return issues.push({ platform: c.platform, rule: 'connection_other_brand', message: `Connection ${id} belongs to brand ${c.brand_id}, not to this post's brand ${input.brandId}.`, path });
-    if (!input.platforms.includes(c.platform)) return issues.push({ platform: c.platform, rule: 'connection_platform_not_listed', message: `Connection ${id} is a ${c.platform} account but ${c.platform} is not in platforms.`, path });
-    if (c.status === 'disconnected') return issues.push({ platform: c.platform, rule: 'connection_disconnected', message: `Connection ${id} was disconnected.`, path });
+    if (!c)
+      return issues.push({
+        platform: null,
+        rule: 'connection_not_found',
+        message: `No connection ${id} in this workspace.`,
+        path,
+      });
+    if (c.brand_id !== input.brandId)
+      return issues.push({
+        platform: c.platform,
+        rule: 'connection_other_brand',
+        message: `Connection ${id} belongs to brand ${c.brand_id}, not to this post's brand ${input.brandId}.`,
+        path,
+      });
+    if (!input.platforms.includes(c.platform))
+      return issues.push({
+        platform: c.platform,
+        rule: 'connection_platform_not_listed',
+        message: `Connection ${id} is a ${c.platform} account but ${c.platform} is not in platforms.`,
+        path,
+      });
+    if (c.status === 'disconnected')
+      return issues.push({
+        platform: c.platform,
+        rule: 'connection_disconnected',
+        message: `Connection ${id} was disconnected.`,
+        path,
+      });
     chosen.set(c.platform, [...(chosen.get(c.platform) ?? []), c]);
   });
   const missing = input.platforms.filter((p) => !chosen.has(p));
-  for (const d of missing.length > 0 ? await findDefaults(db, input.workspaceId, input.brandId, missing) : []) chosen.set(d.platform, [d]);
+  for (const d of missing.length > 0 ? await findDefaults(db, input.workspaceId, input.brandId, missing) : [])
+    chosen.set(d.platform, [d]);
 
   const targets: TargetPlan[] = [];
   input.platforms.forEach((platform, i) => {
@@ -53,16 +83,33 @@ export async function resolveConnections(db: Queryable, registry: PlatformRegist
     if (rows.length === 0) {
       if (input.required) {
         const name = PLATFORM_LIMITS[platform].displayName;
-        issues.push(registry.get(platform)
-          ? { platform, rule: 'connection_required', message: `This brand has no ${name} connection: connect an account or name one in connection_ids.`, path: `/platforms/${i}` }
-          : { platform, rule: 'platform_unavailable', message: `Herald cannot publish to ${name} yet; keep the post as a draft or remove ${platform}.`, path: `/platforms/${i}` });
+        issues.push(
+          registry.get(platform)
+            ? {
+                platform,
+                rule: 'connection_required',
+                message: `This brand has no ${name} connection: connect an account or name one in connection_ids.`,
+                path: `/platforms/${i}`,
+              }
+            : {
+                platform,
+                rule: 'platform_unavailable',
+                message: `Herald cannot publish to ${name} yet; keep the post as a draft or remove ${platform}.`,
+                path: `/platforms/${i}`,
+              },
+        );
       }
       targets.push({ platform, connectionId: null });
       return;
     }
     for (const row of rows) {
       if (input.required && row.status === 'expired') {
-        issues.push({ platform, rule: 'connection_expired', message: `The ${PLATFORM_LIMITS[platform].displayName} account ${row.handle} must be reconnected (the platform stopped accepting its token).`, path: `/platforms/${i}` });
+        issues.push({
+          platform,
+          rule: 'connection_expired',
+          message: `The ${PLATFORM_LIMITS[platform].displayName} account ${row.handle} must be reconnected (the platform stopped accepting its token).`,
+          path: `/platforms/${i}`,
+        });
       }
       targets.push({ platform, connectionId: row.id });
     }

@@ -5,7 +5,15 @@ import type { CursorPosition } from '../../lib/cursor.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
 
-export type PostStatus = 'draft' | 'pending_approval' | 'scheduled' | 'publishing' | 'published' | 'partially_published' | 'failed' | 'cancelled';
+export type PostStatus =
+  | 'draft'
+  | 'pending_approval'
+  | 'scheduled'
+  | 'publishing'
+  | 'published'
+  | 'partially_published'
+  | 'failed'
+  | 'cancelled';
 export type TargetStatus = 'pending' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'cancelled';
 
 export interface PostRow {
@@ -74,7 +82,20 @@ export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
   const { rows } = await db.query<PostRow>(
     `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${POST_COLUMNS}`,
-    [p.id, p.workspaceId, p.brandId, p.content, p.platforms, JSON.stringify(p.platformOptions), p.mediaIds, p.status, p.publishNow, p.scheduleAt, p.createdVia, p.createdBy],
+    [
+      p.id,
+      p.workspaceId,
+      p.brandId,
+      p.content,
+      p.platforms,
+      JSON.stringify(p.platformOptions),
+      p.mediaIds,
+      p.status,
+      p.publishNow,
+      p.scheduleAt,
+      p.createdVia,
+      p.createdBy,
+    ],
   );
   return rows[0]!;
 }
@@ -87,18 +108,36 @@ export interface NewTarget {
   status: TargetStatus;
 }
 
-export async function insertTargets(db: Queryable, workspaceId: string, postId: string, targets: NewTarget[]): Promise<void> {
+export async function insertTargets(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  targets: NewTarget[],
+): Promise<void> {
   if (targets.length === 0) return;
   await db.query(
     `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
      SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
        FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
-    [workspaceId, postId, targets.map((t) => t.id), targets.map((t) => t.platform), targets.map((t) => t.connectionId), targets.map((t) => t.sandbox), targets.map((t) => t.status)],
+    [
+      workspaceId,
+      postId,
+      targets.map((t) => t.id),
+      targets.map((t) => t.platform),
+      targets.map((t) => t.connectionId),
+      targets.map((t) => t.sandbox),
+      targets.map((t) => t.status),
+    ],
   );
 }
 
 /** A live (not deleted) post; `lock` takes a row lock for a read-modify-write. */
-export async function findPost(db: Queryable, workspaceId: string, id: string, lock = false): Promise<PostRow | undefined> {
+export async function findPost(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  lock = false,
+): Promise<PostRow | undefined> {
   const { rows } = await db.query<PostRow>(
     `SELECT ${POST_COLUMNS} FROM posts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
     [workspaceId, id],
@@ -112,18 +151,26 @@ export async function findPost(db: Queryable, workspaceId: string, id: string, l
  */
 export async function lockPosts(db: Queryable, ids: string[]): Promise<PostRow[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<PostRow>(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ANY($1::text[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`, [ids]);
+  const { rows } = await db.query<PostRow>(
+    `SELECT ${POST_COLUMNS} FROM posts WHERE id = ANY($1::text[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+    [ids],
+  );
   return rows;
 }
 
 /** Sets several posts' status and published_at at once; returns the updated rows. */
-export async function setPostStatuses(db: Queryable, changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }>): Promise<PostRow[]> {
+export async function setPostStatuses(
+  db: Queryable,
+  changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }>,
+): Promise<PostRow[]> {
   if (changes.length === 0) return [];
   const { rows } = await db.query<PostRow>(
     `UPDATE posts SET status = c.next_status, published_at = c.next_published_at, updated_at = now()
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS c(post_id, next_status, next_published_at)
       WHERE posts.id = c.post_id
-     RETURNING ${POST_COLUMNS.split(',').map((c) => `posts.${c.trim()}`).join(', ')}`,
+     RETURNING ${POST_COLUMNS.split(',')
+       .map((c) => `posts.${c.trim()}`)
+       .join(', ')}`,
     [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.publishedAt)],
   );
   return rows;
@@ -191,7 +238,13 @@ export async function updatePost(db: Queryable, workspaceId: string, id: string,
   return rows[0]!;
 }
 
-export async function setTargetStatus(db: Queryable, workspaceId: string, postId: string, from: TargetStatus[], to: TargetStatus): Promise<string[]> {
+export async function setTargetStatus(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  from: TargetStatus[],
+  to: TargetStatus,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE post_targets SET status = $4, updated_at = now()
       WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
@@ -200,8 +253,17 @@ export async function setTargetStatus(db: Queryable, workspaceId: string, postId
   return rows.map((r) => r.id);
 }
 
-export async function setTargetConnection(db: Queryable, workspaceId: string, targetId: string, connectionId: string): Promise<void> {
-  await db.query('UPDATE post_targets SET connection_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2', [workspaceId, targetId, connectionId]);
+export async function setTargetConnection(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  connectionId: string,
+): Promise<void> {
+  await db.query('UPDATE post_targets SET connection_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2', [
+    workspaceId,
+    targetId,
+    connectionId,
+  ]);
 }
 
 export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
@@ -221,7 +283,14 @@ export interface PostFilters {
 }
 
 /** One page of posts in keyset order; returns up to `limit` rows (the caller asks for one more to see if there is a next page). */
-export async function listPosts(db: Queryable, workspaceId: string, filters: PostFilters, sort: PostSort, after: CursorPosition | undefined, limit: number): Promise<PostRow[]> {
+export async function listPosts(
+  db: Queryable,
+  workspaceId: string,
+  filters: PostFilters,
+  sort: PostSort,
+  after: CursorPosition | undefined,
+  limit: number,
+): Promise<PostRow[]> {
   const where: string[] = ['workspace_id = $1', 'deleted_at IS NULL'];
   const values: unknown[] = [workspaceId];
   const param = (value: unknown) => {
@@ -244,7 +313,9 @@ export async function listPosts(db: Queryable, workspaceId: string, filters: Pos
     const asc = sort === 'schedule_at';
     order = asc ? 'schedule_at ASC NULLS LAST, id ASC' : 'schedule_at DESC NULLS LAST, id DESC';
     if (after && after.value !== null) {
-      where.push(`((schedule_at, id) ${asc ? '>' : '<'} (${param(after.value)}::timestamptz, ${param(after.id)}) OR schedule_at IS NULL)`);
+      where.push(
+        `((schedule_at, id) ${asc ? '>' : '<'} (${param(after.value)}::timestamptz, ${param(after.id)}) OR schedule_at IS NULL)`,
+      );
     } else if (after) {
       where.push(`(schedule_at IS NULL AND id ${asc ? '>' : '<'} ${param(after.id)})`);
     }

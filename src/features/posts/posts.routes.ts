@@ -6,91 +6,208 @@ import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../http/envelope.ts';
 import { mutation, type IdempotencyDeps } from '../../http/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
-import { ActionBody, CreatePostBody, CreatedPost, ListPostsQuery, PostIdParams, UpdatePostBody, ValidateResult, type ListPostsQuery as ListQuery, type UpdatePostBody as UpdateBody } from './posts.schemas.ts';
+import {
+  ActionBody,
+  CreatePostBody,
+  CreatedPost,
+  ListPostsQuery,
+  PostIdParams,
+  UpdatePostBody,
+  ValidateResult,
+  type ListPostsQuery as ListQuery,
+  type UpdatePostBody as UpdateBody,
+} from './posts.schemas.ts';
 
 const read: RouteAccess = { scopes: ['posts:read'], workspace: true, mutates: false };
 const write: RouteAccess = { scopes: ['posts:write'], workspace: true, mutates: true };
 const action: RouteAccess = { ...write, actionBody: true };
 const PostRef = Type.Ref('Post');
 
-export function registerPostsRoutes(app: FastifyInstance, deps: IdempotencyDeps & { pool: Pool; posts: PostsService }): void {
+export function registerPostsRoutes(
+  app: FastifyInstance,
+  deps: IdempotencyDeps & { pool: Pool; posts: PostsService },
+): void {
   const { posts } = deps;
   const tags = ['Posts'];
 
-  app.post('/posts', {
-    config: { access: write },
-    schema: {
-      operationId: 'createPost', tags, summary: 'Create a post',
-      description: 'Creates a draft, a scheduled post (`schedule_at`) or a post published at once (`publish_now`), on one or more platforms. Text is checked against every platform\'s own limits.',
-      body: CreatePostBody,
-      response: { 201: Envelope(CreatedPost, 'The post was created.') },
+  app.post(
+    '/posts',
+    {
+      config: { access: write },
+      schema: {
+        operationId: 'createPost',
+        tags,
+        summary: 'Create a post',
+        description:
+          "Creates a draft, a scheduled post (`schedule_at`) or a post published at once (`publish_now`), on one or more platforms. Text is checked against every platform's own limits.",
+        body: CreatePostBody,
+        response: { 201: Envelope(CreatedPost, 'The post was created.') },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 201, data: await posts.create(serviceContext(request, tx), request.body as CreatePostBody) })));
+    mutation(deps, async (request, tx) => ({
+      status: 201,
+      data: await posts.create(serviceContext(request, tx), request.body as CreatePostBody),
+    })),
+  );
 
-  app.get('/posts', {
-    config: { access: read },
-    schema: {
-      operationId: 'listPosts', tags, summary: 'List posts',
-      description: 'Posts of the workspace (of the brand in `x-herald-brand-id`, if sent), newest first by default, paginated by an opaque cursor.',
-      querystring: ListPostsQuery,
-      response: { 200: Envelope(ListOf(PostRef)) },
+  app.get(
+    '/posts',
+    {
+      config: { access: read },
+      schema: {
+        operationId: 'listPosts',
+        tags,
+        summary: 'List posts',
+        description:
+          'Posts of the workspace (of the brand in `x-herald-brand-id`, if sent), newest first by default, paginated by an opaque cursor.',
+        querystring: ListPostsQuery,
+        response: { 200: Envelope(ListOf(PostRef)) },
+      },
     },
-  }, async (request) => posts.list(serviceContext(request, deps.pool), request.query as ListQuery));
+    async (request) => posts.list(serviceContext(request, deps.pool), request.query as ListQuery),
+  );
 
-  app.get('/posts/:id', {
-    config: { access: read },
-    schema: { operationId: 'getPost', tags, summary: 'Get a post', description: 'The post with its per-platform targets, their attempts and errors.', params: PostIdParams, response: { 200: Envelope(PostRef) } },
-  }, async (request) => posts.get(serviceContext(request, deps.pool), (request.params as { id: string }).id));
-
-  app.patch('/posts/:id', {
-    config: { access: write },
-    schema: {
-      operationId: 'updatePost', tags, summary: 'Edit a post',
-      description: 'A JSON Merge Patch (RFC 7396; `application/merge-patch+json` or `application/json`), allowed while the post is a draft or scheduled. `schedule_at: null` turns a scheduled post back into a draft.',
-      params: PostIdParams, body: UpdatePostBody, response: { 200: Envelope(PostRef) },
+  app.get(
+    '/posts/:id',
+    {
+      config: { access: read },
+      schema: {
+        operationId: 'getPost',
+        tags,
+        summary: 'Get a post',
+        description: 'The post with its per-platform targets, their attempts and errors.',
+        params: PostIdParams,
+        response: { 200: Envelope(PostRef) },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.update(serviceContext(request, tx), (request.params as { id: string }).id, request.body as UpdateBody) })));
+    async (request) => posts.get(serviceContext(request, deps.pool), (request.params as { id: string }).id),
+  );
 
-  app.post('/posts/:id/cancel', {
-    config: { access: action },
-    schema: { operationId: 'cancelPost', tags, summary: 'Cancel a post', description: 'Cancels a draft or scheduled post; its publish jobs are removed. A post being published cannot be cancelled (409).', params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) } },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.cancel(serviceContext(request, tx), (request.params as { id: string }).id) })));
-
-  app.post('/posts/:id/publish', {
-    config: { access: action },
-    schema: {
-      operationId: 'publishPost', tags, summary: 'Publish a post now',
-      description: 'A draft or scheduled post goes out at once: its targets are handed to the publishing engine and the post is returned as `publishing`. Every platform needs a usable connection (422 otherwise). Other states: 409.',
-      params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) },
+  app.patch(
+    '/posts/:id',
+    {
+      config: { access: write },
+      schema: {
+        operationId: 'updatePost',
+        tags,
+        summary: 'Edit a post',
+        description:
+          'A JSON Merge Patch (RFC 7396; `application/merge-patch+json` or `application/json`), allowed while the post is a draft or scheduled. `schedule_at: null` turns a scheduled post back into a draft.',
+        params: PostIdParams,
+        body: UpdatePostBody,
+        response: { 200: Envelope(PostRef) },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.publish(serviceContext(request, tx), (request.params as { id: string }).id) })));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await posts.update(
+        serviceContext(request, tx),
+        (request.params as { id: string }).id,
+        request.body as UpdateBody,
+      ),
+    })),
+  );
 
-  app.post('/posts/:id/retry', {
-    config: { access: action },
-    schema: {
-      operationId: 'retryPost', tags, summary: 'Retry the failed targets of a post',
-      description: 'Publishes again the targets of a `failed` or `partially_published` post that failed; published targets are left alone, and parts of a thread already out are not sent again. Anything else: 409.',
-      params: PostIdParams, body: ActionBody, response: { 200: Envelope(PostRef) },
+  app.post(
+    '/posts/:id/cancel',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'cancelPost',
+        tags,
+        summary: 'Cancel a post',
+        description:
+          'Cancels a draft or scheduled post; its publish jobs are removed. A post being published cannot be cancelled (409).',
+        params: PostIdParams,
+        body: ActionBody,
+        response: { 200: Envelope(PostRef) },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.retry(serviceContext(request, tx), (request.params as { id: string }).id) })));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await posts.cancel(serviceContext(request, tx), (request.params as { id: string }).id),
+    })),
+  );
 
-  app.delete('/posts/:id', {
-    config: { access: action },
-    schema: {
-      operationId: 'deletePost', tags, summary: 'Delete a post',
-      description: 'Soft-deletes a draft, scheduled, cancelled or failed post (it disappears from the API) and emits `post.deleted`. Published posts stay on the platforms.',
-      params: PostIdParams, body: ActionBody,
-      response: { 200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('post'), deleted: Type.Literal(true) })) },
+  app.post(
+    '/posts/:id/publish',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'publishPost',
+        tags,
+        summary: 'Publish a post now',
+        description:
+          'A draft or scheduled post goes out at once: its targets are handed to the publishing engine and the post is returned as `publishing`. Every platform needs a usable connection (422 otherwise). Other states: 409.',
+        params: PostIdParams,
+        body: ActionBody,
+        response: { 200: Envelope(PostRef) },
+      },
     },
-  }, mutation(deps, async (request, tx) => ({ status: 200, data: await posts.remove(serviceContext(request, tx), (request.params as { id: string }).id) })));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await posts.publish(serviceContext(request, tx), (request.params as { id: string }).id),
+    })),
+  );
 
-  app.post('/posts/validate', {
-    // Stores nothing, so it needs no Idempotency-Key and spends the read budget (docs/decisions.md).
-    config: { access: { scopes: ['posts:write'], workspace: true, mutates: false } },
-    schema: {
-      operationId: 'validatePost', tags, summary: 'Check a post without creating it',
-      description: 'Runs every rule `POST /posts` runs and returns the issues; nothing is stored.',
-      body: CreatePostBody, response: { 200: Envelope(ValidateResult) },
+  app.post(
+    '/posts/:id/retry',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'retryPost',
+        tags,
+        summary: 'Retry the failed targets of a post',
+        description:
+          'Publishes again the targets of a `failed` or `partially_published` post that failed; published targets are left alone, and parts of a thread already out are not sent again. Anything else: 409.',
+        params: PostIdParams,
+        body: ActionBody,
+        response: { 200: Envelope(PostRef) },
+      },
     },
-  }, async (request) => posts.validate(serviceContext(request, deps.pool), request.body as CreatePostBody));
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await posts.retry(serviceContext(request, tx), (request.params as { id: string }).id),
+    })),
+  );
+
+  app.delete(
+    '/posts/:id',
+    {
+      config: { access: action },
+      schema: {
+        operationId: 'deletePost',
+        tags,
+        summary: 'Delete a post',
+        description:
+          'Soft-deletes a draft, scheduled, cancelled or failed post (it disappears from the API) and emits `post.deleted`. Published posts stay on the platforms.',
+        params: PostIdParams,
+        body: ActionBody,
+        response: {
+          200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('post'), deleted: Type.Literal(true) })),
+        },
+      },
+    },
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await posts.remove(serviceContext(request, tx), (request.params as { id: string }).id),
+    })),
+  );
+
+  app.post(
+    '/posts/validate',
+    {
+      // Stores nothing, so it needs no Idempotency-Key and spends the read budget (docs/decisions.md).
+      config: { access: { scopes: ['posts:write'], workspace: true, mutates: false } },
+      schema: {
+        operationId: 'validatePost',
+        tags,
+        summary: 'Check a post without creating it',
+        description: 'Runs every rule `POST /posts` runs and returns the issues; nothing is stored.',
+        body: CreatePostBody,
+        response: { 200: Envelope(ValidateResult) },
+      },
+    },
+    async (request) => posts.validate(serviceContext(request, deps.pool), request.body as CreatePostBody),
+  );
 }

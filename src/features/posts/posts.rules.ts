@@ -29,11 +29,19 @@ interface PlatformSpecific {
 }
 
 /** `limitsOf` gives the limits to apply per platform: the stock ones, or a connection's own (a Mastodon instance). */
-export function checkPlatformRules(post: PostDraft, limitsOf: (platform: PlatformName) => PlatformLimits = (p) => PLATFORM_LIMITS[p]): RuleIssue[] {
+export function checkPlatformRules(
+  post: PostDraft,
+  limitsOf: (platform: PlatformName) => PlatformLimits = (p) => PLATFORM_LIMITS[p],
+): RuleIssue[] {
   const issues: RuleIssue[] = [];
   for (const name of Object.keys(post.platformOptions) as PlatformName[]) {
     if (post.platformOptions[name] !== undefined && !post.platforms.includes(name)) {
-      issues.push({ platform: name, rule: 'options_for_unlisted_platform', message: `platform_options.${name} is given but ${name} is not in platforms.`, path: `/platform_options/${name}` });
+      issues.push({
+        platform: name,
+        rule: 'options_for_unlisted_platform',
+        message: `platform_options.${name} is given but ${name} is not in platforms.`,
+        path: `/platform_options/${name}`,
+      });
     }
   }
   for (const platform of post.platforms) {
@@ -44,29 +52,58 @@ export function checkPlatformRules(post: PostDraft, limitsOf: (platform: Platfor
     const extraParts = options.thread ?? [];
 
     if (text.trim() === '' && post.mediaCount === 0) {
-      issues.push({ platform, rule: 'content_required', message: `${limits.displayName} needs text or media; both are empty.`, path: textPath });
+      issues.push({
+        platform,
+        rule: 'content_required',
+        message: `${limits.displayName} needs text or media; both are empty.`,
+        path: textPath,
+      });
     }
     if (limits.media.required && post.mediaCount === 0) {
-      issues.push({ platform, rule: 'media_required', message: `${limits.displayName} posts need at least one image or video.`, path: '/media_ids' });
+      issues.push({
+        platform,
+        rule: 'media_required',
+        message: `${limits.displayName} posts need at least one image or video.`,
+        path: '/media_ids',
+      });
     }
-    for (const issue of limits.text.check(text)) issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
-    for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount) ?? []) issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
+    for (const issue of limits.text.check(text))
+      issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
+    for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount) ?? [])
+      issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
     if ((options.alt_texts?.length ?? 0) > post.mediaCount) {
-      issues.push({ platform, rule: 'alt_text_without_media', message: `${options.alt_texts!.length} alt texts for ${post.mediaCount} media items.`, path: `/platform_options/${platform}/alt_texts` });
+      issues.push({
+        platform,
+        rule: 'alt_text_without_media',
+        message: `${options.alt_texts!.length} alt texts for ${post.mediaCount} media items.`,
+        path: `/platform_options/${platform}/alt_texts`,
+      });
     }
 
     if (extraParts.length > 0) {
       if (limits.maxThreadParts === 0) {
-        issues.push({ platform, rule: 'thread_unsupported', message: `${limits.displayName} does not support threads.`, path: `/platform_options/${platform}/thread` });
+        issues.push({
+          platform,
+          rule: 'thread_unsupported',
+          message: `${limits.displayName} does not support threads.`,
+          path: `/platform_options/${platform}/thread`,
+        });
         continue;
       }
       if (extraParts.length + 1 > limits.maxThreadParts) {
-        issues.push({ platform, rule: 'too_many_thread_parts', message: `A ${limits.displayName} thread may have at most ${limits.maxThreadParts} parts; this one has ${extraParts.length + 1}.`, path: `/platform_options/${platform}/thread` });
+        issues.push({
+          platform,
+          rule: 'too_many_thread_parts',
+          message: `A ${limits.displayName} thread may have at most ${limits.maxThreadParts} parts; this one has ${extraParts.length + 1}.`,
+          path: `/platform_options/${platform}/thread`,
+        });
       }
       extraParts.forEach((part, i) => {
         const path = `/platform_options/${platform}/thread/${i}`;
-        if (part.trim() === '') issues.push({ platform, rule: 'thread_part_empty', message: `Thread part ${i + 2} is empty.`, path });
-        for (const issue of limits.text.check(part)) issues.push({ platform, rule: issue.rule, message: `Thread part ${i + 2}: ${issue.message}`, path });
+        if (part.trim() === '')
+          issues.push({ platform, rule: 'thread_part_empty', message: `Thread part ${i + 2} is empty.`, path });
+        for (const issue of limits.text.check(part))
+          issues.push({ platform, rule: issue.rule, message: `Thread part ${i + 2}: ${issue.message}`, path });
       });
     }
   }
@@ -75,7 +112,14 @@ export function checkPlatformRules(post: PostDraft, limitsOf: (platform: Platfor
 
 export function checkSchedule(scheduleAt: Date | null, now: Date): RuleIssue[] {
   if (scheduleAt && scheduleAt.getTime() < now.getTime() - SCHEDULE_GRACE_MS) {
-    return [{ platform: null, rule: 'schedule_in_past', message: `schedule_at ${scheduleAt.toISOString()} is in the past.`, path: '/schedule_at' }];
+    return [
+      {
+        platform: null,
+        rule: 'schedule_in_past',
+        message: `schedule_at ${scheduleAt.toISOString()} is in the past.`,
+        path: '/schedule_at',
+      },
+    ];
   }
   return [];
 }

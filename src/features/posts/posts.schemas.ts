@@ -5,29 +5,50 @@ import { NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts
 
 const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
-const ContentOverride = Type.String({ maxLength: 100_000, description: "Replaces the post's `content` on this platform." });
+const ContentOverride = Type.String({
+  maxLength: 100_000,
+  description: "Replaces the post's `content` on this platform.",
+});
 const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
   maxItems: 50,
   description: 'Further parts of a thread, published as replies after the first post (whose text is `content`).',
 });
-const AltTexts = (max: number) => Type.Array(Type.String({ maxLength: max }), {
-  maxItems: 4,
-  description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
+const AltTexts = (max: number) =>
+  Type.Array(Type.String({ maxLength: max }), {
+    maxItems: 4,
+    description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
+  });
+const AltTextsUpTo = (max: number, items: number) =>
+  Type.Array(Type.String({ maxLength: max }), {
+    maxItems: items,
+    description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
+  });
+const Language = Type.String({
+  pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$',
+  maxLength: 35,
+  description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.',
 });
-const AltTextsUpTo = (max: number, items: number) => Type.Array(Type.String({ maxLength: max }), {
-  maxItems: items,
-  description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
-});
-const Language = Type.String({ pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.' });
 
 const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
   Type.Optional(Type.Object(fields, { additionalProperties: false, description }));
 
 export const PlatformOptions = Type.Object(
   {
-    x: options({ content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), alt_texts: Type.Optional(AltTexts(1000)) }, 'Options for X.'),
+    x: options(
+      {
+        content: Type.Optional(ContentOverride),
+        thread: Type.Optional(ThreadParts),
+        alt_texts: Type.Optional(AltTexts(1000)),
+      },
+      'Options for X.',
+    ),
     bluesky: options(
-      { content: Type.Optional(ContentOverride), thread: Type.Optional(ThreadParts), languages: Type.Optional(Type.Array(Language, { maxItems: 3 })), alt_texts: Type.Optional(AltTexts(2000)) },
+      {
+        content: Type.Optional(ContentOverride),
+        thread: Type.Optional(ThreadParts),
+        languages: Type.Optional(Type.Array(Language, { maxItems: 3 })),
+        alt_texts: Type.Optional(AltTexts(2000)),
+      },
       'Options for Bluesky.',
     ),
     mastodon: options(
@@ -36,7 +57,9 @@ export const PlatformOptions = Type.Object(
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1500)),
         visibility: Type.Optional(StringEnum(['public', 'unlisted', 'private', 'direct'])),
-        spoiler_text: Type.Optional(Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' })),
+        spoiler_text: Type.Optional(
+          Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' }),
+        ),
         sensitive: Type.Optional(Type.Boolean({ description: 'Marks the media as sensitive.' })),
         language: Type.Optional(Language),
       },
@@ -47,17 +70,45 @@ export const PlatformOptions = Type.Object(
         content: Type.Optional(ContentOverride),
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTextsUpTo(1000, 20)),
-        reply_control: Type.Optional(StringEnum(['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only'], { description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.' })),
+        reply_control: Type.Optional(
+          StringEnum(
+            ['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only'],
+            { description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.' },
+          ),
+        ),
       },
       'Options for Threads.',
     ),
     linkedin: options(
       {
         content: Type.Optional(ContentOverride),
-        visibility: Type.Optional(StringEnum(['PUBLIC', 'CONNECTIONS'], { description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.' })),
-        alt_texts: Type.Optional(Type.Array(Type.String({ maxLength: 4086 }), { maxItems: 20, description: 'Alt text of each image, in `media_ids` order (at most 4,086 characters each); an entry replaces the item\'s own alt text.' })),
-        organization: Type.Optional(Type.String({ pattern: '^urn:li:organization:[0-9]+$', maxLength: 100, description: 'Publish as this company page (`urn:li:organization:<id>`), which the connected member must administer; default: the connection\'s own account.' })),
-        document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Title shown on a PDF document post; default `Document`.' })),
+        visibility: Type.Optional(
+          StringEnum(['PUBLIC', 'CONNECTIONS'], {
+            description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.',
+          }),
+        ),
+        alt_texts: Type.Optional(
+          Type.Array(Type.String({ maxLength: 4086 }), {
+            maxItems: 20,
+            description:
+              "Alt text of each image, in `media_ids` order (at most 4,086 characters each); an entry replaces the item's own alt text.",
+          }),
+        ),
+        organization: Type.Optional(
+          Type.String({
+            pattern: '^urn:li:organization:[0-9]+$',
+            maxLength: 100,
+            description:
+              "Publish as this company page (`urn:li:organization:<id>`), which the connected member must administer; default: the connection's own account.",
+          }),
+        ),
+        document_title: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 400,
+            description: 'Title shown on a PDF document post; default `Document`.',
+          }),
+        ),
         disable_reshare: Type.Optional(Type.Boolean({ description: 'Stops others from resharing the post.' })),
       },
       'Options for LinkedIn.',
@@ -66,41 +117,74 @@ export const PlatformOptions = Type.Object(
       {
         content: Type.Optional(ContentOverride),
         type: Type.Optional(StringEnum(['feed', 'reel', 'story'], { description: 'What to publish; default `feed`.' })),
-        first_comment: Type.Optional(Type.String({ maxLength: 2200, description: 'A comment posted on the new post right after it is published.' })),
+        first_comment: Type.Optional(
+          Type.String({
+            maxLength: 2200,
+            description: 'A comment posted on the new post right after it is published.',
+          }),
+        ),
         alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
-        share_to_feed: Type.Optional(Type.Boolean({ description: 'Reels only: also show the Reel in the main feed (default true).' })),
+        share_to_feed: Type.Optional(
+          Type.Boolean({ description: 'Reels only: also show the Reel in the main feed (default true).' }),
+        ),
       },
       'Options for Instagram.',
     ),
     facebook: options(
       {
         content: Type.Optional(ContentOverride),
-        link: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.' })),
+        link: Type.Optional(
+          Type.String({
+            format: 'uri',
+            maxLength: 2048,
+            description:
+              'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.',
+          }),
+        ),
         alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
       },
       'Options for Facebook Pages.',
     ),
   },
-  { additionalProperties: false, description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.' },
+  {
+    additionalProperties: false,
+    description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.',
+  },
 );
 export type PlatformOptions = Static<typeof PlatformOptions>;
 
-const IdList = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { uniqueItems: true, maxItems: 20, description });
+const IdList = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { uniqueItems: true, maxItems: 20, description });
 
 export const CreatePostBody = Type.Object(
   {
-    brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Brand of the post; else the `x-herald-brand-id` header, else the default brand.' })),
+    brand_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Brand of the post; else the `x-herald-brand-id` header, else the default brand.',
+      }),
+    ),
     content: Type.String({ maxLength: 100_000, description: 'The text of the post.' }),
     platforms: Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true }),
     publish_now: Type.Optional(Type.Boolean({ description: 'Publish at once. Not together with `schedule_at`.' })),
-    schedule_at: Type.Optional(Type.String({ format: 'date-time', description: 'When to publish: ISO 8601 with `Z` or an offset. Neither this nor `publish_now`: a draft.' })),
+    schedule_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When to publish: ISO 8601 with `Z` or an offset. Neither this nor `publish_now`: a draft.',
+      }),
+    ),
     media_ids: Type.Optional(IdList('Uploaded media to attach, in order.')),
     platform_options: Type.Optional(PlatformOptions),
-    connection_ids: Type.Optional(IdList('Connections to publish through; each gets its own target. Platforms without one use the brand default.')),
+    connection_ids: Type.Optional(
+      IdList('Connections to publish through; each gets its own target. Platforms without one use the brand default.'),
+    ),
   },
   {
     additionalProperties: false,
-    examples: [{ content: 'Shipping Herald 1.0 today 🚀', platforms: ['x', 'bluesky'], schedule_at: '2026-12-01T09:00:00Z' }],
+    examples: [
+      { content: 'Shipping Herald 1.0 today 🚀', platforms: ['x', 'bluesky'], schedule_at: '2026-12-01T09:00:00Z' },
+    ],
   },
 );
 export type CreatePostBody = Static<typeof CreatePostBody>;
@@ -109,16 +193,38 @@ export const UpdatePostBody = Type.Object(
   {
     content: Type.Optional(Type.String({ maxLength: 100_000 })),
     platforms: Type.Optional(Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true })),
-    schedule_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'A new time; `null` turns a scheduled post back into a draft.' })),
+    schedule_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'A new time; `null` turns a scheduled post back into a draft.',
+      }),
+    ),
     media_ids: Type.Optional(Type.Union([IdList('Replaces the media list.'), Type.Null()])),
-    platform_options: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Merged into the current options (RFC 7396).' }), Type.Null()])),
+    platform_options: Type.Optional(
+      Type.Union([
+        Type.Object({}, { additionalProperties: true, description: 'Merged into the current options (RFC 7396).' }),
+        Type.Null(),
+      ]),
+    ),
     connection_ids: Type.Optional(Type.Union([IdList('Replaces the chosen connections.'), Type.Null()])),
   },
-  { additionalProperties: false, description: 'A JSON Merge Patch (RFC 7396) of the post: fields present replace, `null` removes.', examples: [{ schedule_at: '2026-12-02T09:00:00+01:00' }] },
+  {
+    additionalProperties: false,
+    description: 'A JSON Merge Patch (RFC 7396) of the post: fields present replace, `null` removes.',
+    examples: [{ schedule_at: '2026-12-02T09:00:00+01:00' }],
+  },
 );
 export type UpdatePostBody = Static<typeof UpdatePostBody>;
 
-export const PostStatus = StringEnum(['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled']);
+export const PostStatus = StringEnum([
+  'draft',
+  'pending_approval',
+  'scheduled',
+  'publishing',
+  'published',
+  'partially_published',
+  'failed',
+  'cancelled',
+]);
 export const TargetStatus = StringEnum(['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled']);
 
 export const TargetError = Type.Object({
@@ -133,8 +239,13 @@ export const TargetError = Type.Object({
 export const Attempt = Type.Object({
   started_at: Timestamp,
   finished_at: NullableTimestamp,
-  duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'How long the attempt took; null while running.' }),
-  outcome: Type.Union([Type.String(), Type.Null()], { description: '`published`, `failed`, `retry` (another attempt is scheduled) or `interrupted` (the worker stopped mid-attempt; the next attempt looked the post up before sending anything); null while running.' }),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'How long the attempt took; null while running.',
+  }),
+  outcome: Type.Union([Type.String(), Type.Null()], {
+    description:
+      '`published`, `failed`, `retry` (another attempt is scheduled) or `interrupted` (the worker stopped mid-attempt; the next attempt looked the post up before sending anything); null while running.',
+  }),
   error_code: Type.Union([Type.String(), Type.Null()]),
 });
 
@@ -162,7 +273,13 @@ export const Post = Type.Object(
     platforms: Type.Array(PlatformName),
     platform_options: PlatformOptions,
     media: Type.Array(
-      Type.Union([Type.Ref('Media'), Type.Object({ id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) }, { description: 'A media deleted since it was attached.' })]),
+      Type.Union([
+        Type.Ref('Media'),
+        Type.Object(
+          { id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) },
+          { description: 'A media deleted since it was attached.' },
+        ),
+      ]),
       { description: 'Attached media, in `media_ids` order, with their public fields.' },
     ),
     status: PostStatus,
@@ -178,23 +295,48 @@ export const Post = Type.Object(
   { $id: 'Post', title: 'Post' },
 );
 
-export const PostIdParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'The post id (`post_…`).' }) });
+export const PostIdParams = Type.Object({
+  id: Type.String({ maxLength: 200, description: 'The post id (`post_…`).' }),
+});
 
 const CsvOf = (values: readonly string[], description: string) =>
   Type.String({ pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`, description });
 
 export const ListPostsQuery = Type.Object(
   {
-    status: Type.Optional(CsvOf(['draft', 'pending_approval', 'scheduled', 'publishing', 'published', 'partially_published', 'failed', 'cancelled'], 'One status or a comma-separated list.')),
+    status: Type.Optional(
+      CsvOf(
+        [
+          'draft',
+          'pending_approval',
+          'scheduled',
+          'publishing',
+          'published',
+          'partially_published',
+          'failed',
+          'cancelled',
+        ],
+        'One status or a comma-separated list.',
+      ),
+    ),
     brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     platform: Type.Optional(PlatformName),
     scheduled_from: Type.Optional(Type.String({ format: 'date-time' })),
     scheduled_to: Type.Optional(Type.String({ format: 'date-time' })),
     created_from: Type.Optional(Type.String({ format: 'date-time' })),
     created_to: Type.Optional(Type.String({ format: 'date-time' })),
-    sort: Type.Optional(StringEnum(['-created_at', 'schedule_at', '-schedule_at'], { description: 'Default `-created_at`; posts without a schedule come last.' })),
+    sort: Type.Optional(
+      StringEnum(['-created_at', 'schedule_at', '-schedule_at'], {
+        description: 'Default `-created_at`; posts without a schedule come last.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page; only valid with the same filters and sort.' })),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: 'The `next_cursor` of the previous page; only valid with the same filters and sort.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -209,4 +351,6 @@ export const ValidationIssue = Type.Object({
 
 export const ValidateResult = Type.Object({ valid: Type.Boolean(), issues: Type.Array(ValidationIssue) });
 export const CreatedPost = Type.Object({ post_id: Type.String(), post: Type.Ref('Post') });
-export const ActionBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body, or `{}`.' });
+export const ActionBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], {
+  description: 'No body, or `{}`.',
+});

@@ -29,16 +29,24 @@ export interface PostsDeps {
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */
-function parseTime(value: string, path: string, code: 'PUBLIC_API_BODY_INVALID' | 'PUBLIC_API_QUERY_INVALID' = 'PUBLIC_API_BODY_INVALID'): Date {
+function parseTime(
+  value: string,
+  path: string,
+  code: 'PUBLIC_API_BODY_INVALID' | 'PUBLIC_API_QUERY_INVALID' = 'PUBLIC_API_BODY_INVALID',
+): Date {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new AppError(code, `${path.slice(1)} is not a valid time.`, { details: [{ path, message: 'is not a valid time' }] });
+  if (Number.isNaN(date.getTime()))
+    throw new AppError(code, `${path.slice(1)} is not a valid time.`, {
+      details: [{ path, message: 'is not a valid time' }],
+    });
   return date;
 }
 
 /** RFC 7396 JSON Merge Patch of plain objects. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const result: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
@@ -48,34 +56,77 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 
 export function createPostsService(deps: PostsDeps) {
   /** The connection of every target, and the issues when the post will publish without one (posts.connections.ts). */
-  function resolve(ctx: ServiceContext, brandId: string, platforms: PlatformName[], connectionIds: string[], required: boolean): Promise<Resolution> {
-    return resolveConnections(ctx.db, deps.platforms, { workspaceId: ctx.workspaceId, brandId, platforms, connectionIds, required });
+  function resolve(
+    ctx: ServiceContext,
+    brandId: string,
+    platforms: PlatformName[],
+    connectionIds: string[],
+    required: boolean,
+  ): Promise<Resolution> {
+    return resolveConnections(ctx.db, deps.platforms, {
+      workspaceId: ctx.workspaceId,
+      brandId,
+      platforms,
+      connectionIds,
+      required,
+    });
   }
 
   async function resolveBrand(ctx: ServiceContext, bodyBrandId: string | undefined): Promise<string> {
     if (bodyBrandId === undefined || bodyBrandId === ctx.brandId) {
-      if (ctx.brandId === null) throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'This key may not use the default brand: send x-herald-brand-id or brand_id.');
+      if (ctx.brandId === null)
+        throw new AppError(
+          'PUBLIC_API_BRAND_FORBIDDEN',
+          'This key may not use the default brand: send x-herald-brand-id or brand_id.',
+        );
       return ctx.brandId;
     }
     if (ctx.brandFromHeader) {
-      throw new AppError('PUBLIC_API_BODY_INVALID', `brand_id ${bodyBrandId} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
+      throw new AppError(
+        'PUBLIC_API_BODY_INVALID',
+        `brand_id ${bodyBrandId} differs from the x-herald-brand-id header ${ctx.brandId}.`,
+        { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] },
+      );
     }
     const allowed = !ctx.allowedBrandIds || ctx.allowedBrandIds.includes(bodyBrandId);
     if (!allowed || !(await findBrand(ctx.db, ctx.workspaceId, bodyBrandId))) {
-      throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not in this workspace or not reachable by this key.');
+      throw new AppError(
+        'PUBLIC_API_BRAND_FORBIDDEN',
+        'That brand is not in this workspace or not reachable by this key.',
+      );
     }
     return bodyBrandId;
   }
 
-  async function checkCreate(ctx: ServiceContext, brandId: string, body: CreatePostBody): Promise<{ scheduleAt: Date | null; issues: RuleIssue[]; targets: TargetPlan[] }> {
+  async function checkCreate(
+    ctx: ServiceContext,
+    brandId: string,
+    body: CreatePostBody,
+  ): Promise<{ scheduleAt: Date | null; issues: RuleIssue[]; targets: TargetPlan[] }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
-      throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', { details: [{ path: '/schedule_at', message: 'cannot be combined with publish_now' }] });
+      throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', {
+        details: [{ path: '/schedule_at', message: 'cannot be combined with publish_now' }],
+      });
     }
     const scheduleAt = body.schedule_at !== undefined ? parseTime(body.schedule_at, '/schedule_at') : null;
     const mediaIds = body.media_ids ?? [];
-    const resolution = await resolve(ctx, brandId, body.platforms, body.connection_ids ?? [], scheduleAt !== null || body.publish_now === true);
+    const resolution = await resolve(
+      ctx,
+      brandId,
+      body.platforms,
+      body.connection_ids ?? [],
+      scheduleAt !== null || body.publish_now === true,
+    );
     const issues = [
-      ...checkPlatformRules({ content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {}, mediaCount: mediaIds.length }, resolution.limitsOf),
+      ...checkPlatformRules(
+        {
+          content: body.content,
+          platforms: body.platforms,
+          platformOptions: body.platform_options ?? {},
+          mediaCount: mediaIds.length,
+        },
+        resolution.limitsOf,
+      ),
       ...checkSchedule(scheduleAt, deps.clock.now()),
       ...(await deps.media.postIssues(ctx, mediaIds, body.platforms)),
       ...resolution.issues,
@@ -89,7 +140,11 @@ export function createPostsService(deps: PostsDeps) {
     return post;
   }
 
-  async function emit(ctx: ServiceContext, post: PostRow, types: Parameters<typeof appendEvent>[2][]): Promise<Record<string, unknown>> {
+  async function emit(
+    ctx: ServiceContext,
+    post: PostRow,
+    types: Parameters<typeof appendEvent>[2][],
+  ): Promise<Record<string, unknown>> {
     const view = await renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     for (const type of types) await appendEvent(ctx.db, ctx.workspaceId, type, view);
     return view;
@@ -97,16 +152,33 @@ export function createPostsService(deps: PostsDeps) {
 
   async function createTargets(ctx: ServiceContext, post: PostRow, plans: TargetPlan[]): Promise<string[]> {
     const status = post.status === 'scheduled' ? 'scheduled' : 'pending';
-    const targets = plans.map((plan) => ({ id: newId('tgt'), platform: plan.platform, connectionId: plan.connectionId, sandbox: ctx.workspaceMode === 'test', status } as const));
+    const targets = plans.map(
+      (plan) =>
+        ({
+          id: newId('tgt'),
+          platform: plan.platform,
+          connectionId: plan.connectionId,
+          sandbox: ctx.workspaceMode === 'test',
+          status,
+        }) as const,
+    );
     await repo.insertTargets(ctx.db, ctx.workspaceId, post.id, targets);
     return targets.map((t) => t.id);
   }
 
   /** Hands the post's targets in `from` to the engine at once: due now, jobs queued, the post `publishing`. */
-  async function publishNow(ctx: ServiceContext, post: PostRow, from: Array<'pending' | 'scheduled' | 'failed'>): Promise<PostRow> {
+  async function publishNow(
+    ctx: ServiceContext,
+    post: PostRow,
+    from: Array<'pending' | 'scheduled' | 'failed'>,
+  ): Promise<PostRow> {
     const ids = await makeTargetsDueNow(ctx.db, ctx.workspaceId, post.id, from);
     await queuePublishJobs(ctx.db, ids, deps.clock.now(), null);
-    return repo.updatePost(ctx.db, ctx.workspaceId, post.id, { status: 'publishing', publishNow: true, scheduleAt: null });
+    return repo.updatePost(ctx.db, ctx.workspaceId, post.id, {
+      status: 'publishing',
+      publishNow: true,
+      scheduleAt: null,
+    });
   }
 
   return {
@@ -154,7 +226,11 @@ export function createPostsService(deps: PostsDeps) {
       const sort = query.sort ?? '-created_at';
       const limit = query.limit ?? 20;
       if (ctx.brandFromHeader && query.brand_id !== undefined && query.brand_id !== ctx.brandId) {
-        throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${query.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`, { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] });
+        throw new AppError(
+          'PUBLIC_API_QUERY_INVALID',
+          `brand_id ${query.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`,
+          { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] },
+        );
       }
       const brandFilter = query.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
       if (brandFilter !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brandFilter)) {
@@ -164,10 +240,18 @@ export function createPostsService(deps: PostsDeps) {
         statuses: query.status ? ([...new Set(query.status.split(','))] as PostStatus[]) : undefined,
         brandIds: brandFilter !== undefined ? [brandFilter] : (ctx.allowedBrandIds ?? undefined),
         platform: query.platform,
-        scheduledFrom: query.scheduled_from ? parseTime(query.scheduled_from, '/scheduled_from', 'PUBLIC_API_QUERY_INVALID') : undefined,
-        scheduledTo: query.scheduled_to ? parseTime(query.scheduled_to, '/scheduled_to', 'PUBLIC_API_QUERY_INVALID') : undefined,
-        createdFrom: query.created_from ? parseTime(query.created_from, '/created_from', 'PUBLIC_API_QUERY_INVALID') : undefined,
-        createdTo: query.created_to ? parseTime(query.created_to, '/created_to', 'PUBLIC_API_QUERY_INVALID') : undefined,
+        scheduledFrom: query.scheduled_from
+          ? parseTime(query.scheduled_from, '/scheduled_from', 'PUBLIC_API_QUERY_INVALID')
+          : undefined,
+        scheduledTo: query.scheduled_to
+          ? parseTime(query.scheduled_to, '/scheduled_to', 'PUBLIC_API_QUERY_INVALID')
+          : undefined,
+        createdFrom: query.created_from
+          ? parseTime(query.created_from, '/created_from', 'PUBLIC_API_QUERY_INVALID')
+          : undefined,
+        createdTo: query.created_to
+          ? parseTime(query.created_to, '/created_to', 'PUBLIC_API_QUERY_INVALID')
+          : undefined,
       };
       // The cursor is bound to everything that decides which rows come in which order.
       const binding = { sort, ...filters, statuses: filters.statuses?.toSorted() };
@@ -187,28 +271,56 @@ export function createPostsService(deps: PostsDeps) {
     async update(ctx: ServiceContext, id: string, patch: UpdatePostBody) {
       const post = await loadForChange(ctx, id);
       if (post.status !== 'draft' && post.status !== 'scheduled') {
-        throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be edited; only drafts and scheduled posts can.`);
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be edited; only drafts and scheduled posts can.`,
+        );
       }
       const platforms = patch.platforms ?? post.platforms;
-      const mergedOptions = patch.platform_options !== undefined ? mergePatch(post.platform_options, patch.platform_options) ?? {} : post.platform_options;
+      const mergedOptions =
+        patch.platform_options !== undefined
+          ? (mergePatch(post.platform_options, patch.platform_options) ?? {})
+          : post.platform_options;
       if (!Value.Check(PlatformOptions, mergedOptions)) {
-        const details = [...Value.Errors(PlatformOptions, mergedOptions)].slice(0, 20).map((e) => ({ path: `/platform_options${e.instancePath}`, message: e.message }));
-        throw new AppError('PUBLIC_API_BODY_INVALID', 'platform_options is invalid after applying the patch.', { details });
+        const details = [...Value.Errors(PlatformOptions, mergedOptions)]
+          .slice(0, 20)
+          .map((e) => ({ path: `/platform_options${e.instancePath}`, message: e.message }));
+        throw new AppError('PUBLIC_API_BODY_INVALID', 'platform_options is invalid after applying the patch.', {
+          details,
+        });
       }
       const platformOptions = mergedOptions as PlatformOptions;
       const content = patch.content ?? post.content;
       const mediaIds = patch.media_ids === undefined ? post.media_ids : (patch.media_ids ?? []);
-      const scheduleAt = patch.schedule_at === undefined ? post.schedule_at : patch.schedule_at === null ? null : parseTime(patch.schedule_at, '/schedule_at');
+      const scheduleAt =
+        patch.schedule_at === undefined
+          ? post.schedule_at
+          : patch.schedule_at === null
+            ? null
+            : parseTime(patch.schedule_at, '/schedule_at');
       const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
       // target still without a connection; connections already chosen are kept for the platforms that stay.
-      const replan = (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) || patch.connection_ids !== undefined
-        || (status === 'scheduled' && oldTargets.some((t) => t.connection_id === null));
-      const kept = oldTargets.filter((t) => t.connection_id !== null && platforms.includes(t.platform)).map((t) => t.connection_id!);
-      const resolution = await resolve(ctx, post.brand_id, platforms, patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []), status === 'scheduled');
+      const replan =
+        (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) ||
+        patch.connection_ids !== undefined ||
+        (status === 'scheduled' && oldTargets.some((t) => t.connection_id === null));
+      const kept = oldTargets
+        .filter((t) => t.connection_id !== null && platforms.includes(t.platform))
+        .map((t) => t.connection_id!);
+      const resolution = await resolve(
+        ctx,
+        post.brand_id,
+        platforms,
+        patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []),
+        status === 'scheduled',
+      );
       const issues = [
-        ...checkPlatformRules({ content, platforms, platformOptions, mediaCount: mediaIds.length }, resolution.limitsOf),
+        ...checkPlatformRules(
+          { content, platforms, platformOptions, mediaCount: mediaIds.length },
+          resolution.limitsOf,
+        ),
         ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
         // The whole resulting post: its media must still exist, be ready and fit the (possibly new) platforms.
         ...(await deps.media.postIssues(ctx, mediaIds, platforms)),
@@ -217,8 +329,16 @@ export function createPostsService(deps: PostsDeps) {
       if (issues.length > 0) throw validationFailed(issues);
 
       const wasScheduled = post.status === 'scheduled';
-      const rescheduled = status === 'scheduled' && (!wasScheduled || post.schedule_at?.getTime() !== scheduleAt?.getTime());
-      const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { content, platforms, platformOptions, mediaIds, status, scheduleAt });
+      const rescheduled =
+        status === 'scheduled' && (!wasScheduled || post.schedule_at?.getTime() !== scheduleAt?.getTime());
+      const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, {
+        content,
+        platforms,
+        platformOptions,
+        mediaIds,
+        status,
+        scheduleAt,
+      });
 
       let targetIds = oldTargets.map((t) => t.id);
       if (replan) {
@@ -226,7 +346,13 @@ export function createPostsService(deps: PostsDeps) {
         await repo.deleteTargets(ctx.db, ctx.workspaceId, id);
         targetIds = await createTargets(ctx, updated, resolution.targets);
       } else if (status !== post.status) {
-        await repo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['pending', 'scheduled'], status === 'scheduled' ? 'scheduled' : 'pending');
+        await repo.setTargetStatus(
+          ctx.db,
+          ctx.workspaceId,
+          id,
+          ['pending', 'scheduled'],
+          status === 'scheduled' ? 'scheduled' : 'pending',
+        );
       }
       if (status === 'scheduled') await queuePublishJobs(ctx.db, targetIds, scheduleAt!, scheduleAt);
       else if (wasScheduled) await removePublishJobs(ctx.db, targetIds);
@@ -235,8 +361,10 @@ export function createPostsService(deps: PostsDeps) {
 
     async cancel(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
-      if (post.status === 'publishing') throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This post is being published and can no longer be cancelled.');
-      if (post.status !== 'draft' && post.status !== 'scheduled') throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be cancelled.`);
+      if (post.status === 'publishing')
+        throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This post is being published and can no longer be cancelled.');
+      if (post.status !== 'draft' && post.status !== 'scheduled')
+        throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be cancelled.`);
       const targetIds = await repo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['pending', 'scheduled'], 'cancelled');
       await removePublishJobs(ctx.db, targetIds);
       const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { status: 'cancelled' });
@@ -246,18 +374,39 @@ export function createPostsService(deps: PostsDeps) {
     /** POST /posts/{id}/publish: a draft or scheduled post goes out now (its connections must be usable). */
     async publish(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
-      if (post.status !== 'draft' && post.status !== 'scheduled') throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be published now; only drafts and scheduled posts can.`);
+      if (post.status !== 'draft' && post.status !== 'scheduled')
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be published now; only drafts and scheduled posts can.`,
+        );
       const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
-      const resolution = await resolve(ctx, post.brand_id, post.platforms, [...new Set(targets.flatMap((t) => (t.connection_id ? [t.connection_id] : [])))], true);
+      const resolution = await resolve(
+        ctx,
+        post.brand_id,
+        post.platforms,
+        [...new Set(targets.flatMap((t) => (t.connection_id ? [t.connection_id] : [])))],
+        true,
+      );
       const issues = [
-        ...checkPlatformRules({ content: post.content, platforms: post.platforms, platformOptions: post.platform_options, mediaCount: post.media_ids.length }, resolution.limitsOf),
+        ...checkPlatformRules(
+          {
+            content: post.content,
+            platforms: post.platforms,
+            platformOptions: post.platform_options,
+            mediaCount: post.media_ids.length,
+          },
+          resolution.limitsOf,
+        ),
         // Media may have been deleted, or have failed, since the draft was written.
         ...(await deps.media.postIssues(ctx, post.media_ids, post.platforms)),
         ...resolution.issues,
       ];
       if (issues.length > 0) throw validationFailed(issues);
       if (targets.some((t) => t.connection_id === null)) {
-        await removePublishJobs(ctx.db, targets.map((t) => t.id));
+        await removePublishJobs(
+          ctx.db,
+          targets.map((t) => t.id),
+        );
         await repo.deleteTargets(ctx.db, ctx.workspaceId, id);
         await createTargets(ctx, post, resolution.targets);
       }
@@ -270,18 +419,40 @@ export function createPostsService(deps: PostsDeps) {
       const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       const failed = targets.filter((t) => t.status === 'failed');
       if ((post.status !== 'failed' && post.status !== 'partially_published') || failed.length === 0) {
-        throw new AppError('PUBLIC_API_STATE_CONFLICT', `Only failed targets can be retried; this post is ${post.status}.`);
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `Only failed targets can be retried; this post is ${post.status}.`,
+        );
       }
       // A target whose account was reconnected since (a new connection) goes through the brand's current one.
       const resolution = await resolve(ctx, post.brand_id, [...new Set(failed.map((t) => t.platform))], [], true);
-      const current = await findConnectionsById(ctx.db, ctx.workspaceId, failed.flatMap((t) => (t.connection_id ? [t.connection_id] : [])));
+      const current = await findConnectionsById(
+        ctx.db,
+        ctx.workspaceId,
+        failed.flatMap((t) => (t.connection_id ? [t.connection_id] : [])),
+      );
       const issues: RuleIssue[] = [];
       for (const t of failed) {
         const own = current.find((c) => c.id === t.connection_id);
         if (own?.status === 'active') continue;
-        const replacement = resolution.targets.find((plan) => plan.platform === t.platform && plan.connectionId !== null && plan.connectionId !== t.connection_id);
+        const replacement = resolution.targets.find(
+          (plan) => plan.platform === t.platform && plan.connectionId !== null && plan.connectionId !== t.connection_id,
+        );
         if (replacement) await repo.setTargetConnection(ctx.db, ctx.workspaceId, t.id, replacement.connectionId!);
-        else issues.push(...resolution.issues.filter((i) => i.platform === t.platform), ...(own ? [{ platform: t.platform, rule: 'connection_expired', message: `The ${t.platform} account ${own.handle} must be reconnected before this target can be retried.`, path: `/targets/${targets.indexOf(t)}` }] : []));
+        else
+          issues.push(
+            ...resolution.issues.filter((i) => i.platform === t.platform),
+            ...(own
+              ? [
+                  {
+                    platform: t.platform,
+                    rule: 'connection_expired',
+                    message: `The ${t.platform} account ${own.handle} must be reconnected before this target can be retried.`,
+                    path: `/targets/${targets.indexOf(t)}`,
+                  },
+                ]
+              : []),
+          );
       }
       if (issues.length > 0) throw validationFailed(issues);
       return emit(ctx, await publishNow(ctx, post, ['failed']), ['post.publishing']);
@@ -290,7 +461,10 @@ export function createPostsService(deps: PostsDeps) {
     async remove(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
       if (!['draft', 'scheduled', 'cancelled', 'failed'].includes(post.status)) {
-        throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be deleted; deleting it on the platforms is a separate action.`);
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be deleted; deleting it on the platforms is a separate action.`,
+        );
       }
       const targetIds = await repo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['pending', 'scheduled'], 'cancelled');
       await removePublishJobs(ctx.db, targetIds);

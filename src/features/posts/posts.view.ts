@@ -20,13 +20,24 @@ function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknow
     url: t.url,
     published_at: iso(t.published_at),
     attempt_count: t.attempt_count,
-    attempts: attempts.map((a) => ({ started_at: a.started_at.toISOString(), finished_at: iso(a.finished_at), duration_ms: a.duration_ms, outcome: a.outcome, error_code: a.error_code })),
+    attempts: attempts.map((a) => ({
+      started_at: a.started_at.toISOString(),
+      finished_at: iso(a.finished_at),
+      duration_ms: a.duration_ms,
+      outcome: a.outcome,
+      error_code: a.error_code,
+    })),
     error: t.error,
   };
 }
 
 /** `attemptsByTarget`: the attempts of (at least) these targets, grouped once for a whole page of posts. */
-export function postJson(p: PostRow, targets: TargetRow[], attemptsByTarget: Map<string, AttemptRow[]>, media: Record<string, unknown>[]): Record<string, unknown> {
+export function postJson(
+  p: PostRow,
+  targets: TargetRow[],
+  attemptsByTarget: Map<string, AttemptRow[]>,
+  media: Record<string, unknown>[],
+): Record<string, unknown> {
   return {
     id: p.id,
     object: 'post',
@@ -52,15 +63,38 @@ export function postJson(p: PostRow, targets: TargetRow[], attemptsByTarget: Map
  * Representations of several posts with three extra queries in all (targets, attempts, media), whatever their
  * number; two when the caller has just read the posts' `targets` (in `post_id, position` order) and passes them.
  */
-export async function renderPosts(db: Queryable, workspaceId: string, posts: PostRow[], media: MediaLists, targets?: TargetRow[]): Promise<Record<string, unknown>[]> {
-  targets ??= await findTargets(db, workspaceId, posts.map((p) => p.id));
-  const attempts = await findAttempts(db, workspaceId, targets.map((t) => t.id));
-  const mediaLists = await media.renderLists(db, workspaceId, posts.map((p) => p.media_ids));
+export async function renderPosts(
+  db: Queryable,
+  workspaceId: string,
+  posts: PostRow[],
+  media: MediaLists,
+  targets?: TargetRow[],
+): Promise<Record<string, unknown>[]> {
+  targets ??= await findTargets(
+    db,
+    workspaceId,
+    posts.map((p) => p.id),
+  );
+  const attempts = await findAttempts(
+    db,
+    workspaceId,
+    targets.map((t) => t.id),
+  );
+  const mediaLists = await media.renderLists(
+    db,
+    workspaceId,
+    posts.map((p) => p.media_ids),
+  );
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
   return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, mediaLists[i]!));
 }
 
-export async function renderPost(db: Queryable, workspaceId: string, post: PostRow, media: MediaLists): Promise<Record<string, unknown>> {
+export async function renderPost(
+  db: Queryable,
+  workspaceId: string,
+  post: PostRow,
+  media: MediaLists,
+): Promise<Record<string, unknown>> {
   return (await renderPosts(db, workspaceId, [post], media))[0]!;
 }

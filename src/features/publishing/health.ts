@@ -9,7 +9,10 @@ export interface PublishingHealth {
   publishing: { overdue_targets: number; oldest_overdue_since: string | null };
 }
 
-export async function publishingHealth(pool: Pool, o: { workerDeadAfterMs: number; overdueAfterMs: number }): Promise<PublishingHealth> {
+export async function publishingHealth(
+  pool: Pool,
+  o: { workerDeadAfterMs: number; overdueAfterMs: number },
+): Promise<PublishingHealth> {
   // A publishing worker process heartbeats its graphile-worker pool (and workers) in job_worker_heartbeats.
   const { rows: beats } = await pool.query<{ processes: number; age_ms: number | null }>(
     `SELECT count(*) FILTER (WHERE worker_id LIKE 'pool-%' AND last_seen_at > now() - make_interval(secs => $1::double precision / 1000))::int AS processes,

@@ -13,13 +13,20 @@ export interface MediaLibrary {
 /** How long a URL handed to a platform that pulls media stays valid. */
 const PULL_URL_TTL_SECONDS = 3600;
 
-export function mediaLibraryFrom(media: Pick<MediaService, 'mediaForPost' | 'openMediaStream' | 'signedReadUrl'>, db: Queryable): MediaLibrary {
+export function mediaLibraryFrom(
+  media: Pick<MediaService, 'mediaForPost' | 'openMediaStream' | 'signedReadUrl'>,
+  db: Queryable,
+): MediaLibrary {
   return {
     async sources(workspaceId, mediaIds) {
       const rows = await media.mediaForPost(db, workspaceId, mediaIds);
       return rows.map((row, i) => {
         if (!row || row.status !== 'ready' || !row.storage_key || row.size_bytes === null) {
-          throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `Media ${mediaIds[i]} is no longer available (${row ? row.status : 'deleted'}).`);
+          throw new PlatformError(
+            'media_rejected',
+            'PLATFORM_MEDIA_REJECTED',
+            `Media ${mediaIds[i]} is no longer available (${row ? row.status : 'deleted'}).`,
+          );
         }
         const storageKey = row.storage_key;
         return {

@@ -2,7 +2,15 @@
 // before the platform call; a part found `sending` (a crash, an unknown outcome, a retry) is looked up on the
 // platform before anything is sent again, and re-sent with the same key only when the platform does not have
 // it. An unknown outcome is reconciled at once; an expired token is refreshed once and the call repeated.
-import { isPlatformError, PlatformError, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../../platforms/types.ts';
+import {
+  isPlatformError,
+  PlatformError,
+  type OutgoingPart,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PreparedMedia,
+  type PublishedPart,
+} from '../../platforms/types.ts';
 import type { MediaLibrary } from './media-library.ts';
 import type { PartRow } from './targets.repo.ts';
 
@@ -33,7 +41,11 @@ export interface PartsContext {
   now(): Date;
 }
 
-const published = (row: PartRow): PublishedPart => ({ id: row.platform_post_id!, url: row.url!, ...(row.ref ? { ref: row.ref } : {}) });
+const published = (row: PartRow): PublishedPart => ({
+  id: row.platform_post_id!,
+  url: row.url!,
+  ...(row.ref ? { ref: row.ref } : {}),
+});
 
 /** Publishes every part not yet published; returns the first part (the post) once all are out. */
 export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
@@ -68,10 +80,21 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       done.push(published(row));
       continue;
     }
-    const base = { index, text, parent: done[index - 1] ?? null, root: done[0] ?? null, options: ctx.options, media: [] as PreparedMedia[] };
+    const base = {
+      index,
+      text,
+      parent: done[index - 1] ?? null,
+      root: done[0] ?? null,
+      options: ctx.options,
+      media: [] as PreparedMedia[],
+    };
     if (row) {
       // In flight when the last attempt ended: the platform may have it.
-      const found = await ctx.adapter.findPublished(ctx.session, { ...base, key: row.idempotency_key, firstSentAt: row.first_sent_at });
+      const found = await ctx.adapter.findPublished(ctx.session, {
+        ...base,
+        key: row.idempotency_key,
+        firstSentAt: row.first_sent_at,
+      });
       if (found) {
         if (!(await ctx.store.markPublished(index, found))) throw new LostClaim();
         done.push(found);
@@ -79,15 +102,26 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       }
     }
     if (index === 0 && ctx.mediaIds.length > 0) {
-      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds)).map((source, i) => (ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source));
+      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds)).map((source, i) =>
+        ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source,
+      );
       media ??= await ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);
     }
     const marked = row ?? (await ctx.store.markSending(index, ctx.adapter.newPartKey(ctx.now())));
     if (!marked) throw new LostClaim();
-    const result = await send({ ...base, key: marked.idempotency_key, firstSentAt: marked.first_sent_at, media: index === 0 ? (media ?? []) : [] }, row !== undefined);
+    const result = await send(
+      {
+        ...base,
+        key: marked.idempotency_key,
+        firstSentAt: marked.first_sent_at,
+        media: index === 0 ? (media ?? []) : [],
+      },
+      row !== undefined,
+    );
     if (!(await ctx.store.markPublished(index, result))) throw new LostClaim();
     done.push(result);
   }
-  if (!done[0]) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'The post has nothing to publish.');
+  if (!done[0])
+    throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'The post has nothing to publish.');
   return done[0];
 }

@@ -6,8 +6,7 @@ import { PLATFORM_ERRORS } from '../../platforms/errors.ts';
 import type { PlatformError } from '../../platforms/types.ts';
 
 export type Decision =
-  | { action: 'retry'; at: Date; throttleConnection: boolean }
-  | { action: 'fail'; reconnect: boolean };
+  { action: 'retry'; at: Date; throttleConnection: boolean } | { action: 'fail'; reconnect: boolean };
 
 const BASE_BACKOFF_MS = 2000;
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -21,7 +20,13 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-export function decide(error: PlatformError, attempt: number, maxAttempts: number, now: Date, random: () => number = Math.random): Decision {
+export function decide(
+  error: PlatformError,
+  attempt: number,
+  maxAttempts: number,
+  now: Date,
+  random: () => number = Math.random,
+): Decision {
   const canRetry = attempt < maxAttempts;
   switch (error.kind) {
     case 'auth_expired':
@@ -30,7 +35,11 @@ export function decide(error: PlatformError, attempt: number, maxAttempts: numbe
       const wait = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
       if (!canRetry || wait > MAX_RATE_LIMIT_WAIT_MS) return { action: 'fail', reconnect: false };
       // A little past the reset, spread so that every held post does not return in the same millisecond.
-      return { action: 'retry', at: new Date(now.getTime() + wait + 250 + Math.round(random() * 1000)), throttleConnection: true };
+      return {
+        action: 'retry',
+        at: new Date(now.getTime() + wait + 250 + Math.round(random() * 1000)),
+        throttleConnection: true,
+      };
     }
     case 'transient':
     case 'unknown_outcome': {

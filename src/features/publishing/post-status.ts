@@ -25,7 +25,12 @@ const EVENT: Partial<Record<PostStatus, EventType>> = {
 };
 
 /** Recomputes the post's status from its targets; on a change, stores it and appends the event. Call inside a transaction. */
-export async function refreshPostStatus(db: Queryable, workspaceId: string, postId: string, media: MediaLists): Promise<PostStatus | undefined> {
+export async function refreshPostStatus(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  media: MediaLists,
+): Promise<PostStatus | undefined> {
   return (await refreshPostStatuses(db, [{ workspaceId, postId }], media))[0];
 }
 
@@ -36,11 +41,21 @@ export async function refreshPostStatus(db: Queryable, workspaceId: string, post
  * gone or not in that workspace). A caller that has already locked the posts in this transaction (to keep the
  * lock order) passes the rows it got as `locked`.
  */
-export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspaceId: string; postId: string }>, media: MediaLists, locked?: PostRow[]): Promise<Array<PostStatus | undefined>> {
+export async function refreshPostStatuses(
+  db: Queryable,
+  posts: Array<{ workspaceId: string; postId: string }>,
+  media: MediaLists,
+  locked?: PostRow[],
+): Promise<Array<PostStatus | undefined>> {
   const wanted = new Set(posts.map((p) => `${p.workspaceId}/${p.postId}`));
-  const rows = (locked ?? await lockPosts(db, [...new Set(posts.map((p) => p.postId))])).filter((r) => wanted.has(`${r.workspace_id}/${r.id}`));
+  const rows = (locked ?? (await lockPosts(db, [...new Set(posts.map((p) => p.postId))]))).filter((r) =>
+    wanted.has(`${r.workspace_id}/${r.id}`),
+  );
   // Whole rows: the events below render them, without reading them again.
-  const targets = await findTargetsOfPosts(db, rows.map((r) => r.id));
+  const targets = await findTargetsOfPosts(
+    db,
+    rows.map((r) => r.id),
+  );
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const status = new Map(rows.map((r) => [r.id, r.status]));
   const changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }> = [];
@@ -48,16 +63,23 @@ export async function refreshPostStatuses(db: Queryable, posts: Array<{ workspac
     const of = byPost.get(post.id) ?? [];
     const next = deriveStatus(of.map((t) => t.status));
     if (!next || next === post.status) continue;
-    const publishedAt = next === 'published' || next === 'partially_published'
-      ? new Date(Math.max(...of.filter((t) => t.published_at).map((t) => t.published_at!.getTime())))
-      : null;
+    const publishedAt =
+      next === 'published' || next === 'partially_published'
+        ? new Date(Math.max(...of.filter((t) => t.published_at).map((t) => t.published_at!.getTime())))
+        : null;
     changes.push({ id: post.id, status: next, publishedAt });
     status.set(post.id, next);
   }
   const updated = await setPostStatuses(db, changes);
   const events: Array<{ workspaceId: string; type: EventType; data: unknown }> = [];
   for (const [workspaceId, inWorkspace] of Map.groupBy(updated, (p) => p.workspace_id)) {
-    const rendered = await renderPosts(db, workspaceId, inWorkspace, media, inWorkspace.flatMap((p) => byPost.get(p.id) ?? []));
+    const rendered = await renderPosts(
+      db,
+      workspaceId,
+      inWorkspace,
+      media,
+      inWorkspace.flatMap((p) => byPost.get(p.id) ?? []),
+    );
     inWorkspace.forEach((post, i) => {
       const type = EVENT[post.status];
       if (type) events.push({ workspaceId, type, data: rendered[i] });

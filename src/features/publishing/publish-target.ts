@@ -108,37 +108,77 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
   // The reads are inside the transaction too: if one fails, no claim is left behind, and the batcher's retry of
   // each job alone starts from a clean slate.
   const { deferred, claims, posts, connections, parts } = await withTransaction(deps.pool, async (tx) => {
-    const throttled = new Map((await repo.throttledTargets(tx, jobs.map((j) => j.targetId))).map((r) => [r.id, r.until]));
+    const throttled = new Map(
+      (
+        await repo.throttledTargets(
+          tx,
+          jobs.map((j) => j.targetId),
+        )
+      ).map((r) => [r.id, r.until]),
+    );
     const waiting = jobs.filter((j) => throttled.has(j.targetId));
-    for (const group of Map.groupBy(waiting, (j) => `${throttled.get(j.targetId)!.toISOString()} ${j.scheduleAt}`).values()) {
+    for (const group of Map.groupBy(
+      waiting,
+      (j) => `${throttled.get(j.targetId)!.toISOString()} ${j.scheduleAt}`,
+    ).values()) {
       const job = group[0]!;
-      await queuePublishJobs(tx, group.map((j) => j.targetId), throttled.get(job.targetId)!, job.scheduleAt ? new Date(job.scheduleAt) : null);
+      await queuePublishJobs(
+        tx,
+        group.map((j) => j.targetId),
+        throttled.get(job.targetId)!,
+        job.scheduleAt ? new Date(job.scheduleAt) : null,
+      );
     }
     // Each job brings the id of the attempt its claim would open (the claim records it in the same statement).
-    const claimed = await repo.claimTargets(tx, jobs.filter((j) => !throttled.has(j.targetId)).map((j) => ({ ...j, attemptId: newId('att') })));
+    const claimed = await repo.claimTargets(
+      tx,
+      jobs.filter((j) => !throttled.has(j.targetId)).map((j) => ({ ...j, attemptId: newId('att') })),
+    );
     const withAttempts = claimed.map(({ attempt_id: attemptId, ...c }) => ({ ...c, attemptId }));
     // The claim has locked these posts: this reads them, for the statuses and for publishing.
     const posts = await lockPosts(tx, [...new Set(claimed.map((c) => c.post_id))].sort());
-    await refreshPostStatuses(tx, claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })), deps.postMedia, posts);
-    const connectionsOf = Map.groupBy(claimed.filter((c) => c.connection_id), (c) => c.workspace_id);
+    await refreshPostStatuses(
+      tx,
+      claimed.map((c) => ({ workspaceId: c.workspace_id, postId: c.post_id })),
+      deps.postMedia,
+      posts,
+    );
+    const connectionsOf = Map.groupBy(
+      claimed.filter((c) => c.connection_id),
+      (c) => c.workspace_id,
+    );
     return {
       deferred: new Set(waiting.map((j) => j.jobId)),
       claims: withAttempts,
       posts,
-      connections: (await Promise.all([...connectionsOf].map(([workspaceId, of]) => findConnections(tx, workspaceId, [...new Set(of.map((c) => c.connection_id!))])))).flat(),
+      connections: (
+        await Promise.all(
+          [...connectionsOf].map(([workspaceId, of]) =>
+            findConnections(tx, workspaceId, [...new Set(of.map((c) => c.connection_id!))]),
+          ),
+        )
+      ).flat(),
       // A target claimed for the first time has no parts yet.
-      parts: await repo.findPartsOf(tx, claimed.filter((c) => !c.first_claim).map((c) => c.id)),
+      parts: await repo.findPartsOf(
+        tx,
+        claimed.filter((c) => !c.first_claim).map((c) => c.id),
+      ),
     };
   });
   const post = new Map(posts.map((p) => [p.id, p]));
   const connection = new Map(connections.map((c) => [c.id, c]));
   const partsOf = Map.groupBy(parts, (p) => p.target_id);
-  const byJob = new Map(claims.map(({ claimed_by: job, ...c }): [string, Claim] => [job, {
-    ...c,
-    post: post.get(c.post_id)?.workspace_id === c.workspace_id ? post.get(c.post_id) : undefined,
-    connection: c.connection_id ? connection.get(c.connection_id) : undefined,
-    parts: partsOf.get(c.id) ?? [],
-  }]));
+  const byJob = new Map(
+    claims.map(({ claimed_by: job, ...c }): [string, Claim] => [
+      job,
+      {
+        ...c,
+        post: post.get(c.post_id)?.workspace_id === c.workspace_id ? post.get(c.post_id) : undefined,
+        connection: c.connection_id ? connection.get(c.connection_id) : undefined,
+        parts: partsOf.get(c.id) ?? [],
+      },
+    ]),
+  );
   return jobs.map((j) => (deferred.has(j.jobId) ? 'deferred' : byJob.get(j.jobId)));
 }
 
@@ -146,13 +186,36 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
 async function settleBatch(deps: PublishDeps, items: Published[]): Promise<boolean[]> {
   return withTransaction(deps.pool, async (tx) => {
     const locked = await lockPosts(tx, [...new Set(items.map((i) => i.claim.post_id))].sort());
-    const held = await repo.settleTargets(tx, items.map(({ claim, first }) => ({
-      workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token, status: 'published' as const, platformPostId: first.id, url: first.url, error: null,
-    })));
+    const held = await repo.settleTargets(
+      tx,
+      items.map(({ claim, first }) => ({
+        workspaceId: claim.workspace_id,
+        targetId: claim.id,
+        token: claim.claim_token,
+        status: 'published' as const,
+        platformPostId: first.id,
+        url: first.url,
+        error: null,
+      })),
+    );
     const settled = items.filter((i) => held.has(i.claim.id));
-    await repo.finishAttempts(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, attemptId: claim.attemptId, outcome: 'published' as const, errorCode: null, error: null })));
+    await repo.finishAttempts(
+      tx,
+      settled.map(({ claim }) => ({
+        workspaceId: claim.workspace_id,
+        attemptId: claim.attemptId,
+        outcome: 'published' as const,
+        errorCode: null,
+        error: null,
+      })),
+    );
     // Settling targets changes no post row, so the rows locked above are still current.
-    await refreshPostStatuses(tx, settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, postId: claim.post_id })), deps.postMedia, locked);
+    await refreshPostStatuses(
+      tx,
+      settled.map(({ claim }) => ({ workspaceId: claim.workspace_id, postId: claim.post_id })),
+      deps.postMedia,
+      locked,
+    );
     return items.map((i) => held.has(i.claim.id));
   });
 }
@@ -163,22 +226,46 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
   if (!claimed) return 'not_claimed';
   const claim = claimed;
   if (claim.first_claim && claim.due_at) {
-    deps.metrics.publishLateness.observe({ platform: claim.platform }, Math.max(0, deps.clock.now().getTime() - claim.due_at.getTime()) / 1000);
+    deps.metrics.publishLateness.observe(
+      { platform: claim.platform },
+      Math.max(0, deps.clock.now().getTime() - claim.due_at.getTime()) / 1000,
+    );
   }
   const started = performance.now();
-  const log = deps.logger.child({ target_id: claim.id, post_id: claim.post_id, platform: claim.platform, attempt: claim.attempt_count });
+  const log = deps.logger.child({
+    target_id: claim.id,
+    post_id: claim.post_id,
+    platform: claim.platform,
+    attempt: claim.attempt_count,
+  });
   const { post, connection } = claim;
   try {
-    if (!post || !connection || connection.status === 'disconnected') throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection of this target was removed or disconnected before the post went out.');
-    if (connection.status === 'expired') throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `The ${connection.platform} account ${connection.handle} must be reconnected.`);
+    if (!post || !connection || connection.status === 'disconnected')
+      throw new PlatformError(
+        'permanent',
+        'PLATFORM_CONNECTION_UNAVAILABLE',
+        'The connection of this target was removed or disconnected before the post went out.',
+      );
+    if (connection.status === 'expired')
+      throw new PlatformError(
+        'auth_expired',
+        'PLATFORM_RECONNECT_REQUIRED',
+        `The ${connection.platform} account ${connection.handle} must be reconnected.`,
+      );
     const adapter = deps.access.registry.get(claim.platform);
-    if (!adapter) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot publish to ${claim.platform} yet.`);
+    if (!adapter)
+      throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot publish to ${claim.platform} yet.`);
     const refresh = () => refreshConnection(deps, connection);
     let session: PlatformSession = sessionFor(deps.access, connection);
     const expiresAt = session.credentials.expiresAt ? Date.parse(session.credentials.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt - REFRESH_AHEAD_MS < deps.clock.now().getTime()) session = await refresh();
     const options = post.platform_options[claim.platform] ?? {};
-    const { content, thread, alt_texts: altTexts, ...rest } = options as { content?: string; thread?: string[]; alt_texts?: string[] };
+    const {
+      content,
+      thread,
+      alt_texts: altTexts,
+      ...rest
+    } = options as { content?: string; thread?: string[]; alt_texts?: string[] };
     const fence = { workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token };
     const store: PartsStore = {
       rows: claim.parts,
@@ -186,8 +273,17 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
       markPublished: (position, part) => batches.markPublished({ ...fence, position, part }),
     };
     const first = await publishParts({
-      store, workspaceId: claim.workspace_id, adapter, session, refresh,
-      media: deps.media, mediaIds: post.media_ids, altTexts: altTexts ?? [], texts: [content ?? post.content, ...(thread ?? [])], options: rest, now: () => deps.clock.now(),
+      store,
+      workspaceId: claim.workspace_id,
+      adapter,
+      session,
+      refresh,
+      media: deps.media,
+      mediaIds: post.media_ids,
+      altTexts: altTexts ?? [],
+      texts: [content ?? post.content, ...(thread ?? [])],
+      options: rest,
+      now: () => deps.clock.now(),
     });
     if (!(await batches.settle({ claim, first }))) throw new LostClaim();
     record(deps, claim.platform, 'published', started);
@@ -208,31 +304,64 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
   }
 }
 
-async function settleFailure(deps: PublishDeps, claim: repo.ClaimedTarget, attemptId: string, error: PlatformError, connection: ConnectionRow | undefined, started: number, log: Logger): Promise<PublishResult> {
+async function settleFailure(
+  deps: PublishDeps,
+  claim: repo.ClaimedTarget,
+  attemptId: string,
+  error: PlatformError,
+  connection: ConnectionRow | undefined,
+  started: number,
+  log: Logger,
+): Promise<PublishResult> {
   const now = deps.clock.now();
   const decision = decide(error, claim.attempt_count, deps.maxAttempts, now);
   const body = targetError(error);
   // A thread that failed after its first part went out: say so, and keep the first part's id and URL on the target.
   const parts = await repo.findParts(deps.pool, claim.workspace_id, claim.id);
   const first = parts.find((p) => p.position === 0 && p.state === 'published');
-  if (first) body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;
+  if (first)
+    body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;
   const result = await withTransaction(deps.pool, async (tx: PoolClient) => {
     await lockPosts(tx, [claim.post_id]); // the post before its target, as claims and post edits lock them
     if (decision.action === 'retry') {
-      if (!(await repo.releaseTarget(tx, claim.workspace_id, claim.id, claim.claim_token, decision.at, body))) return 'lost_claim' as const;
+      if (!(await repo.releaseTarget(tx, claim.workspace_id, claim.id, claim.claim_token, decision.at, body)))
+        return 'lost_claim' as const;
       if (decision.throttleConnection && connection) await throttle(tx, claim.workspace_id, connection.id, decision.at);
       await queuePublishJobs(tx, [claim.id], decision.at, null);
-      await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'retry', errorCode: error.code, error: body });
+      await repo.finishAttempt(tx, claim.workspace_id, attemptId, {
+        outcome: 'retry',
+        errorCode: error.code,
+        error: body,
+      });
       return 'retry' as const;
     }
-    if (!(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, { status: 'failed', error: body, platformPostId: first?.platform_post_id ?? undefined, url: first?.url ?? undefined }))) return 'lost_claim' as const;
-    await repo.finishAttempt(tx, claim.workspace_id, attemptId, { outcome: 'failed', errorCode: error.code, error: body });
+    if (
+      !(await repo.settleTarget(tx, claim.workspace_id, claim.id, claim.claim_token, {
+        status: 'failed',
+        error: body,
+        platformPostId: first?.platform_post_id ?? undefined,
+        url: first?.url ?? undefined,
+      }))
+    )
+      return 'lost_claim' as const;
+    await repo.finishAttempt(tx, claim.workspace_id, attemptId, {
+      outcome: 'failed',
+      errorCode: error.code,
+      error: body,
+    });
     if (decision.reconnect && connection) await expireConnection(tx, claim.workspace_id, connection.id, error);
     await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
     return 'failed' as const;
   });
   if (result !== 'lost_claim') record(deps, claim.platform, result, started);
-  log[result === 'failed' ? 'warn' : 'info']({ code: error.code, kind: error.kind, retry_at: decision.action === 'retry' ? decision.at.toISOString() : undefined }, result === 'failed' ? 'target failed' : 'target will be retried');
+  log[result === 'failed' ? 'warn' : 'info'](
+    {
+      code: error.code,
+      kind: error.kind,
+      retry_at: decision.action === 'retry' ? decision.at.toISOString() : undefined,
+    },
+    result === 'failed' ? 'target failed' : 'target will be retried',
+  );
   return result;
 }
 

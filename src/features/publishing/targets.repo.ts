@@ -37,7 +37,10 @@ export interface ClaimRequest {
 }
 
 /** The targets among these whose connection the platform told to wait, with the time to wait until. */
-export async function throttledTargets(db: Queryable, targetIds: string[]): Promise<Array<{ id: string; until: Date }>> {
+export async function throttledTargets(
+  db: Queryable,
+  targetIds: string[],
+): Promise<Array<{ id: string; until: Date }>> {
   const { rows } = await db.query<{ id: string; until: Date }>(
     `SELECT t.id, c.throttled_until AS until FROM post_targets t JOIN connections c ON c.id = t.connection_id
       WHERE t.id = ANY($1::text[]) AND c.throttled_until > now()`,
@@ -55,7 +58,10 @@ export async function throttledTargets(db: Queryable, targetIds: string[]): Prom
  * so that close cannot reach the attempt opened beside it). Returns the claimed targets; `claimed_by` says which
  * job has each.
  */
-export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Promise<Array<ClaimedTarget & { claimed_by: string; attempt_id: string }>> {
+export async function claimTargets(
+  db: Queryable,
+  requests: ClaimRequest[],
+): Promise<Array<ClaimedTarget & { claimed_by: string; attempt_id: string }>> {
   if (requests.length === 0) return [];
   const { rows } = await db.query<ClaimedTarget & { claimed_by: string; attempt_id: string }>(
     `WITH j AS (
@@ -97,7 +103,13 @@ export async function claimTargets(db: Queryable, requests: ClaimRequest[]): Pro
      )
      SELECT id, workspace_id, post_id, platform, connection_id, claim_token, attempt_count, claimed_by, taken_over, due_at, first_claim, attempt_id
        FROM claimed`,
-    [requests.map((r) => r.targetId), requests.map((r) => r.scheduleAt), requests.map((r) => r.jobId), requests.map((r) => r.attemptId), requests.map((r) => r.workerId)],
+    [
+      requests.map((r) => r.targetId),
+      requests.map((r) => r.scheduleAt),
+      requests.map((r) => r.jobId),
+      requests.map((r) => r.attemptId),
+      requests.map((r) => r.workerId),
+    ],
   );
   return rows;
 }
@@ -108,19 +120,32 @@ export interface FinishAttempt {
   error: Record<string, unknown> | null;
 }
 
-export async function finishAttempt(db: Queryable, workspaceId: string, attemptId: string, f: FinishAttempt): Promise<void> {
+export async function finishAttempt(
+  db: Queryable,
+  workspaceId: string,
+  attemptId: string,
+  f: FinishAttempt,
+): Promise<void> {
   await finishAttempts(db, [{ workspaceId, attemptId, ...f }]);
 }
 
-export async function finishAttempts(db: Queryable, attempts: Array<FinishAttempt & { workspaceId: string; attemptId: string }>): Promise<void> {
+export async function finishAttempts(
+  db: Queryable,
+  attempts: Array<FinishAttempt & { workspaceId: string; attemptId: string }>,
+): Promise<void> {
   if (attempts.length === 0) return;
   await db.query(
     `UPDATE target_attempts a SET finished_at = now(), outcome = f.outcome, error_code = f.error_code, error = f.error::jsonb,
             duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[]) AS f(workspace_id, id, outcome, error_code, error)
       WHERE a.workspace_id = f.workspace_id AND a.id = f.id`,
-    [attempts.map((a) => a.workspaceId), attempts.map((a) => a.attemptId), attempts.map((a) => a.outcome), attempts.map((a) => a.errorCode),
-      attempts.map((a) => (a.error === null ? null : JSON.stringify(a.error)))],
+    [
+      attempts.map((a) => a.workspaceId),
+      attempts.map((a) => a.attemptId),
+      attempts.map((a) => a.outcome),
+      attempts.map((a) => a.errorCode),
+      attempts.map((a) => (a.error === null ? null : JSON.stringify(a.error))),
+    ],
   );
 }
 
@@ -142,7 +167,10 @@ export async function findParts(db: Queryable, workspaceId: string, targetId: st
 }
 
 /** The parts of several targets, by target and position. */
-export async function findPartsOf(db: Queryable, targetIds: string[]): Promise<Array<PartRow & { target_id: string; workspace_id: string }>> {
+export async function findPartsOf(
+  db: Queryable,
+  targetIds: string[],
+): Promise<Array<PartRow & { target_id: string; workspace_id: string }>> {
   if (targetIds.length === 0) return [];
   const { rows } = await db.query<PartRow & { target_id: string; workspace_id: string }>(
     `SELECT target_id, workspace_id, ${PART_COLUMNS} FROM target_parts WHERE target_id = ANY($1::text[]) ORDER BY target_id, position`,
@@ -160,7 +188,10 @@ export interface PartWrite {
 }
 
 /** Marks parts `sending` with their keys, before the platform calls; a part whose claim was lost is not returned. */
-export async function markSending(db: Queryable, parts: Array<PartWrite & { key: string }>): Promise<Array<PartRow & { target_id: string }>> {
+export async function markSending(
+  db: Queryable,
+  parts: Array<PartWrite & { key: string }>,
+): Promise<Array<PartRow & { target_id: string }>> {
   if (parts.length === 0) return [];
   const { rows } = await db.query<PartRow & { target_id: string }>(
     `INSERT INTO target_parts (target_id, workspace_id, position, state, idempotency_key)
@@ -168,13 +199,22 @@ export async function markSending(db: Queryable, parts: Array<PartWrite & { key:
        FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::text[]) AS m(target_id, workspace_id, token, position, key)
       WHERE EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.workspace_id = m.workspace_id AND t.claim_token = m.token)
      RETURNING target_id, ${PART_COLUMNS}`,
-    [parts.map((p) => p.targetId), parts.map((p) => p.workspaceId), parts.map((p) => p.token), parts.map((p) => p.position), parts.map((p) => p.key)],
+    [
+      parts.map((p) => p.targetId),
+      parts.map((p) => p.workspaceId),
+      parts.map((p) => p.token),
+      parts.map((p) => p.position),
+      parts.map((p) => p.key),
+    ],
   );
   return rows;
 }
 
 /** Records what the platform answered for parts; returns the `target_id/position` of those whose claim still held. */
-export async function markPartsPublished(db: Queryable, parts: Array<PartWrite & { part: PublishedPart }>): Promise<Set<string>> {
+export async function markPartsPublished(
+  db: Queryable,
+  parts: Array<PartWrite & { part: PublishedPart }>,
+): Promise<Set<string>> {
   if (parts.length === 0) return new Set();
   const { rows } = await db.query<{ target_id: string; position: number }>(
     `UPDATE target_parts p SET state = 'published', platform_post_id = m.platform_post_id, url = m.url, ref = m.ref::jsonb, published_at = now()
@@ -183,8 +223,15 @@ export async function markPartsPublished(db: Queryable, parts: Array<PartWrite &
       WHERE p.workspace_id = m.workspace_id AND p.target_id = m.target_id AND p.position = m.position
         AND EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.claim_token = m.token)
      RETURNING p.target_id, p.position`,
-    [parts.map((p) => p.targetId), parts.map((p) => p.workspaceId), parts.map((p) => p.token), parts.map((p) => p.position),
-      parts.map((p) => p.part.id), parts.map((p) => p.part.url), parts.map((p) => (p.part.ref ? JSON.stringify(p.part.ref) : null))],
+    [
+      parts.map((p) => p.targetId),
+      parts.map((p) => p.workspaceId),
+      parts.map((p) => p.token),
+      parts.map((p) => p.position),
+      parts.map((p) => p.part.id),
+      parts.map((p) => p.part.url),
+      parts.map((p) => (p.part.ref ? JSON.stringify(p.part.ref) : null)),
+    ],
   );
   return new Set(rows.map((r) => `${r.target_id}/${r.position}`));
 }
@@ -197,12 +244,21 @@ export interface Settlement {
 }
 
 /** Ends the claim with a final state. False when the claim was lost. */
-export async function settleTarget(db: Queryable, workspaceId: string, targetId: string, token: number, s: Settlement): Promise<boolean> {
+export async function settleTarget(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  token: number,
+  s: Settlement,
+): Promise<boolean> {
   return (await settleTargets(db, [{ workspaceId, targetId, token, ...s }])).has(targetId);
 }
 
 /** Ends several claims; returns the ids of the targets whose claim still held (the others changed nothing). */
-export async function settleTargets(db: Queryable, targets: Array<Settlement & { workspaceId: string; targetId: string; token: number }>): Promise<Set<string>> {
+export async function settleTargets(
+  db: Queryable,
+  targets: Array<Settlement & { workspaceId: string; targetId: string; token: number }>,
+): Promise<Set<string>> {
   if (targets.length === 0) return new Set();
   const { rows } = await db.query<{ id: string }>(
     `UPDATE post_targets t SET status = s.status, claimed_by = NULL, next_attempt_at = NULL, error = s.error::jsonb,
@@ -212,14 +268,28 @@ export async function settleTargets(db: Queryable, targets: Array<Settlement & {
               AS s(workspace_id, id, token, status, error, platform_post_id, url)
       WHERE t.workspace_id = s.workspace_id AND t.id = s.id AND t.claim_token = s.token AND t.status = 'publishing'
      RETURNING t.id`,
-    [targets.map((t) => t.workspaceId), targets.map((t) => t.targetId), targets.map((t) => t.token), targets.map((t) => t.status),
-      targets.map((t) => (t.error === null ? null : JSON.stringify(t.error))), targets.map((t) => t.platformPostId ?? null), targets.map((t) => t.url ?? null)],
+    [
+      targets.map((t) => t.workspaceId),
+      targets.map((t) => t.targetId),
+      targets.map((t) => t.token),
+      targets.map((t) => t.status),
+      targets.map((t) => (t.error === null ? null : JSON.stringify(t.error))),
+      targets.map((t) => t.platformPostId ?? null),
+      targets.map((t) => t.url ?? null),
+    ],
   );
   return new Set(rows.map((r) => r.id));
 }
 
 /** Releases the claim until `at` (a retry, or a wait for a rate-limit reset), keeping the last error visible. */
-export async function releaseTarget(db: Queryable, workspaceId: string, targetId: string, token: number, at: Date, error: Record<string, unknown> | null): Promise<boolean> {
+export async function releaseTarget(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  token: number,
+  at: Date,
+  error: Record<string, unknown> | null,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE post_targets SET claimed_by = NULL, next_attempt_at = $4, error = $5, updated_at = now()
       WHERE workspace_id = $1 AND id = $2 AND claim_token = $3 AND status = 'publishing'`,
@@ -229,7 +299,12 @@ export async function releaseTarget(db: Queryable, workspaceId: string, targetId
 }
 
 /** Marks targets to publish now (POST /publish, POST /retry, publish_now): unclaimed, due now. */
-export async function makeTargetsDueNow(db: Queryable, workspaceId: string, postId: string, from: string[]): Promise<string[]> {
+export async function makeTargetsDueNow(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  from: string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE post_targets SET status = 'publishing', claimed_by = NULL, next_attempt_at = now(), error = NULL, updated_at = now()
       WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,

@@ -11,8 +11,16 @@ import { AppError } from '../../lib/errors.ts';
 import { messagePage, signedInPage, signInForm } from './users.pages.ts';
 import { endSession, signIn, startSession } from './users.service.ts';
 import {
-  checkLoginCsrf, checkSessionCsrf, clearSessionCookie, currentUser, fromOwnOrigin, loginCsrfToken, safeReturnPath, sessionCsrfToken,
-  setSessionCookie, type WebSessionDeps,
+  checkLoginCsrf,
+  checkSessionCsrf,
+  clearSessionCookie,
+  currentUser,
+  fromOwnOrigin,
+  loginCsrfToken,
+  safeReturnPath,
+  sessionCsrfToken,
+  setSessionCookie,
+  type WebSessionDeps,
 } from './web-session.ts';
 
 export interface LoginRoutesDeps {
@@ -26,16 +34,34 @@ export interface LoginRoutesDeps {
 const LOGIN_BUDGET = { name: 'login', limit: 20, windowMs: 60_000 };
 
 function purposeOf(returnTo: string | undefined): string | undefined {
-  return returnTo?.startsWith('/oauth/authorize') ? 'An application asks to connect to your Herald account. Sign in to review what it may do.' : undefined;
+  return returnTo?.startsWith('/oauth/authorize')
+    ? 'An application asks to connect to your Herald account. Sign in to review what it may do.'
+    : undefined;
 }
 
 /** Errors on these pages are pages too: never JSON, never a stack trace. */
 export function renderPageError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = error instanceof AppError ? error.status : typeof (error as { statusCode?: number }).statusCode === 'number' && (error as { statusCode: number }).statusCode < 500 ? (error as { statusCode: number }).statusCode : 500;
+  const status =
+    error instanceof AppError
+      ? error.status
+      : typeof (error as { statusCode?: number }).statusCode === 'number' &&
+          (error as { statusCode: number }).statusCode < 500
+        ? (error as { statusCode: number }).statusCode
+        : 500;
   if (status >= 500) request.log.error({ err: error }, 'page failed');
   if (error instanceof AppError && error.headers) reply.headers(error.headers);
-  const message = status >= 500 ? `Something went wrong on our side. Quote ${request.id} if you report it.` : error instanceof AppError ? error.message : 'The request could not be understood.';
-  return sendPage(reply, status, 'Error', messagePage(status >= 500 ? 'Something went wrong' : 'This did not work', message));
+  const message =
+    status >= 500
+      ? `Something went wrong on our side. Quote ${request.id} if you report it.`
+      : error instanceof AppError
+        ? error.message
+        : 'The request could not be understood.';
+  return sendPage(
+    reply,
+    status,
+    'Error',
+    messagePage(status >= 500 ? 'Something went wrong' : 'This did not work', message),
+  );
 }
 
 export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoutesDeps): Promise<void> {
@@ -49,8 +75,19 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
       const returnTo = safeReturnPath((request.query as Record<string, string | undefined>).return_to);
       const user = await currentUser(web, request);
       if (user && returnTo) return reply.redirect(returnTo, 303);
-      if (user) return sendPage(reply, 200, 'Signed in', signedInPage({ email: user.email, csrf: sessionCsrfToken(web, user) }));
-      return sendPage(reply, 200, 'Sign in', signInForm({ csrf: loginCsrfToken(web, request, reply), returnTo, purpose: purposeOf(returnTo) }));
+      if (user)
+        return sendPage(
+          reply,
+          200,
+          'Signed in',
+          signedInPage({ email: user.email, csrf: sessionCsrfToken(web, user) }),
+        );
+      return sendPage(
+        reply,
+        200,
+        'Sign in',
+        signInForm({ csrf: loginCsrfToken(web, request, reply), returnTo, purpose: purposeOf(returnTo) }),
+      );
     });
 
     pages.post('/login', hide, async (request, reply) => {
@@ -59,7 +96,18 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
       const email = (formField(body, 'email') ?? '').trim().slice(0, 320);
       const password = formField(body, 'password') ?? '';
       const again = (status: number, error: string) =>
-        sendPage(reply, status, 'Sign in', signInForm({ csrf: loginCsrfToken(web, request, reply), returnTo, email, error, purpose: purposeOf(returnTo) }));
+        sendPage(
+          reply,
+          status,
+          'Sign in',
+          signInForm({
+            csrf: loginCsrfToken(web, request, reply),
+            returnTo,
+            email,
+            error,
+            purpose: purposeOf(returnTo),
+          }),
+        );
       if (!fromOwnOrigin(web, request) || !checkLoginCsrf(web, request, formField(body, 'csrf'))) {
         return again(403, 'This form expired or your browser blocked its cookie. Please try again.');
       }
@@ -72,7 +120,10 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
       const result = await signIn(deps.pool, email, password.slice(0, 4096));
       if (!result.ok && result.reason === 'locked') {
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return again(429, `Too many failed sign-ins for this email. Try again in ${Math.ceil(result.retryAfterSeconds / 60)} minutes.`);
+        return again(
+          429,
+          `Too many failed sign-ins for this email. Try again in ${Math.ceil(result.retryAfterSeconds / 60)} minutes.`,
+        );
       }
       if (!result.ok) return again(401, 'That email and password do not match an account.');
       setSessionCookie(web, reply, await startSession(deps.pool, result.userId, deps.config.sessionTtlHours));
@@ -83,7 +134,12 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
       const user = await currentUser(web, request);
       if (user) {
         if (!fromOwnOrigin(web, request) || !checkSessionCsrf(web, user, formField(request.body, 'csrf'))) {
-          return sendPage(reply, 403, 'Error', messagePage('This did not work', 'This form expired. Reload the page and try again.'));
+          return sendPage(
+            reply,
+            403,
+            'Error',
+            messagePage('This did not work', 'This form expired. Reload the page and try again.'),
+          );
         }
         await endSession(deps.pool, user.token);
       }

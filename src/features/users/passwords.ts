@@ -13,7 +13,13 @@ export const PASSWORD_MAX_LENGTH = 1024;
 
 function derive(password: string, salt: Buffer, cost: typeof COST): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, { N: 2 ** cost.log2N, r: cost.r, p: cost.p, maxmem: MAXMEM }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(
+      password.normalize('NFKC'),
+      salt,
+      KEY_BYTES,
+      { N: 2 ** cost.log2N, r: cost.r, p: cost.p, maxmem: MAXMEM },
+      (error, key) => (error ? reject(error) : resolve(key)),
+    );
   });
 }
 

@@ -9,7 +9,10 @@ export interface UserWithPassword {
 }
 
 export async function findUserWithPassword(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
-  const { rows } = await db.query<UserWithPassword>('SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)', [email]);
+  const { rows } = await db.query<UserWithPassword>(
+    'SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
   return rows[0];
 }
 
@@ -24,17 +27,27 @@ export async function hasPassword(db: Queryable, userId: string): Promise<boolea
 
 /** Sets the password only if the account has none; true when it did. */
 export async function setPasswordHashIfUnset(db: Queryable, userId: string, hash: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL', [userId, hash]);
+  const { rowCount } = await db.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL', [
+    userId,
+    hash,
+  ]);
   return rowCount === 1;
 }
 
 // ---- Sessions ----------------------------------------------------------------------------------------------
 
 export async function insertSession(db: Queryable, tokenHash: Buffer, userId: string, expiresAt: Date): Promise<void> {
-  await db.query('INSERT INTO user_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [tokenHash, userId, expiresAt]);
+  await db.query('INSERT INTO user_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [
+    tokenHash,
+    userId,
+    expiresAt,
+  ]);
 }
 
-export async function findSession(db: Queryable, tokenHash: Buffer): Promise<{ user_id: string; email: string } | undefined> {
+export async function findSession(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<{ user_id: string; email: string } | undefined> {
   const { rows } = await db.query<{ user_id: string; email: string }>(
     `SELECT s.user_id, u.email FROM user_sessions s JOIN users u ON u.id = s.user_id
       WHERE s.token_hash = $1 AND s.expires_at > now()`,

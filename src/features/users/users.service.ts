@@ -28,11 +28,15 @@ function emailHash(email: string): Buffer {
  * Creates the account if the email has none, and makes it a member of the workspace with `role` (changing the
  * role of an existing member). Returns the account and whether it was new.
  */
-export async function createUser(pool: Pool, input: { email: string; workspaceId: string; role: MemberRole }): Promise<{ userId: string; email: string; created: boolean }> {
+export async function createUser(
+  pool: Pool,
+  input: { email: string; workspaceId: string; role: MemberRole },
+): Promise<{ userId: string; email: string; created: boolean }> {
   const email = input.email.trim();
   if (!isEmail(email)) throw new UserInputError(`"${input.email}" is not an email address.`);
   return withTransaction(pool, async (tx) => {
-    if (!(await workspaces.findWorkspace(tx, input.workspaceId))) throw new UserInputError(`No workspace ${input.workspaceId}.`);
+    if (!(await workspaces.findWorkspace(tx, input.workspaceId)))
+      throw new UserInputError(`No workspace ${input.workspaceId}.`);
     const existing = await workspaces.findUserByEmail(tx, email);
     const userId = existing?.id ?? newId('user');
     if (!existing) await workspaces.insertUser(tx, userId, email);
@@ -42,7 +46,11 @@ export async function createUser(pool: Pool, input: { email: string; workspaceId
 }
 
 /** Sets a person's password and signs them out everywhere (a changed password ends every session). */
-export async function setPassword(pool: Pool, email: string, password: string): Promise<{ userId: string; sessionsEnded: number }> {
+export async function setPassword(
+  pool: Pool,
+  email: string,
+  password: string,
+): Promise<{ userId: string; sessionsEnded: number }> {
   const problem = passwordProblem(password);
   if (problem) throw new UserInputError(problem);
   const user = await repo.findUserWithPassword(pool, email.trim());
@@ -77,12 +85,22 @@ export type SignInResult =
 export async function signIn(db: Queryable, email: string, password: string): Promise<SignInResult> {
   const hash = emailHash(email);
   const locked = await repo.lockedUntil(db, hash);
-  if (locked) return { ok: false, reason: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((locked.getTime() - Date.now()) / 1000)) };
+  if (locked)
+    return {
+      ok: false,
+      reason: 'locked',
+      retryAfterSeconds: Math.max(1, Math.ceil((locked.getTime() - Date.now()) / 1000)),
+    };
   const user = isEmail(email.trim()) ? await repo.findUserWithPassword(db, email.trim()) : undefined;
   const valid = await verifyPassword(password, user?.password_hash);
   if (!valid || !user) {
     const until = await repo.recordLoginFailure(db, hash, LOCKOUT);
-    if (until) return { ok: false, reason: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000)) };
+    if (until)
+      return {
+        ok: false,
+        reason: 'locked',
+        retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000)),
+      };
     return { ok: false, reason: 'invalid' };
   }
   await repo.clearLoginFailures(db, hash);
@@ -98,7 +116,10 @@ export async function startSession(db: Queryable, userId: string, ttlHours: numb
   return token;
 }
 
-export async function sessionUser(db: Queryable, token: string | undefined): Promise<{ userId: string; email: string } | undefined> {
+export async function sessionUser(
+  db: Queryable,
+  token: string | undefined,
+): Promise<{ userId: string; email: string } | undefined> {
   if (!token || token.length > 200) return undefined;
   const row = await repo.findSession(db, sha256(token));
   return row ? { userId: row.user_id, email: row.email } : undefined;

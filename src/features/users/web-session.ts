@@ -32,7 +32,10 @@ export async function currentUser(deps: WebSessionDeps, request: FastifyRequest)
 }
 
 export function setSessionCookie(deps: WebSessionDeps, reply: FastifyReply, token: string): void {
-  reply.header('set-cookie', cookie(sessionCookie(deps), token, { maxAgeSeconds: deps.config.sessionTtlHours * 3600, secure: secure(deps) }));
+  reply.header(
+    'set-cookie',
+    cookie(sessionCookie(deps), token, { maxAgeSeconds: deps.config.sessionTtlHours * 3600, secure: secure(deps) }),
+  );
 }
 
 export function clearSessionCookie(deps: WebSessionDeps, reply: FastifyReply): void {
@@ -45,7 +48,11 @@ export function sessionCsrfToken(deps: WebSessionDeps, user: SignedInUser): stri
 }
 
 export function checkSessionCsrf(deps: WebSessionDeps, user: SignedInUser, given: string | undefined): boolean {
-  return typeof given === 'string' && given.length < 200 && verifyHmac(deps.keyring, 'csrf-session', sha256(user.token).toString('hex'), given);
+  return (
+    typeof given === 'string' &&
+    given.length < 200 &&
+    verifyHmac(deps.keyring, 'csrf-session', sha256(user.token).toString('hex'), given)
+  );
 }
 
 /**
@@ -63,7 +70,12 @@ export function loginCsrfToken(deps: WebSessionDeps, request: FastifyRequest, re
 
 export function checkLoginCsrf(deps: WebSessionDeps, request: FastifyRequest, given: string | undefined): boolean {
   const value = readCookie(request, loginCookie(deps));
-  return Boolean(value) && typeof given === 'string' && given.length < 200 && verifyHmac(deps.keyring, 'csrf-login', value!, given);
+  return (
+    Boolean(value) &&
+    typeof given === 'string' &&
+    given.length < 200 &&
+    verifyHmac(deps.keyring, 'csrf-login', value!, given)
+  );
 }
 
 /**
@@ -78,7 +90,8 @@ export function fromOwnOrigin(deps: WebSessionDeps, request: FastifyRequest): bo
 
 /** A path on this server to go back to after signing in; anything else (another host, `//evil`) is dropped. */
 export function safeReturnPath(value: string | undefined): string | undefined {
-  if (!value || value.length > 8000 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
+  if (!value || value.length > 8000 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+    return undefined;
   // No control characters (header splitting) in what becomes a Location header.
   return [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ? undefined : value;
 }

@@ -17,16 +17,32 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
   'post.scheduled': { payload: 'post', description: 'A post got a publication time (at creation or by an edit).' },
   'post.cancelled': { payload: 'post', description: 'A draft or scheduled post was cancelled.' },
   'post.publishing': { payload: 'post', description: 'Publication of a post has started on its platforms.' },
-  'post.published': { payload: 'post', description: 'Every target of the post is published; each target carries its platform post id and URL.' },
-  'post.partially_published': { payload: 'post', description: 'Some targets were published and others failed; see each target\'s `error`.' },
-  'post.failed': { payload: 'post', description: 'No target could be published; see each target\'s `error`.' },
+  'post.published': {
+    payload: 'post',
+    description: 'Every target of the post is published; each target carries its platform post id and URL.',
+  },
+  'post.partially_published': {
+    payload: 'post',
+    description: "Some targets were published and others failed; see each target's `error`.",
+  },
+  'post.failed': { payload: 'post', description: "No target could be published; see each target's `error`." },
   'media.ready': { payload: 'media', description: 'An upload was checked and can be attached to posts.' },
   'media.failed': { payload: 'media', description: 'An upload was rejected (`failure_reason` says why).' },
   'connection.connected': { payload: 'connection', description: 'A social account was connected (or reconnected).' },
-  'connection.expired': { payload: 'connection', description: 'A connection\'s authorisation expired or was revoked on the platform; it must be reconnected.' },
+  'connection.expired': {
+    payload: 'connection',
+    description: "A connection's authorisation expired or was revoked on the platform; it must be reconnected.",
+  },
   'connection.disconnected': { payload: 'connection', description: 'A connection was removed.' },
-  'webhook.test': { payload: 'webhook_test', description: 'Sent by `POST /webhooks/{id}/test`, to that endpoint only, whatever it subscribes to.' },
-  'webhook_endpoint.disabled': { payload: 'webhook_endpoint', description: 'An endpoint was disabled automatically: it answered 410 Gone, or every attempt to it failed for 5 days (`disabled_reason`). Sent to the workspace\'s other endpoints.' },
+  'webhook.test': {
+    payload: 'webhook_test',
+    description: 'Sent by `POST /webhooks/{id}/test`, to that endpoint only, whatever it subscribes to.',
+  },
+  'webhook_endpoint.disabled': {
+    payload: 'webhook_endpoint',
+    description:
+      "An endpoint was disabled automatically: it answered 410 Gone, or every attempt to it failed for 5 days (`disabled_reason`). Sent to the workspace's other endpoints.",
+  },
   'approval.requested': { payload: 'resource', description: 'A post awaits approval.' },
   'approval.approved': { payload: 'resource', description: 'A post was approved.' },
   'approval.rejected': { payload: 'resource', description: 'A post was rejected.' },
@@ -39,13 +55,21 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
 /** Types an endpoint may subscribe to (`webhook.test` is sent on request only, to the endpoint tested). */
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
-const RESOURCE = { type: 'object', additionalProperties: true, description: 'The resource the event is about, as its own endpoint returns it.' };
+const RESOURCE = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'The resource the event is about, as its own endpoint returns it.',
+};
 const DATA_SCHEMAS: Record<Payload, object> = {
   post: { $ref: '#/components/schemas/Post' },
   webhook_endpoint: { $ref: '#/components/schemas/WebhookEndpoint' },
   webhook_test: {
     type: 'object',
-    properties: { endpoint_id: { type: 'string' }, url: { type: 'string', format: 'uri' }, message: { type: 'string' } },
+    properties: {
+      endpoint_id: { type: 'string' },
+      url: { type: 'string', format: 'uri' },
+      message: { type: 'string' },
+    },
     required: ['endpoint_id', 'url', 'message'],
   },
   media: { ...RESOURCE, description: 'The media record, as `GET /media/{id}` returns it.' },
@@ -56,7 +80,10 @@ const DATA_SCHEMAS: Record<Payload, object> = {
 const HEADER_DOCS: Array<[string, string]> = [
   ['webhook-id', 'The event id (`evt_…`): the same on every retry of this event, so use it to ignore duplicates.'],
   ['webhook-timestamp', 'Unix seconds when this attempt was signed. Reject messages more than 5 minutes off.'],
-  ['webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with your `whsec_` secret. After a rotation, one per valid secret for 24 h.'],
+  [
+    'webhook-signature',
+    'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with your `whsec_` secret. After a rotation, one per valid secret for 24 h.',
+  ],
 ];
 
 /** The OpenAPI 3.1 top-level `webhooks` object: one entry per event type, with its payload schema. */
@@ -68,7 +95,11 @@ export function openApiWebhooks(): Record<string, unknown> {
         type: 'object',
         required: ['id', 'type', 'created_at', 'workspace_id', 'data'],
         properties: {
-          id: { type: 'string', description: 'The event id, also sent as `webhook-id`.', examples: ['evt_01jdq4x1k9m2v7c3r5t8w0yz6b'] },
+          id: {
+            type: 'string',
+            description: 'The event id, also sent as `webhook-id`.',
+            examples: ['evt_01jdq4x1k9m2v7c3r5t8w0yz6b'],
+          },
           type: { type: 'string', const: type },
           created_at: { type: 'string', format: 'date-time' },
           workspace_id: { type: 'string', format: 'uuid' },
@@ -82,7 +113,13 @@ export function openApiWebhooks(): Record<string, unknown> {
         tags: ['Webhooks'],
         // Herald calls the receiver: no Herald credentials; the signature headers authenticate the message.
         security: [],
-        parameters: HEADER_DOCS.map(([name, description]) => ({ in: 'header', name, required: true, description, schema: { type: 'string' } })),
+        parameters: HEADER_DOCS.map(([name, description]) => ({
+          in: 'header',
+          name,
+          required: true,
+          description,
+          schema: { type: 'string' },
+        })),
         requestBody: { required: true, content: { 'application/json': { schema } } },
         responses: {
           '2XX': { description: 'Received. The body is ignored.' },

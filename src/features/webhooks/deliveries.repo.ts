@@ -34,20 +34,48 @@ export interface AttemptRow {
   error_message: string | null;
 }
 
-const COLUMN_NAMES = ['id', 'workspace_id', 'endpoint_id', 'event_id', 'event_type', 'status', 'failure_reason', 'attempt_count', 'next_attempt_at',
-  'last_attempt_at', 'delivered_at', 'created_at'];
+const COLUMN_NAMES = [
+  'id',
+  'workspace_id',
+  'endpoint_id',
+  'event_id',
+  'event_type',
+  'status',
+  'failure_reason',
+  'attempt_count',
+  'next_attempt_at',
+  'last_attempt_at',
+  'delivered_at',
+  'created_at',
+];
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-export async function insertDeliveries(db: Queryable, workspaceId: string, rows: Array<{ id: string; endpointId: string; event: { id: string; type: string } }>): Promise<void> {
+export async function insertDeliveries(
+  db: Queryable,
+  workspaceId: string,
+  rows: Array<{ id: string; endpointId: string; event: { id: string; type: string } }>,
+): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type)
      SELECT d.id, $1, d.endpoint_id, d.event_id, d.event_type FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, endpoint_id, event_id, event_type)`,
-    [workspaceId, rows.map((r) => r.id), rows.map((r) => r.endpointId), rows.map((r) => r.event.id), rows.map((r) => r.event.type)],
+    [
+      workspaceId,
+      rows.map((r) => r.id),
+      rows.map((r) => r.endpointId),
+      rows.map((r) => r.event.id),
+      rows.map((r) => r.event.type),
+    ],
   );
 }
 
-export async function findDelivery(db: Queryable, workspaceId: string, endpointId: string, id: string, lock = false): Promise<DeliveryRow | undefined> {
+export async function findDelivery(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  id: string,
+  lock = false,
+): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${COLUMNS} FROM webhook_deliveries WHERE workspace_id = $1 AND endpoint_id = $2 AND id = $3${lock ? ' FOR UPDATE' : ''}`,
     [workspaceId, endpointId, id],
@@ -62,7 +90,14 @@ export interface DeliveryFilters {
 }
 
 /** One page of an endpoint's deliveries, newest first; up to `limit` rows. */
-export async function listDeliveries(db: Queryable, workspaceId: string, endpointId: string, filters: DeliveryFilters, after: CursorPosition | undefined, limit: number): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  filters: DeliveryFilters,
+  after: CursorPosition | undefined,
+  limit: number,
+): Promise<DeliveryRow[]> {
   const where = ['workspace_id = $1', 'endpoint_id = $2'];
   const values: unknown[] = [workspaceId, endpointId];
   const param = (value: unknown) => {
@@ -99,12 +134,20 @@ export interface EventRow {
 }
 
 export async function findEvent(db: Queryable, workspaceId: string, id: string): Promise<EventRow | undefined> {
-  const { rows } = await db.query<EventRow>('SELECT id, type, created_at, workspace_id, data FROM events WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  const { rows } = await db.query<EventRow>(
+    'SELECT id, type, created_at, workspace_id, data FROM events WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, id],
+  );
   return rows[0];
 }
 
 /** Makes a finished (or pending) delivery pending again, for a manual retry. */
-export async function reopenDelivery(db: Queryable, workspaceId: string, id: string, nextAttemptAt: Date): Promise<DeliveryRow> {
+export async function reopenDelivery(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  nextAttemptAt: Date,
+): Promise<DeliveryRow> {
   const { rows } = await db.query<DeliveryRow>(
     `UPDATE webhook_deliveries SET status = 'pending', failure_reason = NULL, next_attempt_at = $3, updated_at = now()
       WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
@@ -124,7 +167,11 @@ export interface DeliveryWork {
   event: { id: string; type: string; created_at: Date; workspace_id: string; data: unknown };
 }
 
-export async function loadDeliveryWork(db: Queryable, workspaceId: string, id: string): Promise<DeliveryWork | undefined> {
+export async function loadDeliveryWork(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+): Promise<DeliveryWork | undefined> {
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')},
             e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at,
@@ -145,7 +192,13 @@ export async function loadDeliveryWork(db: Queryable, workspaceId: string, id: s
     secret: r.secret as Buffer,
     previous_secret: r.previous_secret as Buffer | null,
     previous_secret_expires_at: r.previous_secret_expires_at as Date | null,
-    event: { id: delivery.event_id, type: delivery.event_type, created_at: r.event_created_at as Date, workspace_id: workspaceId, data: r.event_data },
+    event: {
+      id: delivery.event_id,
+      type: delivery.event_type,
+      created_at: r.event_created_at as Date,
+      workspace_id: workspaceId,
+      data: r.event_data,
+    },
   };
 }
 
@@ -172,13 +225,20 @@ export interface DeliveryOutcome {
  * failing streak. Only a pending delivery moves: a duplicate job for one already finished changes nothing and
  * returns false.
  */
-export async function recordAttempt(db: Queryable, workspaceId: string, deliveryId: string, a: AttemptRecord, outcome: DeliveryOutcome): Promise<boolean> {
+export async function recordAttempt(
+  db: Queryable,
+  workspaceId: string,
+  deliveryId: string,
+  a: AttemptRecord,
+  outcome: DeliveryOutcome,
+): Promise<boolean> {
   // No write at all to a healthy endpoint's row: thousands of concurrent deliveries to it never contend there.
-  const healthy = outcome.status === 'delivered'
-    ? `, healthy AS (
+  const healthy =
+    outcome.status === 'delivered'
+      ? `, healthy AS (
        UPDATE webhook_endpoints SET failing_since = NULL
         WHERE workspace_id = $1 AND id = (SELECT endpoint_id FROM moved) AND failing_since IS NOT NULL)`
-    : '';
+      : '';
   const { rows } = await db.query<{ id: string }>(
     `WITH moved AS (
        UPDATE webhook_deliveries
@@ -189,14 +249,33 @@ export async function recordAttempt(db: Queryable, workspaceId: string, delivery
      INSERT INTO webhook_attempts (id, workspace_id, delivery_id, trigger, started_at, duration_ms, status_code, response_body, response_truncated, error_code, error_message)
      SELECT $3, $1, moved.id, $4, $5, $6, $7, $8, $9, $10, $11 FROM moved
      RETURNING delivery_id AS id`,
-    [workspaceId, deliveryId, a.id, a.trigger, a.startedAt, a.durationMs, a.statusCode, a.responseBody, a.responseTruncated, a.errorCode, a.errorMessage,
-      outcome.status, outcome.failureReason, outcome.nextAttemptAt],
+    [
+      workspaceId,
+      deliveryId,
+      a.id,
+      a.trigger,
+      a.startedAt,
+      a.durationMs,
+      a.statusCode,
+      a.responseBody,
+      a.responseTruncated,
+      a.errorCode,
+      a.errorMessage,
+      outcome.status,
+      outcome.failureReason,
+      outcome.nextAttemptAt,
+    ],
   );
   return rows.length > 0;
 }
 
 /** Closes a pending delivery without an attempt (its endpoint is disabled). */
-export async function failDelivery(db: Queryable, workspaceId: string, deliveryId: string, reason: FailureReason): Promise<void> {
+export async function failDelivery(
+  db: Queryable,
+  workspaceId: string,
+  deliveryId: string,
+  reason: FailureReason,
+): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = 'failed', failure_reason = $3, next_attempt_at = NULL, updated_at = now()
       WHERE workspace_id = $1 AND id = $2 AND status = 'pending'`,

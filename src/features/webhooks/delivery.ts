@@ -56,7 +56,9 @@ function fromResponse(res: OutboundResponse, now: Date): AttemptResult {
     truncated: res.truncated,
     durationMs: res.durationMs,
     errorCode: ok ? null : 'http_status',
-    errorMessage: ok ? null : `The endpoint answered ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}.`,
+    errorMessage: ok
+      ? null
+      : `The endpoint answered ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}.`,
     retryAfterMs: res.status === 429 || res.status === 503 ? parseRetryAfter(res.headers['retry-after'], now) : null,
   };
 }
@@ -64,7 +66,13 @@ function fromResponse(res: OutboundResponse, now: Date): AttemptResult {
 function fromError(error: unknown, durationMs: number, timeoutMs: number): AttemptResult {
   const failure = { ok: false, statusCode: null, body: null, truncated: false, durationMs, retryAfterMs: null };
   if (!(error instanceof OutboundError)) throw error;
-  const codes: Record<OutboundError['kind'], AttemptErrorCode> = { timeout: 'timeout', connect: 'connection_failed', reset: 'connection_reset', blocked: 'address_blocked', aborted: 'connection_reset' };
+  const codes: Record<OutboundError['kind'], AttemptErrorCode> = {
+    timeout: 'timeout',
+    connect: 'connection_failed',
+    reset: 'connection_reset',
+    blocked: 'address_blocked',
+    aborted: 'connection_reset',
+  };
   const message = error.kind === 'timeout' ? `No complete answer within ${timeoutMs} ms.` : error.message;
   return { ...failure, errorCode: codes[error.kind], errorMessage: message.slice(0, 500) };
 }
@@ -75,7 +83,15 @@ export function createDeliverer(deps: DeliveryDeps) {
   async function send(url: string, headers: Record<string, string>, body: string, now: Date): Promise<AttemptResult> {
     const started = performance.now();
     try {
-      const res = await outboundRequest({ method: 'POST', url, headers, body, timeoutMs: deps.timeoutMs, maxResponseBytes: RESPONSE_BODY_LIMIT, guard: deps.guard });
+      const res = await outboundRequest({
+        method: 'POST',
+        url,
+        headers,
+        body,
+        timeoutMs: deps.timeoutMs,
+        maxResponseBytes: RESPONSE_BODY_LIMIT,
+        guard: deps.guard,
+      });
       return fromResponse(res, now);
     } catch (error) {
       return fromError(error, Math.round(performance.now() - started), deps.timeoutMs);
@@ -83,7 +99,13 @@ export function createDeliverer(deps: DeliveryDeps) {
   }
 
   /** Disables the endpoint (once) and tells the workspace's other endpoints. */
-  async function disable(tx: Parameters<typeof appendEvent>[0], workspaceId: string, endpointId: string, reason: 'endpoint_gone' | 'failing', at: Date): Promise<void> {
+  async function disable(
+    tx: Parameters<typeof appendEvent>[0],
+    workspaceId: string,
+    endpointId: string,
+    reason: 'endpoint_gone' | 'failing',
+    at: Date,
+  ): Promise<void> {
     const disabled = await endpoints.disableEndpoint(tx, workspaceId, endpointId, reason, at);
     if (!disabled) return;
     deps.logger.warn({ workspace_id: workspaceId, endpoint_id: endpointId, reason }, 'webhook endpoint disabled');
@@ -91,7 +113,11 @@ export function createDeliverer(deps: DeliveryDeps) {
   }
 
   /** Runs one attempt of a delivery. A delivery that is gone or no longer pending is left alone (a stale job). */
-  return async function deliver(workspaceId: string, deliveryId: string, trigger: 'automatic' | 'manual' = 'automatic'): Promise<void> {
+  return async function deliver(
+    workspaceId: string,
+    deliveryId: string,
+    trigger: 'automatic' | 'manual' = 'automatic',
+  ): Promise<void> {
     const work = await deliveries.loadDeliveryWork(pool, workspaceId, deliveryId);
     if (!work || work.delivery.status !== 'pending') return;
     if (!work.enabled) {
@@ -100,19 +126,35 @@ export function createDeliverer(deps: DeliveryDeps) {
     }
     const now = clock.now();
     const secrets = [openSecret(deps.keyring, work.secret)];
-    if (work.previous_secret && work.previous_secret_expires_at && work.previous_secret_expires_at > now) secrets.push(openSecret(deps.keyring, work.previous_secret));
+    if (work.previous_secret && work.previous_secret_expires_at && work.previous_secret_expires_at > now)
+      secrets.push(openSecret(deps.keyring, work.previous_secret));
     const body = eventBody(work.event);
-    const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signatureHeaders(work.event.id, body, secrets) };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signatureHeaders(work.event.id, body, secrets),
+    };
     const result = await send(work.url, headers, body, now);
     deps.onAttempt?.(result.ok ? 'delivered' : 'failed', result.durationMs);
 
     const endpointId = work.delivery.endpoint_id;
     const attempt = {
-      id: newId('att'), trigger, startedAt: now, durationMs: result.durationMs, statusCode: result.statusCode,
-      responseBody: result.body, responseTruncated: result.truncated, errorCode: result.errorCode, errorMessage: result.errorMessage,
+      id: newId('att'),
+      trigger,
+      startedAt: now,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      responseBody: result.body,
+      responseTruncated: result.truncated,
+      errorCode: result.errorCode,
+      errorMessage: result.errorMessage,
     };
     if (result.ok) {
-      await deliveries.recordAttempt(pool, workspaceId, deliveryId, attempt, { status: 'delivered', failureReason: null, nextAttemptAt: null });
+      await deliveries.recordAttempt(pool, workspaceId, deliveryId, attempt, {
+        status: 'delivered',
+        failureReason: null,
+        nextAttemptAt: null,
+      });
       return;
     }
     await withTransaction(pool, async (tx) => {
@@ -129,12 +171,14 @@ export function createDeliverer(deps: DeliveryDeps) {
         await disable(tx, workspaceId, endpointId, 'failing', now);
       } else {
         const delay = nextRetryDelayMs(current.attempt_count + 1, { retryAfterMs: result.retryAfterMs });
-        outcome = delay === null
-          ? { status: 'failed', failureReason: 'retries_exhausted', nextAttemptAt: null }
-          : { status: 'pending', failureReason: null, nextAttemptAt: new Date(now.getTime() + delay) };
+        outcome =
+          delay === null
+            ? { status: 'failed', failureReason: 'retries_exhausted', nextAttemptAt: null }
+            : { status: 'pending', failureReason: null, nextAttemptAt: new Date(now.getTime() + delay) };
       }
       const moved = await deliveries.recordAttempt(tx, workspaceId, deliveryId, attempt, outcome);
-      if (moved && outcome.nextAttemptAt) await queueDeliveries(tx, workspaceId, [deliveryId], { runAt: outcome.nextAttemptAt });
+      if (moved && outcome.nextAttemptAt)
+        await queueDeliveries(tx, workspaceId, [deliveryId], { runAt: outcome.nextAttemptAt });
     });
   };
 }

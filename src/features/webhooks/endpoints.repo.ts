@@ -25,7 +25,10 @@ export interface EndpointRow {
 const COLUMNS = `id, workspace_id, url, description, events, enabled, disabled_reason, disabled_at, failing_since, secret,
   previous_secret, previous_secret_expires_at, secret_rotated_at, created_at, updated_at`;
 
-export async function insertEndpoint(db: Queryable, e: { id: string; workspaceId: string; url: string; description: string | null; events: string[]; secret: Buffer }): Promise<EndpointRow> {
+export async function insertEndpoint(
+  db: Queryable,
+  e: { id: string; workspaceId: string; url: string; description: string | null; events: string[]; secret: Buffer },
+): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, workspace_id, url, description, events, secret) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
     [e.id, e.workspaceId, e.url, e.description, e.events, e.secret],
@@ -37,18 +40,34 @@ export async function insertEndpoint(db: Queryable, e: { id: string; workspaceId
  * `lock` takes a row lock for a read-modify-write — FOR NO KEY UPDATE, which does not hold up the fan-out of
  * events (it takes FOR KEY SHARE) while an endpoint is being edited.
  */
-export async function findEndpoint(db: Queryable, workspaceId: string, id: string, lock = false): Promise<EndpointRow | undefined> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`, [workspaceId, id]);
+export async function findEndpoint(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  lock = false,
+): Promise<EndpointRow | undefined> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`,
+    [workspaceId, id],
+  );
   return rows[0];
 }
 
 export async function countEndpoints(db: Queryable, workspaceId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1',
+    [workspaceId],
+  );
   return rows[0]!.n;
 }
 
 /** One page, newest first; returns up to `limit` rows (the caller asks for one more to see if there is a next page). */
-export async function listEndpoints(db: Queryable, workspaceId: string, after: CursorPosition | undefined, limit: number): Promise<EndpointRow[]> {
+export async function listEndpoints(
+  db: Queryable,
+  workspaceId: string,
+  after: CursorPosition | undefined,
+  limit: number,
+): Promise<EndpointRow[]> {
   const { rows } = await db.query<EndpointRow>(
     `SELECT ${COLUMNS} FROM webhook_endpoints
       WHERE workspace_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3))
@@ -66,7 +85,12 @@ export interface EndpointChanges {
   enable?: true | { reason: DisabledReason; at: Date };
 }
 
-export async function updateEndpoint(db: Queryable, workspaceId: string, id: string, c: EndpointChanges): Promise<EndpointRow> {
+export async function updateEndpoint(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  c: EndpointChanges,
+): Promise<EndpointRow> {
   const sets: string[] = ['updated_at = now()'];
   const values: unknown[] = [workspaceId, id];
   const set = (column: string, value: unknown) => {
@@ -76,13 +100,17 @@ export async function updateEndpoint(db: Queryable, workspaceId: string, id: str
   if (c.url !== undefined) set('url', c.url);
   if (c.events !== undefined) set('events', c.events);
   if (c.description !== undefined) set('description', c.description);
-  if (c.enable === true) sets.push('enabled = true', 'disabled_reason = NULL', 'disabled_at = NULL', 'failing_since = NULL');
+  if (c.enable === true)
+    sets.push('enabled = true', 'disabled_reason = NULL', 'disabled_at = NULL', 'failing_since = NULL');
   else if (c.enable) {
     sets.push('enabled = false');
     set('disabled_reason', c.enable.reason);
     set('disabled_at', c.enable.at);
   }
-  const { rows } = await db.query<EndpointRow>(`UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`, values);
+  const { rows } = await db.query<EndpointRow>(
+    `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    values,
+  );
   return rows[0]!;
 }
 
@@ -90,7 +118,12 @@ export async function deleteEndpoint(db: Queryable, workspaceId: string, id: str
   await db.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
 }
 
-export async function rotateSecret(db: Queryable, workspaceId: string, id: string, r: { secret: Buffer; previous: Buffer | null; previousExpiresAt: Date | null; at: Date }): Promise<EndpointRow> {
+export async function rotateSecret(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  r: { secret: Buffer; previous: Buffer | null; previousExpiresAt: Date | null; at: Date },
+): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(
     `UPDATE webhook_endpoints SET secret = $3, previous_secret = $4, previous_secret_expires_at = $5, secret_rotated_at = $6, updated_at = now()
       WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
@@ -123,7 +156,13 @@ export async function markFailing(db: Queryable, workspaceId: string, id: string
 }
 
 /** Disables an enabled endpoint; undefined when it was already disabled (or is gone), so only one caller reports it. */
-export async function disableEndpoint(db: Queryable, workspaceId: string, id: string, reason: DisabledReason, at: Date): Promise<EndpointRow | undefined> {
+export async function disableEndpoint(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  reason: DisabledReason,
+  at: Date,
+): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
     `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, disabled_at = $4, updated_at = now()
       WHERE workspace_id = $1 AND id = $2 AND enabled RETURNING ${COLUMNS}`,

@@ -15,11 +15,17 @@ test('ten attempts: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 
 });
 
 test('every delay stays within ±20 % of the schedule, whatever the randomness', () => {
-  fc.assert(fc.property(fc.integer({ min: 1, max: 9 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempts, r) => {
-    const base = RETRY_DELAYS_MS[attempts - 1]!;
-    const delay = nextRetryDelayMs(attempts, { random: () => r })!;
-    return delay >= Math.floor(base * (1 - JITTER)) && delay <= Math.ceil(base * (1 + JITTER));
-  }));
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 9 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (attempts, r) => {
+        const base = RETRY_DELAYS_MS[attempts - 1]!;
+        const delay = nextRetryDelayMs(attempts, { random: () => r })!;
+        return delay >= Math.floor(base * (1 - JITTER)) && delay <= Math.ceil(base * (1 + JITTER));
+      },
+    ),
+  );
 });
 
 test('Retry-After postpones a retry, up to 24 h, and never brings it forward', () => {

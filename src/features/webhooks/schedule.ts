@@ -7,7 +7,17 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Delay before the 2nd, 3rd, … attempt. */
-export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR];
+export const RETRY_DELAYS_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  14 * HOUR,
+  20 * HOUR,
+  24 * HOUR,
+];
 
 /** Attempts a delivery gets in all before it is marked failed. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
@@ -21,7 +31,10 @@ const MAX_RETRY_AFTER_MS = 24 * HOUR;
  * The delay before the next attempt, after `attemptsMade` attempts have failed; null when none is left.
  * A Retry-After from the receiver (429, 503) postpones the retry, never brings it forward.
  */
-export function nextRetryDelayMs(attemptsMade: number, options: { random?: () => number; retryAfterMs?: number | null } = {}): number | null {
+export function nextRetryDelayMs(
+  attemptsMade: number,
+  options: { random?: () => number; retryAfterMs?: number | null } = {},
+): number | null {
   if (attemptsMade >= MAX_ATTEMPTS) return null;
   const base = RETRY_DELAYS_MS[Math.max(attemptsMade, 1) - 1]!;
   const random = options.random ?? Math.random;

@@ -31,7 +31,12 @@ export interface SignedHeaders {
  * rotated-out one still in its grace period), space-separated as the spec allows. The timestamp is always the
  * wall clock: receivers reject signatures more than five minutes off their own time.
  */
-export function signatureHeaders(messageId: string, body: string, secrets: readonly string[], at: Date = new Date()): SignedHeaders {
+export function signatureHeaders(
+  messageId: string,
+  body: string,
+  secrets: readonly string[],
+  at: Date = new Date(),
+): SignedHeaders {
   const signatures = secrets.map((secret) => new Webhook(secret).sign(messageId, at, body));
   return {
     'webhook-id': messageId,

@@ -11,12 +11,26 @@ const Events = Type.Array(EventFilter, {
   uniqueItems: true,
   description: 'Event types to receive, or `["*"]` for every type (including types added later).',
 });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: '`https://` address that receives the events (plain `http://` only for hosts in `HERALD_OUTBOUND_ALLOWLIST`).' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    '`https://` address that receives the events (plain `http://` only for hosts in `HERALD_OUTBOUND_ALLOWLIST`).',
+});
 const Description = Type.String({ maxLength: 500 });
 
 export const CreateWebhookBody = Type.Object(
   { url: Url, events: Events, description: Type.Optional(Description) },
-  { additionalProperties: false, examples: [{ url: 'https://example.com/herald/webhooks', events: ['post.published', 'post.failed'], description: 'Production' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://example.com/herald/webhooks',
+        events: ['post.published', 'post.failed'],
+        description: 'Production',
+      },
+    ],
+  },
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
@@ -24,10 +38,16 @@ export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(Events),
-    enabled: Type.Optional(Type.Boolean({ description: '`false` pauses deliveries; `true` re-enables an endpoint, whatever disabled it.' })),
+    enabled: Type.Optional(
+      Type.Boolean({ description: '`false` pauses deliveries; `true` re-enables an endpoint, whatever disabled it.' }),
+    ),
     description: Type.Optional(Type.Union([Description, Type.Null()])),
   },
-  { additionalProperties: false, description: 'A JSON Merge Patch (RFC 7396): fields present replace, `description: null` removes it.', examples: [{ enabled: true }] },
+  {
+    additionalProperties: false,
+    description: 'A JSON Merge Patch (RFC 7396): fields present replace, `description: null` removes it.',
+    examples: [{ enabled: true }],
+  },
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
@@ -35,10 +55,15 @@ export const RotateSecretBody = Type.Union(
   [
     Type.Object(
       {
-        previous_secret_expires_in: Type.Optional(Type.Integer({
-          minimum: 0, maximum: 86_400, default: 86_400,
-          description: 'Seconds the old secret keeps signing beside the new one (default and maximum 24 h; `0` stops it at once, e.g. after a leak).',
-        })),
+        previous_secret_expires_in: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            maximum: 86_400,
+            default: 86_400,
+            description:
+              'Seconds the old secret keeps signing beside the new one (default and maximum 24 h; `0` stops it at once, e.g. after a leak).',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -57,28 +82,38 @@ export const WebhookEndpoint = Type.Object(
     events: Type.Array(Type.String()),
     enabled: Type.Boolean(),
     disabled_reason: Type.Union([StringEnum(['manual', 'endpoint_gone', 'failing']), Type.Null()], {
-      description: '`manual` (PATCH `enabled: false`), `endpoint_gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
+      description:
+        '`manual` (PATCH `enabled: false`), `endpoint_gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
     }),
     disabled_at: NullableTimestamp,
-    failing_since: Type.Union([Timestamp, Type.Null()], { description: 'First failed attempt since the last success; null while healthy.' }),
+    failing_since: Type.Union([Timestamp, Type.Null()], {
+      description: 'First failed attempt since the last success; null while healthy.',
+    }),
     secret_rotated_at: NullableTimestamp,
-    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], { description: 'Until then the secret before the last rotation still signs too.' }),
+    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'Until then the secret before the last rotation still signs too.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { $id: 'WebhookEndpoint', title: 'Webhook endpoint' },
 );
 
-export const WebhookEndpointWithSecret = Type.Intersect(
-  [Type.Ref('WebhookEndpoint'), Type.Object({ secret: Type.String({ description: 'The `whsec_…` signing secret. Shown only in this answer: store it now.' }) })],
-);
+export const WebhookEndpointWithSecret = Type.Intersect([
+  Type.Ref('WebhookEndpoint'),
+  Type.Object({
+    secret: Type.String({ description: 'The `whsec_…` signing secret. Shown only in this answer: store it now.' }),
+  }),
+]);
 
 export const Attempt = Type.Object({
   id: Type.String(),
   trigger: StringEnum(['automatic', 'manual'], { description: '`manual`: a test event or a retry someone asked for.' }),
   started_at: Timestamp,
   duration_ms: Type.Integer(),
-  status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the answer; null when none came (timeout, refused, blocked).' }),
+  status_code: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the answer; null when none came (timeout, refused, blocked).',
+  }),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 2 KiB of the answer.' }),
   response_truncated: Type.Boolean(),
   error: Type.Union([
@@ -95,29 +130,42 @@ export const WebhookDelivery = Type.Object(
     id: Type.String({ examples: ['dlv_01jdq4x1k9m2v7c3r5t8w0yz6b'] }),
     object: Type.Literal('webhook_delivery'),
     endpoint_id: Type.String(),
-    event_id: Type.String({ description: 'The event delivered; also the `webhook-id` header, the same on every attempt.' }),
+    event_id: Type.String({
+      description: 'The event delivered; also the `webhook-id` header, the same on every attempt.',
+    }),
     event_type: Type.String(),
     status: StringEnum(['pending', 'delivered', 'failed']),
     failure_reason: Type.Union([StringEnum(['retries_exhausted', 'endpoint_disabled', 'endpoint_gone']), Type.Null()]),
     attempt_count: Type.Integer(),
-    next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When the next automatic attempt is due (pending only).' }),
+    next_attempt_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the next automatic attempt is due (pending only).',
+    }),
     last_attempt_at: NullableTimestamp,
     delivered_at: NullableTimestamp,
     created_at: Timestamp,
     attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first.' }),
-    payload: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The event as sent (single-delivery answers only).' })),
+    payload: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'The event as sent (single-delivery answers only).' }),
+    ),
   },
   { $id: 'WebhookDelivery', title: 'Webhook delivery' },
 );
 
-export const WebhookIdParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'The endpoint id (`whe_…`).' }) });
+export const WebhookIdParams = Type.Object({
+  id: Type.String({ maxLength: 200, description: 'The endpoint id (`whe_…`).' }),
+});
 export const DeliveryIdParams = Type.Object({
   id: Type.String({ maxLength: 200, description: 'The endpoint id (`whe_…`).' }),
   delivery_id: Type.String({ maxLength: 200, description: 'The delivery id (`dlv_…`).' }),
 });
 
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }));
-const Cursor = Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page; only valid with the same filters.' }));
+const Cursor = Type.Optional(
+  Type.String({
+    maxLength: 1000,
+    description: 'The `next_cursor` of the previous page; only valid with the same filters.',
+  }),
+);
 
 export const ListWebhooksQuery = Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false });
 export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>;

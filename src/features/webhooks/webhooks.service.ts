@@ -15,7 +15,13 @@ import * as endpoints from './endpoints.repo.ts';
 import type { EndpointRow } from './endpoints.repo.ts';
 import { createDeliveries } from './fanout.ts';
 import { generateWebhookSecret, openSecret, sealSecret } from './signing.ts';
-import type { CreateWebhookBody, ListDeliveriesQuery, ListWebhooksQuery, RotateSecretBody, UpdateWebhookBody } from './webhooks.schemas.ts';
+import type {
+  CreateWebhookBody,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  RotateSecretBody,
+  UpdateWebhookBody,
+} from './webhooks.schemas.ts';
 import { endpointJson, eventBody, renderDeliveries, renderDelivery } from './webhooks.view.ts';
 
 /** Endpoints one workspace may register: each event costs one delivery per endpoint. */
@@ -49,7 +55,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   function checkEvents(events: string[]): string[] {
     if (events.includes('*') && events.length > 1) {
-      throw new AppError('PUBLIC_API_BODY_INVALID', '`*` already means every event type; send it alone.', { details: [{ path: '/events', message: '`*` must be the only entry' }] });
+      throw new AppError('PUBLIC_API_BODY_INVALID', '`*` already means every event type; send it alone.', {
+        details: [{ path: '/events', message: '`*` must be the only entry' }],
+      });
     }
     return events;
   }
@@ -69,7 +77,10 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   function refuseDisabled(endpoint: EndpointRow, action: string): void {
     if (!endpoint.enabled) {
-      throw new AppError('PUBLIC_API_STATE_CONFLICT', `This endpoint is disabled (${endpoint.disabled_reason}); enable it (PATCH \`enabled: true\`) to ${action}.`);
+      throw new AppError(
+        'PUBLIC_API_STATE_CONFLICT',
+        `This endpoint is disabled (${endpoint.disabled_reason}); enable it (PATCH \`enabled: true\`) to ${action}.`,
+      );
     }
   }
 
@@ -78,11 +89,22 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const events = checkEvents(body.events);
       const url = await checkUrl(body.url);
       if ((await endpoints.countEndpoints(ctx.db, ctx.workspaceId)) >= MAX_ENDPOINTS_PER_WORKSPACE) {
-        throw validationFailed([{ path: '/url', rule: 'endpoint_limit', message: `A workspace can have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first.` }]);
+        throw validationFailed([
+          {
+            path: '/url',
+            rule: 'endpoint_limit',
+            message: `A workspace can have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first.`,
+          },
+        ]);
       }
       const secret = generateWebhookSecret();
       const row = await endpoints.insertEndpoint(ctx.db, {
-        id: newId('whe'), workspaceId: ctx.workspaceId, url, description: body.description ?? null, events, secret: sealSecret(deps.keyring, secret),
+        id: newId('whe'),
+        workspaceId: ctx.workspaceId,
+        url,
+        description: body.description ?? null,
+        events,
+        secret: sealSecret(deps.keyring, secret),
       });
       return { ...endpointJson(row, clock.now()), secret };
     },
@@ -145,10 +167,16 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const endpoint = await load(ctx, id);
       refuseDisabled(endpoint, 'send it a test event');
       const event = await appendEvent(ctx.db, ctx.workspaceId, 'webhook.test', {
-        endpoint_id: endpoint.id, url: endpoint.url, message: 'A test event from Herald: your endpoint is reachable and can check signatures.',
+        endpoint_id: endpoint.id,
+        url: endpoint.url,
+        message: 'A test event from Herald: your endpoint is reachable and can check signatures.',
       });
       const [deliveryId] = await createDeliveries(ctx.db, ctx.workspaceId, event, [endpoint.id], 'manual');
-      return renderDelivery(ctx.db, ctx.workspaceId, (await deliveries.findDelivery(ctx.db, ctx.workspaceId, endpoint.id, deliveryId!))!);
+      return renderDelivery(
+        ctx.db,
+        ctx.workspaceId,
+        (await deliveries.findDelivery(ctx.db, ctx.workspaceId, endpoint.id, deliveryId!))!,
+      );
     },
 
     async listDeliveries(ctx: WebhookContext, id: string, query: ListDeliveriesQuery) {

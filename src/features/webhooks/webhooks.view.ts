@@ -57,17 +57,41 @@ function deliveryJson(d: DeliveryRow, attempts: AttemptRow[]): Record<string, un
 }
 
 /** Deliveries with their attempts, in one extra query whatever their number. */
-export async function renderDeliveries(db: Queryable, workspaceId: string, deliveries: DeliveryRow[]): Promise<Record<string, unknown>[]> {
-  const attempts = await findAttempts(db, workspaceId, deliveries.map((d) => d.id));
+export async function renderDeliveries(
+  db: Queryable,
+  workspaceId: string,
+  deliveries: DeliveryRow[],
+): Promise<Record<string, unknown>[]> {
+  const attempts = await findAttempts(
+    db,
+    workspaceId,
+    deliveries.map((d) => d.id),
+  );
   const byDelivery = Map.groupBy(attempts, (a) => a.delivery_id);
   return deliveries.map((d) => deliveryJson(d, byDelivery.get(d.id) ?? []));
 }
 
-export async function renderDelivery(db: Queryable, workspaceId: string, delivery: DeliveryRow): Promise<Record<string, unknown>> {
+export async function renderDelivery(
+  db: Queryable,
+  workspaceId: string,
+  delivery: DeliveryRow,
+): Promise<Record<string, unknown>> {
   return (await renderDeliveries(db, workspaceId, [delivery]))[0]!;
 }
 
 /** The body of a delivery (API.md "Events"): the same bytes on every attempt of an event. */
-export function eventBody(event: { id: string; type: string; created_at: Date; workspace_id: string; data: unknown }): string {
-  return JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at.toISOString(), workspace_id: event.workspace_id, data: event.data });
+export function eventBody(event: {
+  id: string;
+  type: string;
+  created_at: Date;
+  workspace_id: string;
+  data: unknown;
+}): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    workspace_id: event.workspace_id,
+    data: event.data,
+  });
 }

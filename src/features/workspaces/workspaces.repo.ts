@@ -24,8 +24,14 @@ export async function insertUser(db: Queryable, id: string, email: string): Prom
   await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [id, email]);
 }
 
-export async function findUserByEmail(db: Queryable, email: string): Promise<{ id: string; email: string } | undefined> {
-  const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]);
+export async function findUserByEmail(
+  db: Queryable,
+  email: string,
+): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ id: string; email: string }>(
+    'SELECT id, email FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
   return rows[0];
 }
 
@@ -34,18 +40,29 @@ export async function findUser(db: Queryable, id: string): Promise<{ id: string;
   return rows[0];
 }
 
-export async function insertWorkspace(db: Queryable, w: { id: string; name: string; mode: WorkspaceMode }): Promise<void> {
+export async function insertWorkspace(
+  db: Queryable,
+  w: { id: string; name: string; mode: WorkspaceMode },
+): Promise<void> {
   await db.query('INSERT INTO workspaces (id, name, mode) VALUES ($1, $2, $3)', [w.id, w.name, w.mode]);
 }
 
-export async function addMembership(db: Queryable, workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+export async function addMembership(
+  db: Queryable,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
   await db.query(
     'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role',
     [workspaceId, userId, role],
   );
 }
 
-export async function insertBrand(db: Queryable, b: { id: string; workspaceId: string; name: string; isDefault: boolean }): Promise<BrandRow> {
+export async function insertBrand(
+  db: Queryable,
+  b: { id: string; workspaceId: string; name: string; isDefault: boolean },
+): Promise<BrandRow> {
   const { rows } = await db.query<BrandRow>(
     'INSERT INTO brands (id, workspace_id, name, is_default) VALUES ($1, $2, $3, $4) RETURNING id, workspace_id, name, is_default, created_at',
     [b.id, b.workspaceId, b.name, b.isDefault],
@@ -62,7 +79,9 @@ export async function findWorkspace(db: Queryable, id: string): Promise<Workspac
 }
 
 export async function listAllWorkspaces(db: Queryable): Promise<WorkspaceRow[]> {
-  const { rows } = await db.query<WorkspaceRow>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ORDER BY w.created_at, w.id`);
+  const { rows } = await db.query<WorkspaceRow>(
+    `SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ORDER BY w.created_at, w.id`,
+  );
   return rows;
 }
 
@@ -83,7 +102,10 @@ export async function listWorkspacesByIds(
 }
 
 export async function workspaceModes(db: Queryable, ids: string[]): Promise<Map<string, WorkspaceMode>> {
-  const { rows } = await db.query<{ id: string; mode: WorkspaceMode }>('SELECT id, mode FROM workspaces WHERE id = ANY($1::uuid[])', [ids]);
+  const { rows } = await db.query<{ id: string; mode: WorkspaceMode }>(
+    'SELECT id, mode FROM workspaces WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
   return new Map(rows.map((r) => [r.id, r.mode]));
 }
 
@@ -109,5 +131,8 @@ export async function getSetting(db: Queryable, key: string): Promise<string | u
 }
 
 export async function setSetting(db: Queryable, key: string, value: string): Promise<void> {
-  await db.query('INSERT INTO instance_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
+  await db.query(
+    'INSERT INTO instance_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+    [key, value],
+  );
 }

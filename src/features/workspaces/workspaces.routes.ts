@@ -11,33 +11,53 @@ const Workspace = Type.Object({
   id: Type.String({ format: 'uuid' }),
   object: Type.Literal('workspace'),
   name: Type.String(),
-  mode: StringEnum(['live', 'test'], { description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.' }),
+  mode: StringEnum(['live', 'test'], {
+    description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.',
+  }),
   default_brand_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
 });
 
 const Query = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), cursor: Type.Optional(Type.String({ maxLength: 1000 })) },
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
   { additionalProperties: false },
 );
 
 export function registerWorkspacesRoutes(app: FastifyInstance, deps: { pool: Pool }): void {
-  app.get('/workspaces', {
-    config: { access: { scopes: [], workspace: false, mutates: false } },
-    schema: {
-      operationId: 'listWorkspaces', tags: ['Workspaces'], summary: 'List the workspaces this key reaches',
-      description: 'Any valid key may call this. Use an `id` as the `x-herald-workspace-id` header of other calls.',
-      querystring: Query,
-      response: { 200: Envelope(ListOf(Workspace)) },
+  app.get(
+    '/workspaces',
+    {
+      config: { access: { scopes: [], workspace: false, mutates: false } },
+      schema: {
+        operationId: 'listWorkspaces',
+        tags: ['Workspaces'],
+        summary: 'List the workspaces this key reaches',
+        description: 'Any valid key may call this. Use an `id` as the `x-herald-workspace-id` header of other calls.',
+        querystring: Query,
+        response: { 200: Envelope(ListOf(Workspace)) },
+      },
     },
-  }, async (request) => {
-    const { limit = 20, cursor } = request.query as { limit?: number; cursor?: string };
-    const ids = request.ctx.principal!.reachable.map((w) => w.id);
-    const after = cursor ? decodeCursor(cursor, 'workspaces') : undefined;
-    const rows = await listWorkspacesByIds(deps.pool, ids, after && after.value ? { createdAt: new Date(after.value), id: after.id } : undefined, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const hasMore = rows.length > limit && last !== undefined;
-    return { items: page.map(workspaceJson), next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, 'workspaces') : null, has_more: hasMore };
-  });
+    async (request) => {
+      const { limit = 20, cursor } = request.query as { limit?: number; cursor?: string };
+      const ids = request.ctx.principal!.reachable.map((w) => w.id);
+      const after = cursor ? decodeCursor(cursor, 'workspaces') : undefined;
+      const rows = await listWorkspacesByIds(
+        deps.pool,
+        ids,
+        after && after.value ? { createdAt: new Date(after.value), id: after.id } : undefined,
+        limit + 1,
+      );
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const hasMore = rows.length > limit && last !== undefined;
+      return {
+        items: page.map(workspaceJson),
+        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, 'workspaces') : null,
+        has_more: hasMore,
+      };
+    },
+  );
 }

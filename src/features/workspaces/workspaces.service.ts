@@ -13,7 +13,10 @@ export interface CreatedWorkspace {
 }
 
 /** A workspace with its default brand, owned by `ownerUserId`. Mode is fixed for the workspace's life. */
-export async function createWorkspace(db: Queryable, input: { name: string; mode: WorkspaceMode; ownerUserId: string }): Promise<CreatedWorkspace> {
+export async function createWorkspace(
+  db: Queryable,
+  input: { name: string; mode: WorkspaceMode; ownerUserId: string },
+): Promise<CreatedWorkspace> {
   const id = newUuid();
   await repo.insertWorkspace(db, { id, name: input.name, mode: input.mode });
   await repo.addMembership(db, id, input.ownerUserId, 'owner');
@@ -67,9 +70,23 @@ export async function ownerUserId(db: Queryable): Promise<string | undefined> {
 
 /** The public representation of a workspace (`GET /v1/workspaces`). */
 export function workspaceJson(w: WorkspaceRow): Record<string, unknown> {
-  return { id: w.id, object: 'workspace', name: w.name, mode: w.mode, default_brand_id: w.default_brand_id, created_at: w.created_at.toISOString() };
+  return {
+    id: w.id,
+    object: 'workspace',
+    name: w.name,
+    mode: w.mode,
+    default_brand_id: w.default_brand_id,
+    created_at: w.created_at.toISOString(),
+  };
 }
 
 export function brandJson(b: BrandRow): Record<string, unknown> {
-  return { id: b.id, object: 'brand', workspace_id: b.workspace_id, name: b.name, is_default: b.is_default, created_at: b.created_at.toISOString() };
+  return {
+    id: b.id,
+    object: 'brand',
+    workspace_id: b.workspace_id,
+    name: b.name,
+    is_default: b.is_default,
+    created_at: b.created_at.toISOString(),
+  };
 }

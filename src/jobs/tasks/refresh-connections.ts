@@ -11,7 +11,8 @@ import type { Logger } from '../../lib/logger.ts';
 export function refreshConnectionsTask(deps: { pool: Pool; access: PlatformAccess; logger: Logger; clock: Clock }) {
   return async function refreshConnections(): Promise<void> {
     const tally = await refreshExpiringConnections(deps, deps.clock.now());
-    if (tally.renewed + tally.expired + tally.failed > 0) deps.logger.info(tally, 'connection tokens refreshed ahead of expiry');
+    if (tally.renewed + tally.expired + tally.failed > 0)
+      deps.logger.info(tally, 'connection tokens refreshed ahead of expiry');
     const links = await deleteEndedConnectLinks(deps.pool, 24 * 3600);
     if (links > 0) deps.logger.info({ removed: links }, 'ended connect links removed');
   };

@@ -25,19 +25,33 @@ export type ParsedAuthorization =
   | { kind: 'redirect_error'; redirectUri: string; state: string | undefined; error: string; description: string }
   | { kind: 'ok'; request: AuthorizationRequest; client: ClientRow };
 
-const PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'resource'] as const;
+const PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+] as const;
 
 export async function parseAuthorizationRequest(
   query: Record<string, string | string[] | undefined>,
   /** `findClient` resolves Client ID Metadata Documents too (and may throw ClientDocumentError). */
-  deps: { urls: AuthServerUrls; findClient(id: string): Promise<ClientRow | undefined>; defaultScopes: readonly Scope[] },
+  deps: {
+    urls: AuthServerUrls;
+    findClient(id: string): Promise<ClientRow | undefined>;
+    defaultScopes: readonly Scope[];
+  },
 ): Promise<ParsedAuthorization> {
   const value = (name: (typeof PARAMS)[number]) => {
     const v = query[name];
     return Array.isArray(v) ? null : v; // null: repeated, which OAuth forbids
   };
   const clientId = value('client_id');
-  if (!clientId) return { kind: 'fatal', message: 'The application did not say who it is (client_id is missing or repeated).' };
+  if (!clientId)
+    return { kind: 'fatal', message: 'The application did not say who it is (client_id is missing or repeated).' };
   let client: ClientRow | undefined;
   try {
     client = clientId.length <= 2000 ? await deps.findClient(clientId) : undefined;
@@ -45,20 +59,36 @@ export async function parseAuthorizationRequest(
     if (error instanceof ClientDocumentError) return { kind: 'fatal', message: error.message };
     throw error;
   }
-  if (!client) return { kind: 'fatal', message: 'The application is not registered with this Herald (unknown client_id).' };
+  if (!client)
+    return { kind: 'fatal', message: 'The application is not registered with this Herald (unknown client_id).' };
   const redirectUri = value('redirect_uri');
   if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
-    return { kind: 'fatal', message: 'The application sent a redirect address it did not register (redirect_uri missing or not an exact match).' };
+    return {
+      kind: 'fatal',
+      message:
+        'The application sent a redirect address it did not register (redirect_uri missing or not an exact match).',
+    };
   }
   const state = value('state');
-  const fail = (error: string, description: string): ParsedAuthorization => ({ kind: 'redirect_error', redirectUri, state: state ?? undefined, error, description });
+  const fail = (error: string, description: string): ParsedAuthorization => ({
+    kind: 'redirect_error',
+    redirectUri,
+    state: state ?? undefined,
+    error,
+    description,
+  });
   if (state === null) return fail('invalid_request', 'state is repeated.');
   for (const name of PARAMS) if (value(name) === null) return fail('invalid_request', `${name} is repeated.`);
-  if (value('response_type') !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+  if (value('response_type') !== 'code')
+    return fail('unsupported_response_type', 'Only response_type=code is supported.');
   const challenge = value('code_challenge');
   if (!challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256).');
   if (value('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    return fail(
+      'invalid_request',
+      'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).',
+    );
   const resourceParam = value('resource');
   if (!resourceParam) return fail('invalid_request', `resource is required (RFC 8707): ${deps.urls.mcpResource}`);
   const resource = acceptedResource(deps.urls, resourceParam);
@@ -67,13 +97,21 @@ export async function parseAuthorizationRequest(
   let scopes: Scope[] = [...deps.defaultScopes];
   if (scopeParam) {
     const parsed = parseScopeParam(scopeParam);
-    if ('unknown' in parsed) return fail('invalid_scope', `Unknown scope ${parsed.unknown.join(', ')}; see scopes_supported in ${deps.urls.issuer}/.well-known/oauth-authorization-server.`);
+    if ('unknown' in parsed)
+      return fail(
+        'invalid_scope',
+        `Unknown scope ${parsed.unknown.join(', ')}; see scopes_supported in ${deps.urls.issuer}/.well-known/oauth-authorization-server.`,
+      );
     if (parsed.scopes.length > 0) scopes = parsed.scopes;
   } else if (typeof client.metadata.scope === 'string') {
     const registered = parseScopeParam(client.metadata.scope);
     if ('scopes' in registered && registered.scopes.length > 0) scopes = registered.scopes;
   }
-  return { kind: 'ok', client, request: { clientId, redirectUri, state: state ?? undefined, scopes, codeChallenge: challenge, resource } };
+  return {
+    kind: 'ok',
+    client,
+    request: { clientId, redirectUri, state: state ?? undefined, scopes, codeChallenge: challenge, resource },
+  };
 }
 
 /** The redirect back to the client: `code` or `error`, with `state` echoed and `iss` (RFC 9207). */
@@ -89,16 +127,27 @@ const PURPOSE = 'oauth-consent';
 const CONSENT_TTL_MS = 30 * 60_000;
 
 export function sealRequest(keyring: SecretKeyring, request: AuthorizationRequest, userId: string, now: Date): string {
-  const payload = Buffer.from(JSON.stringify({ r: request, u: userId, e: now.getTime() + CONSENT_TTL_MS })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ r: request, u: userId, e: now.getTime() + CONSENT_TTL_MS })).toString(
+    'base64url',
+  );
   return `${payload}.${hmac(keyring, PURPOSE, payload)}`;
 }
 
 /** The request sealed for this person, if the seal is intact and not older than 30 minutes. */
-export function openRequest(keyring: SecretKeyring, sealed: string | undefined, userId: string, now: Date): AuthorizationRequest | undefined {
+export function openRequest(
+  keyring: SecretKeyring,
+  sealed: string | undefined,
+  userId: string,
+  now: Date,
+): AuthorizationRequest | undefined {
   if (!sealed || sealed.length > 20_000) return undefined;
   const [payload, signature] = sealed.split('.');
   if (!payload || !signature || !verifyHmac(keyring, PURPOSE, payload, signature)) return undefined;
-  const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { r: AuthorizationRequest; u: string; e: number };
+  const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+    r: AuthorizationRequest;
+    u: string;
+    e: number;
+  };
   if (data.u !== userId || data.e < now.getTime()) return undefined;
   return data.r;
 }

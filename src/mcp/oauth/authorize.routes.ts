@@ -5,11 +5,24 @@ import type { Pool } from '../../db/pool.ts';
 import type { Scope } from '../../features/keys/scopes.ts';
 import { listMembershipsWithBrands } from '../../features/users/users.service.ts';
 import { messagePage } from '../../features/users/users.pages.ts';
-import { checkSessionCsrf, currentUser, fromOwnOrigin, sessionCsrfToken, type SignedInUser, type WebSessionDeps } from '../../features/users/web-session.ts';
+import {
+  checkSessionCsrf,
+  currentUser,
+  fromOwnOrigin,
+  sessionCsrfToken,
+  type SignedInUser,
+  type WebSessionDeps,
+} from '../../features/users/web-session.ts';
 import { formField, formFields } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { clientRedirect, openRequest, parseAuthorizationRequest, sealRequest, type AuthorizationRequest } from './authorization-request.ts';
+import {
+  clientRedirect,
+  openRequest,
+  parseAuthorizationRequest,
+  sealRequest,
+  type AuthorizationRequest,
+} from './authorization-request.ts';
 import type { ClientRow } from './clients.service.ts';
 import { consentPage, targetValue } from './consent.page.ts';
 import type { GrantsService } from './grants.service.ts';
@@ -32,25 +45,60 @@ export interface AuthorizeDeps {
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps): void {
   const hide = { schema: { hide: true } };
   const problem = (reply: FastifyReply, status: number, message: string) =>
-    sendPage(reply, status, 'Cannot connect', messagePage('This application cannot connect', message, 'Go back to the application and start again.'));
+    sendPage(
+      reply,
+      status,
+      'Cannot connect',
+      messagePage('This application cannot connect', message, 'Go back to the application and start again.'),
+    );
 
-  async function showConsent(reply: FastifyReply, user: SignedInUser, client: ClientRow, request: AuthorizationRequest, extra: { status?: number; error?: string; checked?: readonly string[]; target?: string } = {}) {
+  async function showConsent(
+    reply: FastifyReply,
+    user: SignedInUser,
+    client: ClientRow,
+    request: AuthorizationRequest,
+    extra: { status?: number; error?: string; checked?: readonly string[]; target?: string } = {},
+  ) {
     const memberships = await listMembershipsWithBrands(deps.pool, user.userId);
-    if (memberships.length === 0) return problem(reply, 403, `${user.email} is not a member of any workspace, so there is nothing to grant access to.`);
+    if (memberships.length === 0)
+      return problem(
+        reply,
+        403,
+        `${user.email} is not a member of any workspace, so there is nothing to grant access to.`,
+      );
     const body = consentPage({
-      client, redirectUri: request.redirectUri, email: user.email, memberships, scopes: request.scopes, checked: extra.checked ?? request.scopes,
-      target: extra.target, csrf: sessionCsrfToken(deps.web, user), sealed: sealRequest(deps.web.keyring, request, user.userId, deps.clock.now()),
-      grantTtlDays: deps.grantTtlDays, error: extra.error,
+      client,
+      redirectUri: request.redirectUri,
+      email: user.email,
+      memberships,
+      scopes: request.scopes,
+      checked: extra.checked ?? request.scopes,
+      target: extra.target,
+      csrf: sessionCsrfToken(deps.web, user),
+      sealed: sealRequest(deps.web.keyring, request, user.userId, deps.clock.now()),
+      grantTtlDays: deps.grantTtlDays,
+      error: extra.error,
     });
     // The form's answer redirects to the client: allow that origin in form-action.
     return sendPage(reply, extra.status ?? 200, `Connect ${client.name}`, body, [new URL(request.redirectUri).origin]);
   }
 
   app.get('/oauth/authorize', hide, async (request, reply) => {
-    const parsed = await parseAuthorizationRequest(request.query as Record<string, string | string[] | undefined>, { ...deps, findClient: deps.resolveClient });
+    const parsed = await parseAuthorizationRequest(request.query as Record<string, string | string[] | undefined>, {
+      ...deps,
+      findClient: deps.resolveClient,
+    });
     if (parsed.kind === 'fatal') return problem(reply, 400, parsed.message);
     if (parsed.kind === 'redirect_error') {
-      return reply.redirect(clientRedirect(parsed.redirectUri, { error: parsed.error, error_description: parsed.description, state: parsed.state, iss: deps.urls.issuer }), 302);
+      return reply.redirect(
+        clientRedirect(parsed.redirectUri, {
+          error: parsed.error,
+          error_description: parsed.description,
+          state: parsed.state,
+          iss: deps.urls.issuer,
+        }),
+        302,
+      );
     }
     const user = await currentUser(deps.web, request);
     if (!user) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
@@ -67,8 +115,13 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
     const pending = openRequest(deps.web.keyring, formField(body, 'request'), user.userId, deps.clock.now());
     if (!pending) return problem(reply, 400, 'This consent page is too old or was altered; nothing was granted.');
     const client = await deps.findClient(pending.clientId);
-    if (!client || !client.redirect_uris.includes(pending.redirectUri)) return problem(reply, 400, 'The application is no longer registered.');
-    const back = (params: Record<string, string | undefined>) => reply.redirect(clientRedirect(pending.redirectUri, { ...params, state: pending.state, iss: deps.urls.issuer }), 303);
+    if (!client || !client.redirect_uris.includes(pending.redirectUri))
+      return problem(reply, 400, 'The application is no longer registered.');
+    const back = (params: Record<string, string | undefined>) =>
+      reply.redirect(
+        clientRedirect(pending.redirectUri, { ...params, state: pending.state, iss: deps.urls.issuer }),
+        303,
+      );
 
     const decision = formField(body, 'decision');
     if (decision === 'deny') return back({ error: 'access_denied', error_description: 'The person declined.' });
@@ -77,17 +130,27 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
     const chosen = formFields(body, 'scope').filter((s): s is Scope => (pending.scopes as string[]).includes(s));
     const target = formField(body, 'target') ?? '';
     const [workspaceId, brandId] = target.split('/') as [string, string | undefined];
-    const membership = (await listMembershipsWithBrands(deps.pool, user.userId)).find((m) => m.workspace_id === workspaceId);
+    const membership = (await listMembershipsWithBrands(deps.pool, user.userId)).find(
+      (m) => m.workspace_id === workspaceId,
+    );
     const validTarget = membership && (brandId === undefined || membership.brands.some((b) => b.id === brandId));
     if (!validTarget || chosen.length === 0) {
       return showConsent(reply, user, client, pending, {
-        status: 400, checked: chosen, target: validTarget ? targetValue(workspaceId, brandId) : undefined,
+        status: 400,
+        checked: chosen,
+        target: validTarget ? targetValue(workspaceId, brandId) : undefined,
         error: !validTarget ? 'Choose a workspace you are a member of.' : 'Choose at least one permission, or deny.',
       });
     }
     const code = await deps.grants.issueCode({
-      client, userId: user.userId, workspaceId: membership.workspace_id, brandIds: brandId ? [brandId] : null, scopes: chosen,
-      redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge, resource: pending.resource,
+      client,
+      userId: user.userId,
+      workspaceId: membership.workspace_id,
+      brandIds: brandId ? [brandId] : null,
+      scopes: chosen,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+      resource: pending.resource,
     });
     return back({ code });
   });

@@ -29,7 +29,14 @@ export class ClientDocumentError extends Error {}
 /** GET through the SSRF guard: no redirects, 5 s, 16 KiB. */
 export function guardedDocumentFetcher(guard: OutboundGuard): DocumentFetcher {
   return async (url) => {
-    const res = await outboundRequest({ method: 'GET', url, headers: { accept: 'application/json' }, timeoutMs: 5000, maxResponseBytes: MAX_BYTES, guard });
+    const res = await outboundRequest({
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json' },
+      timeoutMs: 5000,
+      maxResponseBytes: MAX_BYTES,
+      guard,
+    });
     return { status: res.status, contentType: res.headers['content-type'], body: res.body, truncated: res.truncated };
   };
 }
@@ -59,20 +66,31 @@ export function clientIdUrlProblem(clientId: string): string | undefined {
  * The client described by the document at `clientId`: the stored copy if fetched in the last few minutes, else
  * fetched, checked and stored again. Throws ClientDocumentError with a reason the person can pass on.
  */
-export async function resolveClientDocument(db: Queryable, clientId: string, fetcher: DocumentFetcher, now: Date): Promise<ClientRow> {
+export async function resolveClientDocument(
+  db: Queryable,
+  clientId: string,
+  fetcher: DocumentFetcher,
+  now: Date,
+): Promise<ClientRow> {
   const problem = clientIdUrlProblem(clientId);
   if (problem) throw new ClientDocumentError(`The application's client_id ${problem}.`);
   const stored = await repo.findClient(db, clientId);
-  if (stored?.kind === 'cimd' && stored.fetched_at && now.getTime() - stored.fetched_at.getTime() < FRESH_MS) return stored;
+  if (stored?.kind === 'cimd' && stored.fetched_at && now.getTime() - stored.fetched_at.getTime() < FRESH_MS)
+    return stored;
   let fetched: FetchedDocument;
   try {
     fetched = await fetcher(new URL(clientId));
   } catch (error) {
-    throw new ClientDocumentError(`Herald could not fetch the application's metadata document (${(error as Error).message}).`);
+    throw new ClientDocumentError(
+      `Herald could not fetch the application's metadata document (${(error as Error).message}).`,
+    );
   }
-  if (fetched.status !== 200) throw new ClientDocumentError(`The application's metadata document answered HTTP ${fetched.status}.`);
-  if (fetched.truncated) throw new ClientDocumentError(`The application's metadata document is larger than ${MAX_BYTES / 1024} KiB.`);
-  if (!/^application\/([\w.+-]+\+)?json\b/i.test(fetched.contentType ?? '')) throw new ClientDocumentError("The application's metadata document is not JSON.");
+  if (fetched.status !== 200)
+    throw new ClientDocumentError(`The application's metadata document answered HTTP ${fetched.status}.`);
+  if (fetched.truncated)
+    throw new ClientDocumentError(`The application's metadata document is larger than ${MAX_BYTES / 1024} KiB.`);
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(fetched.contentType ?? ''))
+    throw new ClientDocumentError("The application's metadata document is not JSON.");
   let document: unknown;
   try {
     document = JSON.parse(fetched.body.toString('utf8'));
@@ -83,17 +101,29 @@ export async function resolveClientDocument(db: Queryable, clientId: string, fet
   if (!fields || typeof fields !== 'object' || fields.client_id !== clientId) {
     throw new ClientDocumentError("The application's metadata document does not name its own URL as client_id.");
   }
-  if ('client_secret' in fields || 'client_secret_expires_at' in fields) throw new ClientDocumentError("The application's metadata document may not contain a client secret.");
+  if ('client_secret' in fields || 'client_secret_expires_at' in fields)
+    throw new ClientDocumentError("The application's metadata document may not contain a client secret.");
   let metadata;
   try {
     metadata = validateClientMetadata(fields, { authMethod: 'none' });
   } catch (error) {
     throw new ClientDocumentError(`The application's metadata document is invalid: ${(error as OAuthError).message}`);
   }
-  if (metadata.authMethod !== 'none') throw new ClientDocumentError('A client identified by a metadata document must use token_endpoint_auth_method "none".');
-  if (stored && stored.kind !== 'cimd') throw new ClientDocumentError('That client_id is already registered differently.');
+  if (metadata.authMethod !== 'none')
+    throw new ClientDocumentError(
+      'A client identified by a metadata document must use token_endpoint_auth_method "none".',
+    );
+  if (stored && stored.kind !== 'cimd')
+    throw new ClientDocumentError('That client_id is already registered differently.');
   return repo.insertClient(db, {
-    id: clientId, kind: 'cimd', name: metadata.name, redirect_uris: metadata.redirectUris, grant_types: metadata.grantTypes,
-    token_endpoint_auth_method: 'none', secret_hash: null, metadata: { ...metadata.metadata, client_id: clientId }, fetchedAt: now,
+    id: clientId,
+    kind: 'cimd',
+    name: metadata.name,
+    redirect_uris: metadata.redirectUris,
+    grant_types: metadata.grantTypes,
+    token_endpoint_auth_method: 'none',
+    secret_hash: null,
+    metadata: { ...metadata.metadata, client_id: clientId },
+    fetchedAt: now,
   });
 }

@@ -16,16 +16,30 @@ export interface ClientRow {
   fetched_at: Date | null;
 }
 
-const COLUMNS = 'id, kind, name, redirect_uris, grant_types, token_endpoint_auth_method, secret_hash, metadata, created_at, fetched_at';
+const COLUMNS =
+  'id, kind, name, redirect_uris, grant_types, token_endpoint_auth_method, secret_hash, metadata, created_at, fetched_at';
 
-export async function insertClient(db: Queryable, c: Omit<ClientRow, 'created_at' | 'fetched_at'> & { fetchedAt?: Date | null }): Promise<ClientRow> {
+export async function insertClient(
+  db: Queryable,
+  c: Omit<ClientRow, 'created_at' | 'fetched_at'> & { fetchedAt?: Date | null },
+): Promise<ClientRow> {
   const { rows } = await db.query<ClientRow>(
     `INSERT INTO oauth_clients (id, kind, name, redirect_uris, grant_types, token_endpoint_auth_method, secret_hash, metadata, fetched_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, redirect_uris = EXCLUDED.redirect_uris, grant_types = EXCLUDED.grant_types,
        token_endpoint_auth_method = EXCLUDED.token_endpoint_auth_method, metadata = EXCLUDED.metadata, fetched_at = EXCLUDED.fetched_at
      RETURNING ${COLUMNS}`,
-    [c.id, c.kind, c.name, c.redirect_uris, c.grant_types, c.token_endpoint_auth_method, c.secret_hash, JSON.stringify(c.metadata), c.fetchedAt ?? null],
+    [
+      c.id,
+      c.kind,
+      c.name,
+      c.redirect_uris,
+      c.grant_types,
+      c.token_endpoint_auth_method,
+      c.secret_hash,
+      JSON.stringify(c.metadata),
+      c.fetchedAt ?? null,
+    ],
   );
   return rows[0]!;
 }

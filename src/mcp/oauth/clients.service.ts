@@ -35,7 +35,8 @@ export function redirectUriProblem(uri: string): string | undefined {
 function optionalString(body: Record<string, unknown>, name: string, max: number): string | undefined {
   const value = body[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length > max) throw new OAuthError('invalid_client_metadata', `${name} must be a string of at most ${max} characters.`);
+  if (typeof value !== 'string' || value.length > max)
+    throw new OAuthError('invalid_client_metadata', `${name} must be a string of at most ${max} characters.`);
   return value;
 }
 
@@ -54,7 +55,10 @@ function stringList(body: Record<string, unknown>, name: string, max: number): s
   const value = body[name];
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.length > max || !value.every((v) => typeof v === 'string' && v.length <= 2000)) {
-    throw new OAuthError(name === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${name} must be an array of at most ${max} strings.`);
+    throw new OAuthError(
+      name === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      `${name} must be an array of at most ${max} strings.`,
+    );
   }
   return [...new Set(value as string[])];
 }
@@ -74,26 +78,40 @@ export interface ClientMetadata {
  * tokens live an hour, and a client without refresh would have to ask its person again every hour.
  */
 export function validateClientMetadata(input: unknown, defaults: { authMethod: ClientAuthMethod }): ClientMetadata {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new OAuthError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    throw new OAuthError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
   const body = input as Record<string, unknown>;
   const redirectUris = stringList(body, 'redirect_uris', 20);
-  if (!redirectUris || redirectUris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one redirect URI.');
+  if (!redirectUris || redirectUris.length === 0)
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one redirect URI.');
   for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', problem);
   }
-  const authMethod = (optionalString(body, 'token_endpoint_auth_method', 50) ?? defaults.authMethod) as ClientAuthMethod;
-  if (!AUTH_METHODS.includes(authMethod)) throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`);
+  const authMethod = (optionalString(body, 'token_endpoint_auth_method', 50) ??
+    defaults.authMethod) as ClientAuthMethod;
+  if (!AUTH_METHODS.includes(authMethod))
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`,
+    );
   const grantTypes = stringList(body, 'grant_types', 10) ?? [...GRANT_TYPES];
   const unknownGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g));
-  if (unknownGrant) throw new OAuthError('invalid_client_metadata', `Grant type ${unknownGrant} is not supported; use ${GRANT_TYPES.join(' and ')}.`);
-  if (!grantTypes.includes('authorization_code')) throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code.');
+  if (unknownGrant)
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `Grant type ${unknownGrant} is not supported; use ${GRANT_TYPES.join(' and ')}.`,
+    );
+  if (!grantTypes.includes('authorization_code'))
+    throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code.');
   const responseTypes = stringList(body, 'response_types', 5) ?? ['code'];
-  if (responseTypes.some((r) => r !== 'code')) throw new OAuthError('invalid_client_metadata', 'The only response type supported is "code".');
+  if (responseTypes.some((r) => r !== 'code'))
+    throw new OAuthError('invalid_client_metadata', 'The only response type supported is "code".');
   const scope = optionalString(body, 'scope', 2000);
   if (scope !== undefined) {
     const parsed = parseScopeParam(scope);
-    if ('unknown' in parsed) throw new OAuthError('invalid_client_metadata', `Unknown scope ${parsed.unknown.join(', ')}.`);
+    if ('unknown' in parsed)
+      throw new OAuthError('invalid_client_metadata', `Unknown scope ${parsed.unknown.join(', ')}.`);
   }
   const name = optionalString(body, 'client_name', 200)?.trim() || new URL(redirectUris[0]!).host;
   const metadata: Record<string, unknown> = {
@@ -148,7 +166,10 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
   if (colon < 0) return undefined;
   try {
     // RFC 6749 §2.3.1: both parts are form-urlencoded before being joined.
-    return { id: decodeURIComponent(text.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(text.slice(colon + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(text.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(text.slice(colon + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     return undefined;
   }
@@ -165,9 +186,14 @@ export async function authenticateClient(
 ): Promise<ClientRow> {
   const header = request.headers.authorization;
   const basic = typeof header === 'string' ? decodeBasic(header) : undefined;
-  if (typeof header === 'string' && /^Basic /i.test(header) && !basic) throw new OAuthError('invalid_client', 'The Basic credentials are malformed.', { 'www-authenticate': 'Basic realm="herald"' });
-  if (basic && form.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not two.');
-  if (basic && form.client_id !== undefined && form.client_id !== basic.id) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
+  if (typeof header === 'string' && /^Basic /i.test(header) && !basic)
+    throw new OAuthError('invalid_client', 'The Basic credentials are malformed.', {
+      'www-authenticate': 'Basic realm="herald"',
+    });
+  if (basic && form.client_secret !== undefined)
+    throw new OAuthError('invalid_request', 'Use one client authentication method, not two.');
+  if (basic && form.client_id !== undefined && form.client_id !== basic.id)
+    throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
   const id = basic?.id ?? form.client_id;
   if (!id) throw new OAuthError('invalid_client', 'Name the client with client_id (or Basic credentials).');
   const client = id.length <= 2000 ? await findClient(id) : undefined;

@@ -65,15 +65,29 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyR
 export function toOAuthError(error: unknown, fallback: OAuthErrorCode = 'invalid_request'): OAuthError | undefined {
   if (error instanceof OAuthError) return error;
   if (error instanceof AppError) {
-    if (error.code === 'PUBLIC_API_UNAVAILABLE') return new OAuthError('temporarily_unavailable', error.message, error.headers);
-    if (error.code === 'PUBLIC_API_RATE_LIMITED') return new OAuthError('too_many_requests', error.message, error.headers);
+    if (error.code === 'PUBLIC_API_UNAVAILABLE')
+      return new OAuthError('temporarily_unavailable', error.message, error.headers);
+    if (error.code === 'PUBLIC_API_RATE_LIMITED')
+      return new OAuthError('too_many_requests', error.message, error.headers);
     if (error.status < 500) return new OAuthError(fallback, error.message, error.headers);
     return undefined;
   }
-  if (isDatabaseUnavailable(error)) return new OAuthError('temporarily_unavailable', 'The database is unavailable; nothing was changed. Retry shortly.', { 'retry-after': '2' });
+  if (isDatabaseUnavailable(error))
+    return new OAuthError(
+      'temporarily_unavailable',
+      'The database is unavailable; nothing was changed. Retry shortly.',
+      { 'retry-after': '2' },
+    );
   const status = (error as FastifyError | undefined)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new OAuthError(fallback, status === 413 ? 'The request body is too large.' : status === 415 ? 'Unsupported Content-Type.' : 'The request is malformed.');
+    return new OAuthError(
+      fallback,
+      status === 413
+        ? 'The request body is too large.'
+        : status === 415
+          ? 'Unsupported Content-Type.'
+          : 'The request is malformed.',
+    );
   }
   return undefined;
 }
@@ -83,6 +97,9 @@ export function registerOAuthErrorHandler(app: FastifyInstance, fallback: OAuthE
     const known = toOAuthError(error, fallback);
     if (known) return sendOAuthError(reply, known);
     request.log.error({ err: error }, 'oauth endpoint failed');
-    return sendOAuthError(reply, new OAuthError('server_error', `Something went wrong on our side. Quote ${request.id} if you report it.`));
+    return sendOAuthError(
+      reply,
+      new OAuthError('server_error', `Something went wrong on our side. Quote ${request.id} if you report it.`),
+    );
   });
 }

@@ -40,7 +40,18 @@ export async function insertCode(db: Queryable, hash: Buffer, c: Omit<CodeRow, '
   await db.query(
     `INSERT INTO oauth_codes (code_hash, client_id, user_id, workspace_id, brand_ids, scopes, redirect_uri, code_challenge, resource, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [hash, c.client_id, c.user_id, c.workspace_id, c.brand_ids, c.scopes, c.redirect_uri, c.code_challenge, c.resource, c.expires_at],
+    [
+      hash,
+      c.client_id,
+      c.user_id,
+      c.workspace_id,
+      c.brand_ids,
+      c.scopes,
+      c.redirect_uri,
+      c.code_challenge,
+      c.resource,
+      c.expires_at,
+    ],
   );
 }
 
@@ -58,7 +69,10 @@ export async function markCodeUsed(db: Queryable, hash: Buffer, grantId: string,
   await db.query('UPDATE oauth_codes SET used_at = $3, grant_id = $2 WHERE code_hash = $1', [hash, grantId, at]);
 }
 
-export async function insertGrant(db: Queryable, g: Omit<GrantRow, 'revoked_at'> & { created_at: Date }): Promise<void> {
+export async function insertGrant(
+  db: Queryable,
+  g: Omit<GrantRow, 'revoked_at'> & { created_at: Date },
+): Promise<void> {
   await db.query(
     `INSERT INTO oauth_grants (id, client_id, user_id, workspace_id, brand_ids, scopes, resource, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -74,8 +88,17 @@ export async function lockGrant(db: Queryable, id: string): Promise<GrantRow | u
   return rows[0];
 }
 
-export async function insertRefreshToken(db: Queryable, hash: Buffer, grantId: string, keyId: string, at: Date): Promise<void> {
-  await db.query('INSERT INTO oauth_refresh_tokens (token_hash, grant_id, key_id, created_at) VALUES ($1, $2, $3, $4)', [hash, grantId, keyId, at]);
+export async function insertRefreshToken(
+  db: Queryable,
+  hash: Buffer,
+  grantId: string,
+  keyId: string,
+  at: Date,
+): Promise<void> {
+  await db.query(
+    'INSERT INTO oauth_refresh_tokens (token_hash, grant_id, key_id, created_at) VALUES ($1, $2, $3, $4)',
+    [hash, grantId, keyId, at],
+  );
 }
 
 /** The refresh token with the state of its key, locked (concurrent refreshes with one token run in turn). */
@@ -90,7 +113,9 @@ export async function lockRefreshToken(db: Queryable, hash: Buffer): Promise<Ref
 }
 
 export async function isCurrentRefreshToken(db: Queryable, hash: Buffer): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = $1 AND rotated_at IS NULL', [hash]);
+  const { rows } = await db.query('SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = $1 AND rotated_at IS NULL', [
+    hash,
+  ]);
   return rows.length === 1;
 }
 
@@ -100,11 +125,23 @@ export async function markRotated(db: Queryable, hash: Buffer, at: Date): Promis
 }
 
 /** Remembers what the rotation answered, for a client that presents the retired token again within the grace. */
-export async function storeReplacement(db: Queryable, hash: Buffer, replacedBy: Buffer, replacement: Buffer): Promise<void> {
-  await db.query('UPDATE oauth_refresh_tokens SET replaced_by = $2, replacement = $3 WHERE token_hash = $1', [hash, replacedBy, replacement]);
+export async function storeReplacement(
+  db: Queryable,
+  hash: Buffer,
+  replacedBy: Buffer,
+  replacement: Buffer,
+): Promise<void> {
+  await db.query('UPDATE oauth_refresh_tokens SET replaced_by = $2, replacement = $3 WHERE token_hash = $1', [
+    hash,
+    replacedBy,
+    replacement,
+  ]);
 }
 
-export async function findGrantOfRefreshToken(db: Queryable, hash: Buffer): Promise<{ grant_id: string; client_id: string } | undefined> {
+export async function findGrantOfRefreshToken(
+  db: Queryable,
+  hash: Buffer,
+): Promise<{ grant_id: string; client_id: string } | undefined> {
   const { rows } = await db.query<{ grant_id: string; client_id: string }>(
     'SELECT g.id AS grant_id, g.client_id FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id WHERE r.token_hash = $1',
     [hash],
@@ -112,7 +149,10 @@ export async function findGrantOfRefreshToken(db: Queryable, hash: Buffer): Prom
   return rows[0];
 }
 
-export async function findGrantOfKey(db: Queryable, keyHash: Buffer): Promise<{ grant_id: string; client_id: string } | undefined> {
+export async function findGrantOfKey(
+  db: Queryable,
+  keyHash: Buffer,
+): Promise<{ grant_id: string; client_id: string } | undefined> {
   const { rows } = await db.query<{ grant_id: string; client_id: string }>(
     'SELECT g.id AS grant_id, g.client_id FROM api_keys k JOIN oauth_grants g ON g.id = k.grant_id WHERE k.token_hash = $1',
     [keyHash],
@@ -125,7 +165,10 @@ export async function findGrantOfKey(db: Queryable, keyHash: Buffer): Promise<{ 
  * commit. Idempotent. Returns the keys newly revoked.
  */
 export async function revokeGrant(db: Queryable, grantId: string, reason: string): Promise<string[]> {
-  await db.query('UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL', [grantId, reason]);
+  await db.query(
+    'UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL',
+    [grantId, reason],
+  );
   const { rows } = await db.query<{ id: string }>(
     'UPDATE api_keys SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL RETURNING id',
     [grantId],
@@ -138,7 +181,9 @@ export async function revokeGrant(db: Queryable, grantId: string, reason: string
 /** Housekeeping: used or expired codes, rotation answers past any grace, grants ended `days` ago (with their keys). */
 export async function deleteEndedOAuthState(db: Queryable, days: number): Promise<number> {
   const codes = await db.query(`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day'`);
-  await db.query(`UPDATE oauth_refresh_tokens SET replacement = NULL WHERE replacement IS NOT NULL AND rotated_at < now() - interval '1 minute'`);
+  await db.query(
+    `UPDATE oauth_refresh_tokens SET replacement = NULL WHERE replacement IS NOT NULL AND rotated_at < now() - interval '1 minute'`,
+  );
   const grants = await db.query(
     `DELETE FROM oauth_grants WHERE LEAST(expires_at, revoked_at) < now() - make_interval(days => $1)`,
     [days],

@@ -57,22 +57,39 @@ export function createGrantsService(deps: GrantsDeps) {
   const now = () => deps.clock.now();
 
   /** A key for the grant, living the configured time but never past the grant. */
-  async function issueKey(tx: PoolClient, client: ClientRow, grant: Omit<repo.GrantRow, 'revoked_at'>, scopes: string[]) {
+  async function issueKey(
+    tx: PoolClient,
+    client: ClientRow,
+    grant: Omit<repo.GrantRow, 'revoked_at'>,
+    scopes: string[],
+  ) {
     const at = now();
     const expiresAt = new Date(Math.min(at.getTime() + deps.accessTokenTtlSeconds * 1000, grant.expires_at.getTime()));
     try {
       return await createKey(tx, {
-        userId: grant.user_id, name: `OAuth: ${client.name}`.slice(0, 200), scopes: scopes as Scope[], workspaceIds: [grant.workspace_id],
-        brandIds: grant.brand_ids, expiresAt, now: at, grantId: grant.id,
+        userId: grant.user_id,
+        name: `OAuth: ${client.name}`.slice(0, 200),
+        scopes: scopes as Scope[],
+        workspaceIds: [grant.workspace_id],
+        brandIds: grant.brand_ids,
+        expiresAt,
+        now: at,
+        grantId: grant.id,
       });
     } catch (error) {
       // The person left the workspace since consenting, or the grant ends now.
-      if (error instanceof KeyInputError) throw new OAuthError('invalid_grant', 'This grant no longer applies; ask the person to connect again.');
+      if (error instanceof KeyInputError)
+        throw new OAuthError('invalid_grant', 'This grant no longer applies; ask the person to connect again.');
       throw error;
     }
   }
 
-  async function tokenPair(tx: PoolClient, client: ClientRow, grant: Omit<repo.GrantRow, 'revoked_at'>, scopes: string[]): Promise<{ response: TokenResponse; keyId: string }> {
+  async function tokenPair(
+    tx: PoolClient,
+    client: ClientRow,
+    grant: Omit<repo.GrantRow, 'revoked_at'>,
+    scopes: string[],
+  ): Promise<{ response: TokenResponse; keyId: string }> {
     const { row, key } = await issueKey(tx, client, grant, scopes);
     const response: TokenResponse = {
       access_token: key,
@@ -103,33 +120,62 @@ export function createGrantsService(deps: GrantsDeps) {
     async issueCode(input: CodeRequest): Promise<string> {
       const code = secretToken('hac');
       await repo.insertCode(deps.pool, sha256(code), {
-        client_id: input.client.id, user_id: input.userId, workspace_id: input.workspaceId, brand_ids: input.brandIds, scopes: input.scopes,
-        redirect_uri: input.redirectUri, code_challenge: input.codeChallenge, resource: input.resource, expires_at: new Date(now().getTime() + CODE_TTL_MS),
+        client_id: input.client.id,
+        user_id: input.userId,
+        workspace_id: input.workspaceId,
+        brand_ids: input.brandIds,
+        scopes: input.scopes,
+        redirect_uri: input.redirectUri,
+        code_challenge: input.codeChallenge,
+        resource: input.resource,
+        expires_at: new Date(now().getTime() + CODE_TTL_MS),
       });
       return code;
     },
 
-    async exchangeCode(client: ClientRow, p: { code: string; redirectUri?: string; codeVerifier?: string; resource?: string }): Promise<TokenResponse> {
+    async exchangeCode(
+      client: ClientRow,
+      p: { code: string; redirectUri?: string; codeVerifier?: string; resource?: string },
+    ): Promise<TokenResponse> {
       if (!p.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE).');
       if (!p.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
-      if (!p.resource) throw new OAuthError('invalid_request', 'resource is required (RFC 8707): the MCP server URL the token is for.');
+      if (!p.resource)
+        throw new OAuthError(
+          'invalid_request',
+          'resource is required (RFC 8707): the MCP server URL the token is for.',
+        );
       const hash = sha256(p.code);
       return decide(async (tx) => {
         const code = await repo.lockCode(tx, hash);
-        if (!code || code.client_id !== client.id) return new OAuthError('invalid_grant', 'Unknown authorization code.');
+        if (!code || code.client_id !== client.id)
+          return new OAuthError('invalid_grant', 'Unknown authorization code.');
         if (code.used_at) {
           // RFC 9700 §4.5: a replayed code may be an attacker's; end what the first exchange produced.
           if (code.grant_id) await repo.revokeGrant(tx, code.grant_id, 'code_reused');
-          return new OAuthError('invalid_grant', 'This authorization code was already used; its grant has been revoked.');
+          return new OAuthError(
+            'invalid_grant',
+            'This authorization code was already used; its grant has been revoked.',
+          );
         }
-        if (code.expires_at.getTime() <= now().getTime()) return new OAuthError('invalid_grant', 'This authorization code has expired; start the authorization again.');
-        if (p.redirectUri !== code.redirect_uri) return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
-        if (!pkceMatches(p.codeVerifier!, code.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
-        if (p.resource !== code.resource) return new OAuthError('invalid_target', `resource differs from the one authorized (${code.resource}).`);
+        if (code.expires_at.getTime() <= now().getTime())
+          return new OAuthError('invalid_grant', 'This authorization code has expired; start the authorization again.');
+        if (p.redirectUri !== code.redirect_uri)
+          return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+        if (!pkceMatches(p.codeVerifier!, code.code_challenge))
+          return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+        if (p.resource !== code.resource)
+          return new OAuthError('invalid_target', `resource differs from the one authorized (${code.resource}).`);
         const at = now();
         const grant = {
-          id: newId('grant'), client_id: client.id, user_id: code.user_id, workspace_id: code.workspace_id, brand_ids: code.brand_ids,
-          scopes: code.scopes, resource: code.resource, created_at: at, expires_at: new Date(at.getTime() + deps.grantTtlDays * 86_400_000),
+          id: newId('grant'),
+          client_id: client.id,
+          user_id: code.user_id,
+          workspace_id: code.workspace_id,
+          brand_ids: code.brand_ids,
+          scopes: code.scopes,
+          resource: code.resource,
+          created_at: at,
+          expires_at: new Date(at.getTime() + deps.grantTtlDays * 86_400_000),
         };
         await repo.insertGrant(tx, grant);
         await repo.markCodeUsed(tx, hash, grant.id, at);
@@ -137,18 +183,30 @@ export function createGrantsService(deps: GrantsDeps) {
       });
     },
 
-    async refresh(client: ClientRow, p: { refreshToken: string; scope?: string; resource?: string }): Promise<TokenResponse> {
-      if (!client.grant_types.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'This client is not registered for the refresh_token grant.');
+    async refresh(
+      client: ClientRow,
+      p: { refreshToken: string; scope?: string; resource?: string },
+    ): Promise<TokenResponse> {
+      if (!client.grant_types.includes('refresh_token'))
+        throw new OAuthError('unauthorized_client', 'This client is not registered for the refresh_token grant.');
       const hash = sha256(p.refreshToken);
       return decide(async (tx) => {
         const token = await repo.lockRefreshToken(tx, hash);
         const grant = token ? await repo.lockGrant(tx, token.grant_id) : undefined;
-        if (!token || !grant || grant.client_id !== client.id) return new OAuthError('invalid_grant', 'Unknown refresh token.');
-        if (grant.revoked_at) return new OAuthError('invalid_grant', 'This grant was revoked; ask the person to connect again.');
-        if (grant.expires_at.getTime() <= now().getTime()) return new OAuthError('invalid_grant', 'This grant has expired; ask the person to connect again.');
+        if (!token || !grant || grant.client_id !== client.id)
+          return new OAuthError('invalid_grant', 'Unknown refresh token.');
+        if (grant.revoked_at)
+          return new OAuthError('invalid_grant', 'This grant was revoked; ask the person to connect again.');
+        if (grant.expires_at.getTime() <= now().getTime())
+          return new OAuthError('invalid_grant', 'This grant has expired; ask the person to connect again.');
         if (token.rotated_at) {
           const inGrace = now().getTime() - token.rotated_at.getTime() <= REFRESH_GRACE_MS;
-          if (inGrace && token.replacement && token.replaced_by && (await repo.isCurrentRefreshToken(tx, token.replaced_by))) {
+          if (
+            inGrace &&
+            token.replacement &&
+            token.replaced_by &&
+            (await repo.isCurrentRefreshToken(tx, token.replaced_by))
+          ) {
             return JSON.parse(decrypt(deps.keyring, PURPOSE, token.replacement).toString('utf8')) as TokenResponse;
           }
           await repo.revokeGrant(tx, grant.id, 'refresh_token_reused');
@@ -158,18 +216,25 @@ export function createGrantsService(deps: GrantsDeps) {
           await repo.revokeGrant(tx, grant.id, 'key_revoked');
           return new OAuthError('invalid_grant', 'This grant was revoked; ask the person to connect again.');
         }
-        if (p.resource !== undefined && p.resource !== grant.resource) return new OAuthError('invalid_target', `resource differs from the one authorized (${grant.resource}).`);
+        if (p.resource !== undefined && p.resource !== grant.resource)
+          return new OAuthError('invalid_target', `resource differs from the one authorized (${grant.resource}).`);
         let scopes = grant.scopes;
         if (p.scope !== undefined) {
           const parsed = parseScopeParam(p.scope);
           const wider = 'unknown' in parsed ? parsed.unknown : parsed.scopes.filter((s) => !grant.scopes.includes(s));
-          if (wider.length > 0) return new OAuthError('invalid_scope', `The grant does not include ${wider.join(', ')}.`);
+          if (wider.length > 0)
+            return new OAuthError('invalid_scope', `The grant does not include ${wider.join(', ')}.`);
           if ('scopes' in parsed && parsed.scopes.length > 0) scopes = parsed.scopes;
         }
         await repo.markRotated(tx, hash, now());
         const { response } = await tokenPair(tx, client, grant, scopes);
         await revokeKeyOnly(tx, token.key_id);
-        await repo.storeReplacement(tx, hash, sha256(response.refresh_token!), encrypt(deps.keyring, PURPOSE, JSON.stringify(response)));
+        await repo.storeReplacement(
+          tx,
+          hash,
+          sha256(response.refresh_token!),
+          encrypt(deps.keyring, PURPOSE, JSON.stringify(response)),
+        );
         return response;
       });
     },
@@ -177,7 +242,8 @@ export function createGrantsService(deps: GrantsDeps) {
     /** RFC 7009: a refresh token or access token of this client ends its grant; anything else is ignored. */
     async revoke(client: ClientRow, token: string): Promise<void> {
       const hash = sha256(token);
-      const owner = (await repo.findGrantOfRefreshToken(deps.pool, hash)) ?? (await repo.findGrantOfKey(deps.pool, hash));
+      const owner =
+        (await repo.findGrantOfRefreshToken(deps.pool, hash)) ?? (await repo.findGrantOfKey(deps.pool, hash));
       if (!owner || owner.client_id !== client.id) return;
       await withTransaction(deps.pool, (tx) => repo.revokeGrant(tx, owner.grant_id, 'revoked_by_client'));
     },

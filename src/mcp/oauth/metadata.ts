@@ -41,11 +41,15 @@ export function acceptedResource(urls: AuthServerUrls, value: string): string | 
   } catch {
     return undefined;
   }
-  for (const candidate of [urls.mcpResource, urls.issuer]) if (new URL(candidate).href.replace(/\/$/, '') === normalised) return candidate;
+  for (const candidate of [urls.mcpResource, urls.issuer])
+    if (new URL(candidate).href.replace(/\/$/, '') === normalised) return candidate;
   return undefined;
 }
 
-export function authorizationServerMetadata(urls: AuthServerUrls, options: { clientIdMetadataDocuments: boolean }): Record<string, unknown> {
+export function authorizationServerMetadata(
+  urls: AuthServerUrls,
+  options: { clientIdMetadataDocuments: boolean },
+): Record<string, unknown> {
   const authMethods = ['none', 'client_secret_post', 'client_secret_basic'];
   return {
     issuer: urls.issuer,
@@ -66,7 +70,11 @@ export function authorizationServerMetadata(urls: AuthServerUrls, options: { cli
   };
 }
 
-function protectedResourceMetadata(urls: AuthServerUrls, resource: string, scopes: readonly string[]): Record<string, unknown> {
+function protectedResourceMetadata(
+  urls: AuthServerUrls,
+  resource: string,
+  scopes: readonly string[],
+): Record<string, unknown> {
   return {
     resource,
     authorization_servers: [urls.issuer],
@@ -81,13 +89,22 @@ function protectedResourceMetadata(urls: AuthServerUrls, resource: string, scope
  * `/.well-known/*`: public, cacheable for a few minutes, readable from any origin (browser-based MCP clients
  * discover the server too). `mcpScopes` are the scopes the MCP tools use: what a client should ask for.
  */
-export function registerWellKnownRoutes(app: FastifyInstance, urls: AuthServerUrls, mcpScopes: readonly string[], options: { clientIdMetadataDocuments: boolean }): void {
+export function registerWellKnownRoutes(
+  app: FastifyInstance,
+  urls: AuthServerUrls,
+  mcpScopes: readonly string[],
+  options: { clientIdMetadataDocuments: boolean },
+): void {
   const json = (body: Record<string, unknown>) => JSON.stringify(body);
   const asMetadata = json(authorizationServerMetadata(urls, options));
   const mcpMetadata = json(protectedResourceMetadata(urls, urls.mcpResource, mcpScopes));
   const rootMetadata = json(protectedResourceMetadata(urls, urls.issuer, SCOPES));
   const send = (body: string) => async (_request: unknown, reply: FastifyReply) =>
-    reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(body);
+    reply
+      .header('access-control-allow-origin', '*')
+      .header('cache-control', 'public, max-age=300')
+      .type('application/json; charset=utf-8')
+      .send(body);
   const hide = { schema: { hide: true } };
   app.get('/.well-known/oauth-authorization-server', hide, send(asMetadata));
   app.get('/.well-known/oauth-protected-resource/mcp', hide, send(mcpMetadata));

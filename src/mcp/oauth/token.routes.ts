@@ -23,7 +23,10 @@ const MACHINE_ENDPOINTS = ['/oauth/token', '/oauth/revoke', '/oauth/register'];
 
 /** The parameters of a form post; each may appear once (RFC 6749 §3.2). */
 function formParams(request: FastifyRequest): Record<string, string | undefined> {
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== 'application/x-www-form-urlencoded' || !request.body || typeof request.body !== 'object') {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   }
@@ -36,7 +39,11 @@ function formParams(request: FastifyRequest): Record<string, string | undefined>
 }
 
 function sendTokens(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').type('application/json; charset=utf-8').send(JSON.stringify(body));
+  return reply
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(body));
 }
 
 export async function registerTokenRoutes(app: FastifyInstance, deps: TokenRoutesDeps): Promise<void> {
@@ -48,7 +55,15 @@ export async function registerTokenRoutes(app: FastifyInstance, deps: TokenRoute
   });
   for (const path of MACHINE_ENDPOINTS) {
     app.options(path, hide, async (_request, reply) =>
-      reply.code(204).headers({ 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'authorization, content-type', 'access-control-max-age': '600' }).send());
+      reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'authorization, content-type',
+          'access-control-max-age': '600',
+        })
+        .send(),
+    );
   }
 
   app.post('/oauth/token', hide, async (request, reply) => {
@@ -58,13 +73,31 @@ export async function registerTokenRoutes(app: FastifyInstance, deps: TokenRoute
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
     if (grantType === 'authorization_code') {
       if (!form.code) throw new OAuthError('invalid_request', 'code is required.');
-      return sendTokens(reply, await deps.grants.exchangeCode(client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier, resource: form.resource }));
+      return sendTokens(
+        reply,
+        await deps.grants.exchangeCode(client, {
+          code: form.code,
+          redirectUri: form.redirect_uri,
+          codeVerifier: form.code_verifier,
+          resource: form.resource,
+        }),
+      );
     }
     if (grantType === 'refresh_token') {
       if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.');
-      return sendTokens(reply, await deps.grants.refresh(client, { refreshToken: form.refresh_token, scope: form.scope, resource: form.resource }));
+      return sendTokens(
+        reply,
+        await deps.grants.refresh(client, {
+          refreshToken: form.refresh_token,
+          scope: form.scope,
+          resource: form.resource,
+        }),
+      );
     }
-    throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type ${grantType} is not supported; use authorization_code or refresh_token.`,
+    );
   });
 
   app.post('/oauth/revoke', hide, async (request, reply) => {
@@ -81,10 +114,16 @@ export async function registerTokenRoutes(app: FastifyInstance, deps: TokenRoute
     registration.post('/oauth/register', hide, async (request, reply) => {
       const decision = await deps.rateLimiter.take(request.ip, deps.registrationBudget);
       if (!decision.allowed) {
-        throw new OAuthError('too_many_requests', 'Too many registrations from this address; retry later.', { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) });
+        throw new OAuthError('too_many_requests', 'Too many registrations from this address; retry later.', {
+          'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
+        });
       }
       const body = await registerClient(deps.pool, request.body, deps.clock.now());
-      return reply.code(201).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body));
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(body));
     });
   });
 }

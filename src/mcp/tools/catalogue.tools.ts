@@ -10,16 +10,28 @@ export function catalogueTools(pool: Pool): ToolDefinition[] {
   const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return [
     {
-      name: 'list_platforms', title: 'List platforms and their limits', scope: null, workspace: false, mutates: false,
-      description: 'Lists the platforms Herald publishes to (x, linkedin, instagram, facebook, threads, bluesky, mastodon) with each one\'s text limit (in its own counting unit), media rules and thread support. Use it to write a text that fits before create_post.',
+      name: 'list_platforms',
+      title: 'List platforms and their limits',
+      scope: null,
+      workspace: false,
+      mutates: false,
+      description:
+        "Lists the platforms Herald publishes to (x, linkedin, instagram, facebook, threads, bluesky, mastodon) with each one's text limit (in its own counting unit), media rules and thread support. Use it to write a text that fits before create_post.",
       annotations: read,
       run: async () => platformsDocument(),
-      summarize: (r) => (r.items as Array<{ id: string; name: string; limits: Record<string, unknown> }>)
-        .map((p) => `- ${p.id} (${p.name}): ${JSON.stringify(p.limits)}`).join('\n'),
+      summarize: (r) =>
+        (r.items as Array<{ id: string; name: string; limits: Record<string, unknown> }>)
+          .map((p) => `- ${p.id} (${p.name}): ${JSON.stringify(p.limits)}`)
+          .join('\n'),
     },
     {
-      name: 'list_workspaces', title: 'List workspaces', scope: null, workspace: false, mutates: false,
-      description: 'Lists the workspaces this connection may act in, with their mode (`test` workspaces publish only to simulated platforms) and default brand. Pass an `id` as `workspace_id` to other tools when there is more than one.',
+      name: 'list_workspaces',
+      title: 'List workspaces',
+      scope: null,
+      workspace: false,
+      mutates: false,
+      description:
+        'Lists the workspaces this connection may act in, with their mode (`test` workspaces publish only to simulated platforms) and default brand. Pass an `id` as `workspace_id` to other tools when there is more than one.',
       annotations: read,
       run: async ({ principal }) => {
         const ids = principal.reachable.map((w) => w.id);

@@ -13,24 +13,43 @@ function ctxOf(service: ServiceContext | null): ServiceContext {
 export function mediaTools(media: MediaService): ToolDefinition[] {
   return [
     {
-      name: 'create_media_upload', title: 'Get an upload URL for an image or video', scope: 'media:write', workspace: true, mutates: true,
-      description: 'Reserves a media item and returns `media_id` and `upload` (`signed_url`, `method` PUT, the `headers` to send, `expires_at`, `max_bytes`). The file\'s bytes must then be PUT to `signed_url` with exactly those headers (no bearer token) — give the user the URL or a curl command. Once uploaded, pass `media_id` in `media_ids` of create_post; get_media shows whether it is `ready`.',
+      name: 'create_media_upload',
+      title: 'Get an upload URL for an image or video',
+      scope: 'media:write',
+      workspace: true,
+      mutates: true,
+      description:
+        "Reserves a media item and returns `media_id` and `upload` (`signed_url`, `method` PUT, the `headers` to send, `expires_at`, `max_bytes`). The file's bytes must then be PUT to `signed_url` with exactly those headers (no bearer token) — give the user the URL or a curl command. Once uploaded, pass `media_id` in `media_ids` of create_post; get_media shows whether it is `ready`.",
       input: { schema: UploadUrlBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => media.createUpload(ctxOf(service), input.body as UploadBody),
       summarize: (r) => {
-        const upload = r.upload as { signed_url: string; method: string; headers: Record<string, string>; expires_at: string; max_bytes: number };
-        const headers = Object.entries(upload.headers).map(([k, v]) => `-H '${k}: ${v}'`).join(' ');
+        const upload = r.upload as {
+          signed_url: string;
+          method: string;
+          headers: Record<string, string>;
+          expires_at: string;
+          max_bytes: number;
+        };
+        const headers = Object.entries(upload.headers)
+          .map(([k, v]) => `-H '${k}: ${v}'`)
+          .join(' ');
         return `Media ${String(r.media_id)} reserved. Upload the file before ${upload.expires_at} (at most ${upload.max_bytes} bytes):\ncurl -X ${upload.method} ${headers} --data-binary @FILE '${upload.signed_url}'\nThen use media_ids: ["${String(r.media_id)}"] in create_post.`;
       },
     },
     {
-      name: 'get_media', title: 'Get a media item', scope: 'media:write', workspace: true, mutates: false,
+      name: 'get_media',
+      title: 'Get a media item',
+      scope: 'media:write',
+      workspace: true,
+      mutates: false,
       id: 'The media id (`med_…`), as returned by create_media_upload.',
-      description: 'Returns a media item: its `status` (`pending_upload` until the bytes arrive, then `ready` or `failed` with `failure_reason`), content type, size, dimensions, duration, and a short-lived download `url`.',
+      description:
+        'Returns a media item: its `status` (`pending_upload` until the bytes arrive, then `ready` or `failed` with `failure_reason`), content type, size, dimensions, duration, and a short-lived download `url`.',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => media.get(ctxOf(service), input.id!),
-      summarize: (r) => `${String(r.id)} · ${String(r.status)}${r.failure_reason ? ` (${String(r.failure_reason)})` : ''} · ${String(r.content_type)} · ${String(r.size_bytes ?? '?')} bytes`,
+      summarize: (r) =>
+        `${String(r.id)} · ${String(r.status)}${r.failure_reason ? ` (${String(r.failure_reason)})` : ''} · ${String(r.content_type)} · ${String(r.size_bytes ?? '?')} bytes`,
     },
   ];
 }

@@ -1,11 +1,23 @@
 // MCP tools over the posts service: the same calls, scopes and schemas as /v1/posts. create_post makes a draft
 // unless the model passes schedule_at or publish_now explicitly: an assistant must not publish by accident.
 import type { PostsService } from '../../features/posts/posts.service.ts';
-import { CreatePostBody, ListPostsQuery, UpdatePostBody, type ListPostsQuery as ListQuery, type UpdatePostBody as UpdateBody } from '../../features/posts/posts.schemas.ts';
+import {
+  CreatePostBody,
+  ListPostsQuery,
+  UpdatePostBody,
+  type ListPostsQuery as ListQuery,
+  type UpdatePostBody as UpdateBody,
+} from '../../features/posts/posts.schemas.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import type { ToolDefinition } from './tool.ts';
 
-type Post = Record<string, unknown> & { id: string; status: string; platforms: string[]; content: string; schedule_at: string | null };
+type Post = Record<string, unknown> & {
+  id: string;
+  status: string;
+  platforms: string[];
+  content: string;
+  schedule_at: string | null;
+};
 
 const POST_ID = 'The post id (`post_…`), as returned by create_post or list_posts.';
 
@@ -25,84 +37,144 @@ function postLine(p: Post): string {
 }
 
 function targetsLine(p: Post): string {
-  const targets = (p.targets as Array<{ platform: string; status: string; url: string | null; error: { code: string } | null }>) ?? [];
-  return targets.map((t) => `${t.platform}: ${t.status}${t.url ? ` (${t.url})` : ''}${t.error ? ` [${t.error.code}]` : ''}`).join('; ');
+  const targets =
+    (p.targets as Array<{ platform: string; status: string; url: string | null; error: { code: string } | null }>) ??
+    [];
+  return targets
+    .map((t) => `${t.platform}: ${t.status}${t.url ? ` (${t.url})` : ''}${t.error ? ` [${t.error.code}]` : ''}`)
+    .join('; ');
 }
 
 export function postsTools(posts: PostsService): ToolDefinition[] {
   const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return [
     {
-      name: 'list_posts', title: 'List posts', scope: 'posts:read', workspace: true, mutates: false,
-      description: 'Lists posts of the workspace, newest first by default. Filter by `status` (e.g. "scheduled" or "draft,scheduled"), `platform`, `brand_id`, and time ranges; page with `cursor` (the `next_cursor` of the previous result). Returns `items` (full posts with per-platform targets), `next_cursor` and `has_more`.',
+      name: 'list_posts',
+      title: 'List posts',
+      scope: 'posts:read',
+      workspace: true,
+      mutates: false,
+      description:
+        'Lists posts of the workspace, newest first by default. Filter by `status` (e.g. "scheduled" or "draft,scheduled"), `platform`, `brand_id`, and time ranges; page with `cursor` (the `next_cursor` of the previous result). Returns `items` (full posts with per-platform targets), `next_cursor` and `has_more`.',
       input: { schema: ListPostsQuery, part: 'querystring' },
       annotations: read,
       run: async ({ service }, input) => posts.list(ctxOf(service), input.body as ListQuery),
       summarize: (r) => {
         const items = r.items as Post[];
         if (items.length === 0) return 'No posts match.';
-        const more = r.has_more ? `\nMore posts exist: call list_posts again with cursor "${String(r.next_cursor)}".` : '';
+        const more = r.has_more
+          ? `\nMore posts exist: call list_posts again with cursor "${String(r.next_cursor)}".`
+          : '';
         return `${items.length} post${items.length === 1 ? '' : 's'}:\n${items.map((p) => `- ${postLine(p)}`).join('\n')}${more}`;
       },
     },
     {
-      name: 'get_post', title: 'Get a post', scope: 'posts:read', workspace: true, mutates: false, id: POST_ID,
-      description: 'Returns one post with its status and, per platform, whether it was published (with its URL), when, and any error with its code.',
+      name: 'get_post',
+      title: 'Get a post',
+      scope: 'posts:read',
+      workspace: true,
+      mutates: false,
+      id: POST_ID,
+      description:
+        'Returns one post with its status and, per platform, whether it was published (with its URL), when, and any error with its code.',
       annotations: read,
       run: async ({ service }, input) => posts.get(ctxOf(service), input.id!),
       summarize: (r) => `${postLine(r as Post)}\nTargets: ${targetsLine(r as Post)}`,
     },
     {
-      name: 'create_post', title: 'Create a post', scope: 'posts:write', workspace: true, mutates: true,
-      description: 'Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset) schedules it; `publish_now: true` publishes at once. Text is checked against each platform\'s limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.',
+      name: 'create_post',
+      title: 'Create a post',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      description:
+        "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset) schedules it; `publish_now: true` publishes at once. Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
       input: { schema: CreatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.create(ctxOf(service), input.body as CreatePostBody),
       summarize: (r) => {
         const p = r.post as Post;
-        const note = p.status === 'draft' ? ' It is a draft: nothing will be published until it is scheduled (update_post with schedule_at) or published.' : '';
+        const note =
+          p.status === 'draft'
+            ? ' It is a draft: nothing will be published until it is scheduled (update_post with schedule_at) or published.'
+            : '';
         return `Created ${postLine(p)}.${note}`;
       },
     },
     {
-      name: 'update_post', title: 'Edit a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
-      description: 'Changes a draft or scheduled post: only the fields given change (a JSON Merge Patch). `schedule_at` sets or moves the publication time; `schedule_at: null` turns a scheduled post back into a draft. Published posts cannot be edited.',
+      name: 'update_post',
+      title: 'Edit a post',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      id: POST_ID,
+      description:
+        'Changes a draft or scheduled post: only the fields given change (a JSON Merge Patch). `schedule_at` sets or moves the publication time; `schedule_at: null` turns a scheduled post back into a draft. Published posts cannot be edited.',
       input: { schema: UpdatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.update(ctxOf(service), input.id!, input.body as UpdateBody),
       summarize: (r) => `Updated ${postLine(r as Post)}.`,
     },
     {
-      name: 'cancel_post', title: 'Cancel a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
-      description: 'Cancels a draft or scheduled post so it will not be published. A post already being published cannot be cancelled.',
+      name: 'cancel_post',
+      title: 'Cancel a post',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      id: POST_ID,
+      description:
+        'Cancels a draft or scheduled post so it will not be published. A post already being published cannot be cancelled.',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => posts.cancel(ctxOf(service), input.id!),
       summarize: (r) => `Cancelled ${(r as Post).id}; it will not be published.`,
     },
     {
-      name: 'publish_post', title: 'Publish a post now', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
-      description: 'Publishes a draft or scheduled post at once on all its platforms — only when the user asked to publish. Returns the post in `publishing`; call get_post a few seconds later for each platform\'s result and URL.',
+      name: 'publish_post',
+      title: 'Publish a post now',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      id: POST_ID,
+      description:
+        "Publishes a draft or scheduled post at once on all its platforms — only when the user asked to publish. Returns the post in `publishing`; call get_post a few seconds later for each platform's result and URL.",
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.publish(ctxOf(service), input.id!),
       summarize: (r) => `Publishing ${postLine(r as Post)}. Check get_post for the result on each platform.`,
     },
     {
-      name: 'retry_post', title: 'Retry the failed platforms of a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
-      description: 'Publishes again on the platforms where a post failed (those already published are left alone). Only for posts that failed or partly failed; fix the cause first (get_post shows each error code).',
+      name: 'retry_post',
+      title: 'Retry the failed platforms of a post',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      id: POST_ID,
+      description:
+        'Publishes again on the platforms where a post failed (those already published are left alone). Only for posts that failed or partly failed; fix the cause first (get_post shows each error code).',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.retry(ctxOf(service), input.id!),
       summarize: (r) => `Retrying the failed platforms of ${postLine(r as Post)}.`,
     },
     {
-      name: 'delete_post', title: 'Delete a post', scope: 'posts:write', workspace: true, mutates: true, id: POST_ID,
-      description: 'Deletes a draft, scheduled, cancelled or failed post from Herald. It does not delete anything already published on a platform.',
+      name: 'delete_post',
+      title: 'Delete a post',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: true,
+      id: POST_ID,
+      description:
+        'Deletes a draft, scheduled, cancelled or failed post from Herald. It does not delete anything already published on a platform.',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => posts.remove(ctxOf(service), input.id!),
       summarize: (r) => `Deleted ${String(r.id)}.`,
     },
     {
-      name: 'validate_post', title: 'Check a post without creating it', scope: 'posts:write', workspace: true, mutates: false,
-      description: 'Runs every check create_post runs (text length per platform, media counts, schedule) and returns `valid` and the `issues` (platform, rule, message); nothing is stored. Use it to fit a text to every platform before creating the post.',
+      name: 'validate_post',
+      title: 'Check a post without creating it',
+      scope: 'posts:write',
+      workspace: true,
+      mutates: false,
+      description:
+        'Runs every check create_post runs (text length per platform, media counts, schedule) and returns `valid` and the `issues` (platform, rule, message); nothing is stored. Use it to fit a text to every platform before creating the post.',
       input: { schema: CreatePostBody, part: 'body' },
       annotations: read,
       run: async ({ service }, input) => posts.validate(ctxOf(service), input.body as CreatePostBody),

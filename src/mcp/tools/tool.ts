@@ -43,12 +43,14 @@ export interface ToolDefinition {
 
 export const WORKSPACE_ARG = Type.String({
   format: 'uuid',
-  description: 'The workspace to act in. Only needed when the key reaches several workspaces and no x-herald-workspace-id header is set; list_workspaces lists them.',
+  description:
+    'The workspace to act in. Only needed when the key reaches several workspaces and no x-herald-workspace-id header is set; list_workspaces lists them.',
 });
 export const IDEMPOTENCY_ARG = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'Optional. Repeating a call with the same arguments within 10 minutes returns the first result instead of acting twice; pass your own key to make a retry idempotent for 24 hours, or a new key to really do it again.',
+  description:
+    'Optional. Repeating a call with the same arguments within 10 minutes returns the first result instead of acting twice; pass your own key to make a retry idempotent for 24 hours, or a new key to really do it again.',
 });
 const ID_MAX = 200;
 
@@ -66,7 +68,10 @@ export const CONTROL_ARGS = ['id', 'workspace_id', 'idempotency_key'] as const;
 /** The tool as `tools/list` shows it. */
 export function describeTool(tool: ToolDefinition): Tool {
   const control = controlSchema(tool);
-  const schema = Type.Object({ ...control.properties, ...(tool.input?.schema.properties ?? {}) }, { additionalProperties: false });
+  const schema = Type.Object(
+    { ...control.properties, ...(tool.input?.schema.properties ?? {}) },
+    { additionalProperties: false },
+  );
   const needs = tool.scope ? `Requires the \`${tool.scope}\` scope.` : 'Any valid key may call it.';
   return {
     name: tool.name,

@@ -17,12 +17,16 @@ export interface SessionAnswer {
 }
 
 export async function createSession(http: PlatformHttp, identifier: string, password: string): Promise<SessionAnswer> {
-  return (await xrpc(http, { method: 'POST', path: 'com.atproto.server.createSession', json: { identifier, password } })).json<SessionAnswer>();
+  return (
+    await xrpc(http, { method: 'POST', path: 'com.atproto.server.createSession', json: { identifier, password } })
+  ).json<SessionAnswer>();
 }
 
 /** Refreshing sends the refresh token as the bearer and no body (a PDS refuses one). */
 export async function refreshSession(http: PlatformHttp, refreshJwt: string): Promise<SessionAnswer> {
-  return (await xrpc(http, { method: 'POST', path: 'com.atproto.server.refreshSession', bearer: refreshJwt })).json<SessionAnswer>();
+  return (
+    await xrpc(http, { method: 'POST', path: 'com.atproto.server.refreshSession', bearer: refreshJwt })
+  ).json<SessionAnswer>();
 }
 
 export async function getSession(http: PlatformHttp, accessJwt: string): Promise<{ did: string; handle: string }> {
@@ -30,7 +34,11 @@ export async function getSession(http: PlatformHttp, accessJwt: string): Promise
 }
 
 export async function resolveHandle(http: PlatformHttp, handle: string): Promise<string | undefined> {
-  const res = await http.request({ method: 'GET', path: '/xrpc/com.atproto.identity.resolveHandle', query: { handle } });
+  const res = await http.request({
+    method: 'GET',
+    path: '/xrpc/com.atproto.identity.resolveHandle',
+    query: { handle },
+  });
   return res.status === 200 ? res.json<{ did: string }>().did : undefined;
 }
 
@@ -39,20 +47,48 @@ export interface StrongRef {
   cid: string;
 }
 
-export async function createRecord(http: PlatformHttp, accessJwt: string, body: { repo: string; collection: string; rkey: string; record: Record<string, unknown> }): Promise<StrongRef> {
-  return (await xrpc(http, { method: 'POST', path: 'com.atproto.repo.createRecord', bearer: accessJwt, json: body })).json<StrongRef>();
+export async function createRecord(
+  http: PlatformHttp,
+  accessJwt: string,
+  body: { repo: string; collection: string; rkey: string; record: Record<string, unknown> },
+): Promise<StrongRef> {
+  return (
+    await xrpc(http, { method: 'POST', path: 'com.atproto.repo.createRecord', bearer: accessJwt, json: body })
+  ).json<StrongRef>();
 }
 
 /** The record at `rkey`, or undefined when the PDS says RecordNotFound. */
-export async function getRecord(http: PlatformHttp, accessJwt: string, repo: string, collection: string, rkey: string): Promise<StrongRef | undefined> {
-  const res = await http.request({ method: 'GET', path: '/xrpc/com.atproto.repo.getRecord', bearer: accessJwt, query: { repo, collection, rkey } });
+export async function getRecord(
+  http: PlatformHttp,
+  accessJwt: string,
+  repo: string,
+  collection: string,
+  rkey: string,
+): Promise<StrongRef | undefined> {
+  const res = await http.request({
+    method: 'GET',
+    path: '/xrpc/com.atproto.repo.getRecord',
+    bearer: accessJwt,
+    query: { repo, collection, rkey },
+  });
   if (res.status === 400 && /RecordNotFound/.test(res.text())) return undefined;
   if (res.status >= 400) throw classify(res, BLUESKY_ERRORS, 'Bluesky');
   return res.json<StrongRef>();
 }
 
-export async function deleteRecord(http: PlatformHttp, accessJwt: string, repo: string, collection: string, rkey: string): Promise<void> {
-  await xrpc(http, { method: 'POST', path: 'com.atproto.repo.deleteRecord', bearer: accessJwt, json: { repo, collection, rkey } });
+export async function deleteRecord(
+  http: PlatformHttp,
+  accessJwt: string,
+  repo: string,
+  collection: string,
+  rkey: string,
+): Promise<void> {
+  await xrpc(http, {
+    method: 'POST',
+    path: 'com.atproto.repo.deleteRecord',
+    bearer: accessJwt,
+    json: { repo, collection, rkey },
+  });
 }
 
 /** Uploads carry the bytes: they get far longer than the API calls' deadline. */
@@ -65,6 +101,19 @@ export interface BlobRef {
   size: number;
 }
 
-export async function uploadBlob(http: PlatformHttp, accessJwt: string, data: Buffer, contentType: string): Promise<BlobRef> {
-  return (await xrpc(http, { method: 'POST', path: 'com.atproto.repo.uploadBlob', bearer: accessJwt, body: { data, contentType }, timeoutMs: UPLOAD_TIMEOUT_MS })).json<{ blob: BlobRef }>().blob;
+export async function uploadBlob(
+  http: PlatformHttp,
+  accessJwt: string,
+  data: Buffer,
+  contentType: string,
+): Promise<BlobRef> {
+  return (
+    await xrpc(http, {
+      method: 'POST',
+      path: 'com.atproto.repo.uploadBlob',
+      bearer: accessJwt,
+      body: { data, contentType },
+      timeoutMs: UPLOAD_TIMEOUT_MS,
+    })
+  ).json<{ blob: BlobRef }>().blob;
 }

@@ -7,7 +7,12 @@ export const BLUESKY_ERRORS: ErrorRule[] = [
   { status: 400, body: /"error":"(ExpiredToken|InvalidToken)"/, kind: 'auth_expired' },
   { status: 401, kind: 'auth_expired' },
   { status: 400, body: /"error":"(BlobNotFound|BlobTooLarge|InvalidMimeType)"/, kind: 'media_rejected' },
-  { status: 400, body: /"error":"(AccountTakedown|AccountDeactivated|RepoDeactivated|RepoTakendown)"/, kind: 'permanent', code: 'PLATFORM_PERMISSION_DENIED' },
+  {
+    status: 400,
+    body: /"error":"(AccountTakedown|AccountDeactivated|RepoDeactivated|RepoTakendown)"/,
+    kind: 'permanent',
+    code: 'PLATFORM_PERMISSION_DENIED',
+  },
   { status: 400, kind: 'invalid_content' },
   { status: 403, kind: 'permanent', code: 'PLATFORM_PERMISSION_DENIED' },
   { status: 413, kind: 'media_rejected' },

@@ -11,13 +11,29 @@ export const FACEBOOK_GRAPH_URL = 'https://graph.facebook.com';
 export const UPLOAD_TIMEOUT_MS = 5 * 60_000; // requests that carry bytes get far longer than the API calls' deadline
 
 export function graph(http: PlatformHttp, version: string | undefined): GraphClient {
-  return createGraphClient({ http, version: version ?? DEFAULT_GRAPH_VERSION, platform: 'Facebook', errors: FACEBOOK_ERRORS });
+  return createGraphClient({
+    http,
+    version: version ?? DEFAULT_GRAPH_VERSION,
+    platform: 'Facebook',
+    errors: FACEBOOK_ERRORS,
+  });
 }
 
 /** A multipart POST (photo `source`, video `video_file_chunk`) with the token as a form field. */
-export async function upload<T>(g: GraphClient, path: string, token: string, fields: Record<string, string | MultipartFile>): Promise<T> {
-  const res = await g.http.request({ method: 'POST', path: g.path(path), multipart: { ...fields, access_token: token }, timeoutMs: UPLOAD_TIMEOUT_MS });
-  if (res.status < 200 || res.status > 299) throw classifyGraphError(res, 'Facebook', FACEBOOK_ERRORS, graphUsage(res.headers).regainAccessMs);
+export async function upload<T>(
+  g: GraphClient,
+  path: string,
+  token: string,
+  fields: Record<string, string | MultipartFile>,
+): Promise<T> {
+  const res = await g.http.request({
+    method: 'POST',
+    path: g.path(path),
+    multipart: { ...fields, access_token: token },
+    timeoutMs: UPLOAD_TIMEOUT_MS,
+  });
+  if (res.status < 200 || res.status > 299)
+    throw classifyGraphError(res, 'Facebook', FACEBOOK_ERRORS, graphUsage(res.headers).regainAccessMs);
   return res.json<T>();
 }
 
@@ -28,8 +44,23 @@ export interface FeedItem {
 }
 
 /** The Page's feed, newest first, from `since` (Unix seconds), at most `maxPages` pages of 100. */
-export function feed(g: GraphClient, token: string, pageId: string, since: number, maxPages: number): Promise<FeedItem[]> {
-  return graphPages<FeedItem>(g, { method: 'GET', path: `/${encodeURIComponent(pageId)}/feed`, token, params: { fields: 'id,message,created_time', limit: 100, since } }, maxPages);
+export function feed(
+  g: GraphClient,
+  token: string,
+  pageId: string,
+  since: number,
+  maxPages: number,
+): Promise<FeedItem[]> {
+  return graphPages<FeedItem>(
+    g,
+    {
+      method: 'GET',
+      path: `/${encodeURIComponent(pageId)}/feed`,
+      token,
+      params: { fields: 'id,message,created_time', limit: 100, since },
+    },
+    maxPages,
+  );
 }
 
 export interface VideoState {

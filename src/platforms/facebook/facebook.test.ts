@@ -9,31 +9,63 @@ import type { PlatformError } from '../types.ts';
 
 adapterContract('facebook');
 
-
 describe('facebook specifics against the simulator', () => {
   withAdapter('facebook', (get) => {
     test('three photos go out as one feed post through unpublished photos and attached_media, alt text kept', async () => {
       const c = get();
-      const media = await c.adapter.prepareMedia(c.session, [mediaSource(png(20, 20), 'image/png', { altText: 'first' }), mediaSource(png(), 'image/png'), mediaSource(png(3, 2), 'image/png')], {});
-      assert.deepEqual(media.map((m) => m.platformRef.split(':')[0]), ['photo', 'photo', 'photo']);
-      assert.equal(c.held().filter((p) => p.media > 0 && p.text === '').length, 0, 'unpublished photos make no post of their own');
-      const photo = await c.session.http.request({ method: 'GET', path: `/v23.0/${media[0]!.platformRef.split(':')[1]}`, query: { fields: 'id,alt_text_custom', access_token: c.session.credentials.accessToken } });
+      const media = await c.adapter.prepareMedia(
+        c.session,
+        [
+          mediaSource(png(20, 20), 'image/png', { altText: 'first' }),
+          mediaSource(png(), 'image/png'),
+          mediaSource(png(3, 2), 'image/png'),
+        ],
+        {},
+      );
+      assert.deepEqual(
+        media.map((m) => m.platformRef.split(':')[0]),
+        ['photo', 'photo', 'photo'],
+      );
+      assert.equal(
+        c.held().filter((p) => p.media > 0 && p.text === '').length,
+        0,
+        'unpublished photos make no post of their own',
+      );
+      const photo = await c.session.http.request({
+        method: 'GET',
+        path: `/v23.0/${media[0]!.platformRef.split(':')[1]}`,
+        query: { fields: 'id,alt_text_custom', access_token: c.session.credentials.accessToken },
+      });
       assert.equal(photo.json<{ alt_text_custom?: string }>().alt_text_custom, 'first');
       const post = await c.adapter.publish(c.session, c.part(`album ${Date.now()}`, { media }));
       assert.match(post.id, /^\d+_\d+$/);
       assert.equal(c.held().find((p) => p.id === post.id)?.media, 3);
       // The same photos cannot be attached twice (1366051 is Facebook's "already posted").
-      const again = await rejects(c.adapter.publish(c.session, c.part(`album again ${Date.now()}`, { media })), 'invalid_content', 'PLATFORM_DUPLICATE');
+      const again = await rejects(
+        c.adapter.publish(c.session, c.part(`album again ${Date.now()}`, { media })),
+        'invalid_content',
+        'PLATFORM_DUPLICATE',
+      );
       assert.match(again.message, /1366051/);
     });
 
     test('a link post carries the link from platform_options.facebook.link', async () => {
       const c = get();
       const text = `link post ${Date.now()}`;
-      const post = await c.adapter.publish(c.session, c.part(text, { options: { link: 'https://herald.example/launch' } }));
-      const page = await c.session.http.request({ method: 'GET', path: `/v23.0/${post.id}`, query: { fields: 'id,message,link', access_token: c.session.credentials.accessToken } });
+      const post = await c.adapter.publish(
+        c.session,
+        c.part(text, { options: { link: 'https://herald.example/launch' } }),
+      );
+      const page = await c.session.http.request({
+        method: 'GET',
+        path: `/v23.0/${post.id}`,
+        query: { fields: 'id,message,link', access_token: c.session.credentials.accessToken },
+      });
       assert.equal(page.json<{ link: string }>().link, 'https://herald.example/launch');
-      const bad = await rejects(c.adapter.publish(c.session, c.part(`bad link ${Date.now()}`, { options: { link: 'not a url' } })), 'invalid_content');
+      const bad = await rejects(
+        c.adapter.publish(c.session, c.part(`bad link ${Date.now()}`, { options: { link: 'not a url' } })),
+        'invalid_content',
+      );
       assert.match(bad.message, /1609005/);
     });
 
@@ -50,7 +82,10 @@ describe('facebook specifics against the simulator', () => {
       const c = get();
       const post = await c.adapter.publish(c.session, c.part(`to delete ${Date.now()}`));
       await c.adapter.deletePost(c.session, post);
-      assert.equal(c.held().some((p) => p.id === post.id), false);
+      assert.equal(
+        c.held().some((p) => p.id === post.id),
+        false,
+      );
       const again = await rejects(c.adapter.deletePost(c.session, post), 'permanent');
       assert.match(again.message, /100\/33/);
     });
@@ -58,7 +93,11 @@ describe('facebook specifics against the simulator', () => {
     test('the duplicate fault switch answers 506 as well', async () => {
       const c = get();
       c.fault({ fault: 'duplicate', operation: 'create_post' });
-      await rejects(c.adapter.publish(c.session, c.part(`dup switch ${Date.now()}`)), 'invalid_content', 'PLATFORM_DUPLICATE');
+      await rejects(
+        c.adapter.publish(c.session, c.part(`dup switch ${Date.now()}`)),
+        'invalid_content',
+        'PLATFORM_DUPLICATE',
+      );
     });
 
     test('a video is processing until ready; a slow one is waited for, and only publishing creates the post', async () => {
@@ -78,8 +117,15 @@ describe('facebook specifics against the simulator', () => {
     test('a video Facebook fails to process is media_rejected, and a non-video file too', async () => {
       const c = get();
       c.fault({ fault: 'media_failed', operation: 'upload_media' });
-      await rejects(c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {}), 'media_rejected', 'PLATFORM_MEDIA_REJECTED');
-      await rejects(c.adapter.prepareMedia(c.session, [mediaSource(png(), 'video/mp4', { kind: 'video' })], {}), 'media_rejected');
+      await rejects(
+        c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {}),
+        'media_rejected',
+        'PLATFORM_MEDIA_REJECTED',
+      );
+      await rejects(
+        c.adapter.prepareMedia(c.session, [mediaSource(png(), 'video/mp4', { kind: 'video' })], {}),
+        'media_rejected',
+      );
     });
 
     test('a photo post lost in transit is found through the photo, not by text', async () => {
@@ -109,7 +155,11 @@ describe('facebook specifics against the simulator', () => {
     test('an expired Page token (190/463) is auth_expired, and refreshing says reconnect', async () => {
       const c = get();
       c.fault({ fault: 'expired_token', operation: 'create_post' });
-      const error = await rejects(c.adapter.publish(c.session, c.part(`expired ${Date.now()}`)), 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED');
+      const error = await rejects(
+        c.adapter.publish(c.session, c.part(`expired ${Date.now()}`)),
+        'auth_expired',
+        'PLATFORM_RECONNECT_REQUIRED',
+      );
       assert.match(error.message, /190\/463/);
       await rejects(c.adapter.refreshCredentials(c.session), 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED');
       await rejects(c.adapter.verifyAccount({ ...c.session, credentials: { accessToken: 'garbage' } }), 'auth_expired');
@@ -118,8 +168,15 @@ describe('facebook specifics against the simulator', () => {
     test('the Page throttle (code 4 from the fault, code 32 from the page budget) is rate_limited with a wait', async () => {
       const c = get();
       c.fault({ fault: 'rate_limited', operation: 'create_post', retryAfterSeconds: 90 });
-      const limited = await rejects(c.adapter.publish(c.session, c.part(`throttled ${Date.now()}`)), 'rate_limited', 'PLATFORM_RATE_LIMITED');
-      assert.ok(limited.retryAfterMs !== undefined && limited.retryAfterMs >= 60_000, `retryAfterMs ${limited.retryAfterMs}`);
+      const limited = await rejects(
+        c.adapter.publish(c.session, c.part(`throttled ${Date.now()}`)),
+        'rate_limited',
+        'PLATFORM_RATE_LIMITED',
+      );
+      assert.ok(
+        limited.retryAfterMs !== undefined && limited.retryAfterMs >= 60_000,
+        `retryAfterMs ${limited.retryAfterMs}`,
+      );
     });
   });
 });
@@ -134,11 +191,32 @@ describe('facebook page call budget', () => {
       const adapter = createPlatformRegistry().get('facebook')!;
       const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('facebook') });
       const { account, credentials } = await adapter.connectSandbox(http, { username: 'budget_page' });
-      const session = { connection: { id: 'c', accountId: account.accountId, handle: account.handle, baseUrl: http.baseUrl, settings: {}, sandbox: true }, credentials, http, clock: { now: () => new Date() } };
+      const session = {
+        connection: {
+          id: 'c',
+          accountId: account.accountId,
+          handle: account.handle,
+          baseUrl: http.baseUrl,
+          settings: {},
+          sandbox: true,
+        },
+        credentials,
+        http,
+        clock: { now: () => new Date() },
+      };
       let error: PlatformError | undefined;
       for (let i = 0; i < 20 && !error; i++) {
         try {
-          await adapter.publish(session, { index: 0, text: `budget ${i}`, media: [], parent: null, root: null, key: 'k', firstSentAt: new Date(), options: {} });
+          await adapter.publish(session, {
+            index: 0,
+            text: `budget ${i}`,
+            media: [],
+            parent: null,
+            root: null,
+            key: 'k',
+            firstSentAt: new Date(),
+            options: {},
+          });
         } catch (e) {
           error = e as PlatformError;
         }
@@ -146,7 +224,10 @@ describe('facebook page call budget', () => {
       assert.ok(error, 'the budget ran out');
       assert.equal(error.kind, 'rate_limited');
       assert.match(error.message, /\(#32\)/);
-      assert.ok(error.retryAfterMs !== undefined && error.retryAfterMs >= 60_000 && error.retryAfterMs <= 24 * 3600_000, `retryAfterMs ${error.retryAfterMs}`);
+      assert.ok(
+        error.retryAfterMs !== undefined && error.retryAfterMs >= 60_000 && error.retryAfterMs <= 24 * 3600_000,
+        `retryAfterMs ${error.retryAfterMs}`,
+      );
     } finally {
       await sandbox.close();
     }

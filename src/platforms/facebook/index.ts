@@ -4,7 +4,14 @@
 // a video is published by updating the one uploaded video (repeatable), and other posts are reconciled by a
 // look-up — the first photo's `page_story_id`, else the Page's recent feed by text.
 import { randomBytes } from 'node:crypto';
-import { PlatformError, type AdapterConfig, type OAuthContext, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
+import {
+  PlatformError,
+  type AdapterConfig,
+  type OAuthContext,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PublishedPart,
+} from '../types.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { comparable, feedParams, mediaRef, postUrl } from './map.ts';
@@ -19,15 +26,26 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
   const version = config.apiVersion;
   const oauth = facebookOAuth(version);
   const g = (s: PlatformSession) => client.graph(s.http, version);
-  const webBase = (s: PlatformSession) => (s.connection.sandbox ? `${s.connection.baseUrl}/web` : 'https://www.facebook.com');
+  const webBase = (s: PlatformSession) =>
+    s.connection.sandbox ? `${s.connection.baseUrl}/web` : 'https://www.facebook.com';
   const published = (s: PlatformSession, id: string): PublishedPart => ({ id, url: postUrl(webBase(s), id) });
 
   async function publishVideo(session: PlatformSession, videoId: string, text: string): Promise<PublishedPart> {
     const token = session.credentials.accessToken;
     // Publishing a processed, unpublished video is an update of that one video: repeating it cannot post twice.
-    await g(session).call({ method: 'POST', path: `/${encodeURIComponent(videoId)}`, token, params: { published: true, description: text } });
+    await g(session).call({
+      method: 'POST',
+      path: `/${encodeURIComponent(videoId)}`,
+      token,
+      params: { published: true, description: text },
+    });
     const state = await client.video(g(session), token, videoId, 'published,post_id');
-    if (!state.post_id) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `Facebook published video ${videoId} but has not reported its post yet.`);
+    if (!state.post_id)
+      throw new PlatformError(
+        'transient',
+        'PLATFORM_UNAVAILABLE',
+        `Facebook published video ${videoId} but has not reported its post yet.`,
+      );
     return published(session, state.post_id);
   }
 
@@ -38,18 +56,37 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
     newPartKey: () => `fb-${randomBytes(8).toString('hex')}`,
     oauth,
 
-    prepareMedia: (session, media) => uploadMedia(g(session), session.credentials.accessToken, session.connection.accountId, media),
+    prepareMedia: (session, media) =>
+      uploadMedia(g(session), session.credentials.accessToken, session.connection.accountId, media),
 
     async publish(session, part) {
-      if (part.parent) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'Facebook Pages have no threads: a post cannot reply to another post.');
+      if (part.parent)
+        throw new PlatformError(
+          'invalid_content',
+          'PLATFORM_CONTENT_REJECTED',
+          'Facebook Pages have no threads: a post cannot reply to another post.',
+        );
       const refs = part.media.map(mediaRef);
       const videoRef = refs.find((r) => r.type === 'video');
       if (videoRef) {
-        if (refs.length > 1) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'A Facebook post carries photos or one video, not both.');
+        if (refs.length > 1)
+          throw new PlatformError(
+            'invalid_content',
+            'PLATFORM_CONTENT_REJECTED',
+            'A Facebook post carries photos or one video, not both.',
+          );
         return publishVideo(session, videoRef.id, part.text);
       }
       const pageId = session.connection.accountId;
-      const answer = await g(session).call<{ id: string }>({ method: 'POST', path: `/${encodeURIComponent(pageId)}/feed`, token: session.credentials.accessToken, params: feedParams(part, refs.map((r) => r.id)) });
+      const answer = await g(session).call<{ id: string }>({
+        method: 'POST',
+        path: `/${encodeURIComponent(pageId)}/feed`,
+        token: session.credentials.accessToken,
+        params: feedParams(
+          part,
+          refs.map((r) => r.id),
+        ),
+      });
       return published(session, answer.id);
     },
 
@@ -65,7 +102,12 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       }
       if (first?.type === 'photo') {
         // An attached photo names the post it went out with (⚠ unverified for attached_media photos).
-        const photo = await g(session).call<{ page_story_id?: string }>({ method: 'GET', path: `/${encodeURIComponent(first.id)}`, token, params: { fields: 'id,page_story_id' } });
+        const photo = await g(session).call<{ page_story_id?: string }>({
+          method: 'GET',
+          path: `/${encodeURIComponent(first.id)}`,
+          token,
+          params: { fields: 'id,page_story_id' },
+        });
         return photo.page_story_id ? published(session, photo.page_story_id) : null;
       }
       const wanted = comparable(part.text);
@@ -77,21 +119,40 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
     },
 
     async deletePost(session, post) {
-      await g(session).call({ method: 'DELETE', path: `/${encodeURIComponent(post.id)}`, token: session.credentials.accessToken });
+      await g(session).call({
+        method: 'DELETE',
+        path: `/${encodeURIComponent(post.id)}`,
+        token: session.credentials.accessToken,
+      });
     },
 
     // Page tokens from a long-lived user token do not expire; one that stops working needs a new sign-in.
     async refreshCredentials() {
-      throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'Facebook Page tokens cannot be refreshed; sign in with Facebook again to reconnect the Page.');
+      throw new PlatformError(
+        'auth_expired',
+        'PLATFORM_RECONNECT_REQUIRED',
+        'Facebook Page tokens cannot be refreshed; sign in with Facebook again to reconnect the Page.',
+      );
     },
 
     async verifyAccount(session) {
-      const me = await g(session).call<{ id: string; name?: string; username?: string }>({ method: 'GET', path: '/me', token: session.credentials.accessToken, params: { fields: 'id,name,username' } });
+      const me = await g(session).call<{ id: string; name?: string; username?: string }>({
+        method: 'GET',
+        path: '/me',
+        token: session.credentials.accessToken,
+        params: { fields: 'id,name,username' },
+      });
       return { accountId: me.id, handle: me.username ?? me.id, displayName: me.name ?? null };
     },
 
     async connectSandbox(http, { username }) {
-      const ctx: OAuthContext = { http, webUrl: http.baseUrl, sandbox: true, app: SANDBOX_APP, redirectUri: 'http://127.0.0.1/herald/oauth/callback' };
+      const ctx: OAuthContext = {
+        http,
+        webUrl: http.baseUrl,
+        sandbox: true,
+        app: SANDBOX_APP,
+        redirectUri: 'http://127.0.0.1/herald/oauth/callback',
+      };
       const state = randomBytes(12).toString('base64url');
       const consent = new URL(oauth.authorizeUrl(ctx, { state, codeChallenge: null }));
       consent.searchParams.set('sandbox_username', username);
@@ -100,11 +161,16 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       const back = typeof location === 'string' ? new URL(location) : undefined;
       const code = back?.searchParams.get('code');
       if (answer.status !== 302 || !back || back.searchParams.get('state') !== state || !code) {
-        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The Facebook sandbox did not authorize (${answer.status}: ${answer.text().slice(0, 200)}).`);
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_REJECTED',
+          `The Facebook sandbox did not authorize (${answer.status}: ${answer.text().slice(0, 200)}).`,
+        );
       }
       const user = await oauth.exchangeCode(ctx, { code, codeVerifier: null });
       const [page] = await oauth.accounts(ctx, user);
-      if (!page) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'The Facebook sandbox user manages no Page.');
+      if (!page)
+        throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'The Facebook sandbox user manages no Page.');
       return page;
     },
   };

@@ -7,7 +7,8 @@ export type MediaRef = { type: 'photo'; id: string } | { type: 'video'; id: stri
 
 export function mediaRef(media: PreparedMedia): MediaRef {
   const [type, id] = media.platformRef.split(':');
-  if ((type !== 'photo' && type !== 'video') || !id) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Not a Facebook media reference: ${media.platformRef}`);
+  if ((type !== 'photo' && type !== 'video') || !id)
+    throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Not a Facebook media reference: ${media.platformRef}`);
   return { type, id };
 }
 

@@ -42,36 +42,72 @@ async function uploadPhoto(g: GraphClient, token: string, pageId: string, media:
 function stateOf(v: VideoState): ContainerState {
   const status = v.status?.video_status;
   if (status === 'ready') return { status: 'FINISHED', detail: null };
-  if (status === 'error') return { status: 'ERROR', detail: v.status?.processing_phase?.errors?.[0]?.message ?? 'Facebook could not process the video' };
+  if (status === 'error')
+    return {
+      status: 'ERROR',
+      detail: v.status?.processing_phase?.errors?.[0]?.message ?? 'Facebook could not process the video',
+    };
   if (status === 'expired') return { status: 'EXPIRED', detail: null };
   return { status: 'IN_PROGRESS', detail: null };
 }
 
 async function uploadVideo(g: GraphClient, token: string, pageId: string, media: MediaSource): Promise<string> {
   const path = `/${encodeURIComponent(pageId)}/videos`;
-  const start = await g.call<{ video_id: string; upload_session_id: string; start_offset: string; end_offset: string }>({ method: 'POST', path, token, params: { upload_phase: 'start', file_size: media.sizeBytes } });
+  const start = await g.call<{ video_id: string; upload_session_id: string; start_offset: string; end_offset: string }>(
+    { method: 'POST', path, token, params: { upload_phase: 'start', file_size: media.sizeBytes } },
+  );
   const read = byteReader(await media.open());
   let from = Number(start.start_offset);
   let to = Number(start.end_offset);
   while (from < to) {
     const chunk = await read(to - from);
-    if (chunk.length !== to - from) throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Media ${media.id} has fewer bytes than its recorded size ${media.sizeBytes}.`);
+    if (chunk.length !== to - from)
+      throw new PlatformError(
+        'permanent',
+        'PLATFORM_REJECTED',
+        `Media ${media.id} has fewer bytes than its recorded size ${media.sizeBytes}.`,
+      );
     const next = await upload<{ start_offset: string; end_offset: string }>(g, path, token, {
-      upload_phase: 'transfer', upload_session_id: start.upload_session_id, start_offset: String(from),
-      video_file_chunk: { filename: `${media.id}.${from}`, contentType: 'application/octet-stream', data: chunk, size: chunk.length },
+      upload_phase: 'transfer',
+      upload_session_id: start.upload_session_id,
+      start_offset: String(from),
+      video_file_chunk: {
+        filename: `${media.id}.${from}`,
+        contentType: 'application/octet-stream',
+        data: chunk,
+        size: chunk.length,
+      },
     });
     from = Number(next.start_offset);
     to = Number(next.end_offset);
   }
-  await g.call({ method: 'POST', path, token, params: { upload_phase: 'finish', upload_session_id: start.upload_session_id, published: false } });
-  await waitForContainer('Facebook', start.video_id, async () => stateOf(await video(g, token, start.video_id, 'status')), { intervalsMs: POLL_INTERVALS_MS, timeoutMs: PROCESSING_TIMEOUT_MS });
+  await g.call({
+    method: 'POST',
+    path,
+    token,
+    params: { upload_phase: 'finish', upload_session_id: start.upload_session_id, published: false },
+  });
+  await waitForContainer(
+    'Facebook',
+    start.video_id,
+    async () => stateOf(await video(g, token, start.video_id, 'status')),
+    { intervalsMs: POLL_INTERVALS_MS, timeoutMs: PROCESSING_TIMEOUT_MS },
+  );
   return start.video_id;
 }
 
-export async function uploadMedia(g: GraphClient, token: string, pageId: string, items: MediaSource[]): Promise<PreparedMedia[]> {
+export async function uploadMedia(
+  g: GraphClient,
+  token: string,
+  pageId: string,
+  items: MediaSource[],
+): Promise<PreparedMedia[]> {
   const out: PreparedMedia[] = [];
   for (const media of items) {
-    const ref = media.kind === 'video' ? `video:${await uploadVideo(g, token, pageId, media)}` : `photo:${await uploadPhoto(g, token, pageId, media)}`;
+    const ref =
+      media.kind === 'video'
+        ? `video:${await uploadVideo(g, token, pageId, media)}`
+        : `photo:${await uploadPhoto(g, token, pageId, media)}`;
     out.push({ platformRef: ref, kind: media.kind, altText: media.altText, width: media.width, height: media.height });
   }
   return out;

@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
-import { isPlatformError, type OAuthCapability, type OAuthContext, type PlatformAdapter, type PlatformSession } from '../types.ts';
+import {
+  isPlatformError,
+  type OAuthCapability,
+  type OAuthContext,
+  type PlatformAdapter,
+  type PlatformSession,
+} from '../types.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
 
 let sandbox: RunningSandbox;
@@ -19,7 +25,13 @@ before(async () => {
   adapter = createPlatformRegistry({ facebook: { apiVersion: 'v23.0' } }).get('facebook')!;
   oauth = adapter.oauth!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('facebook'), now: () => clock });
-  ctx = { http, webUrl: sandbox.baseUrl('facebook'), sandbox: true, app: { clientId: 'app-1', clientSecret: 'secret-1' }, redirectUri: 'https://herald.example/connect/callback' };
+  ctx = {
+    http,
+    webUrl: sandbox.baseUrl('facebook'),
+    sandbox: true,
+    app: { clientId: 'app-1', clientSecret: 'secret-1' },
+    redirectUri: 'https://herald.example/connect/callback',
+  };
 });
 after(() => sandbox.close());
 
@@ -33,7 +45,10 @@ async function expectAuthError(promise: Promise<unknown>, kind: string, pattern:
 }
 
 /** Opens the consent page, then does what its form does (sign in as `username`), and returns the redirect. */
-async function consent(username: string, state = `st-${Math.random()}`): Promise<{ back: URL; state: string; html: string }> {
+async function consent(
+  username: string,
+  state = `st-${Math.random()}`,
+): Promise<{ back: URL; state: string; html: string }> {
   const url = oauth.authorizeUrl(ctx, { state, codeChallenge: null });
   const page = await ctx.http.request({ method: 'GET', path: url });
   assert.equal(page.status, 200);
@@ -45,7 +60,12 @@ async function consent(username: string, state = `st-${Math.random()}`): Promise
 }
 
 function pageSession(accountId: string, accessToken: string): PlatformSession {
-  return { connection: { id: 'c', accountId, handle: '', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: true }, credentials: { accessToken }, http: ctx.http, clock: { now: () => new Date(clock) } };
+  return {
+    connection: { id: 'c', accountId, handle: '', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: true },
+    credentials: { accessToken },
+    http: ctx.http,
+    clock: { now: () => new Date(clock) },
+  };
 }
 
 describe('Facebook Login against the simulator', () => {
@@ -70,12 +90,30 @@ describe('Facebook Login against the simulator', () => {
     const days = (Date.parse(user.expiresAt!) - clock) / 86_400_000;
     assert.ok(days > 59 && days < 61, `the long-lived user token lasts about 60 days, got ${days}`);
     const accounts = await oauth.accounts(ctx, user);
-    assert.deepEqual(accounts.map((a) => a.account.handle), ['login_user', 'login_user_shop']);
+    assert.deepEqual(
+      accounts.map((a) => a.account.handle),
+      ['login_user', 'login_user_shop'],
+    );
     for (const a of accounts) {
       assert.equal(a.credentials.expiresAt, null, 'Page tokens from a long-lived user token do not expire');
-      assert.equal((await adapter.verifyAccount(pageSession(a.account.accountId, a.credentials.accessToken))).accountId, a.account.accountId);
+      assert.equal(
+        (await adapter.verifyAccount(pageSession(a.account.accountId, a.credentials.accessToken))).accountId,
+        a.account.accountId,
+      );
     }
-    const post = await adapter.publish(pageSession(accounts[1]!.account.accountId, accounts[1]!.credentials.accessToken), { index: 0, text: `from the shop page ${clock}`, media: [], parent: null, root: null, key: 'k', firstSentAt: new Date(clock), options: {} });
+    const post = await adapter.publish(
+      pageSession(accounts[1]!.account.accountId, accounts[1]!.credentials.accessToken),
+      {
+        index: 0,
+        text: `from the shop page ${clock}`,
+        media: [],
+        parent: null,
+        root: null,
+        key: 'k',
+        firstSentAt: new Date(clock),
+        options: {},
+      },
+    );
     assert.ok(post.id.startsWith(`${accounts[1]!.account.accountId}_`));
   });
 
@@ -103,35 +141,74 @@ describe('Facebook Login against the simulator', () => {
   test('a code older than ten minutes is refused (100/36007)', async () => {
     const { back } = await consent('slow_user');
     clock += 11 * 60_000;
-    await expectAuthError(oauth.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null }), 'auth_expired', /36007/);
+    await expectAuthError(
+      oauth.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null }),
+      'auth_expired',
+      /36007/,
+    );
   });
 
   test('another redirect_uri (36008) or another app than the one consented to is refused', async () => {
     const { back } = await consent('mixup_user');
     const code = back.searchParams.get('code')!;
-    await expectAuthError(oauth.exchangeCode({ ...ctx, redirectUri: 'https://elsewhere.example/cb' }, { code, codeVerifier: null }), 'auth_expired', /36008/);
-    await expectAuthError(oauth.exchangeCode({ ...ctx, app: { clientId: 'app-2', clientSecret: 'secret-1' } }, { code, codeVerifier: null }), 'permanent', /client secret/);
-    await expectAuthError(oauth.exchangeCode({ ...ctx, app: { clientId: 'app-1', clientSecret: null } }, { code, codeVerifier: null }), 'permanent', /app secret/);
+    await expectAuthError(
+      oauth.exchangeCode({ ...ctx, redirectUri: 'https://elsewhere.example/cb' }, { code, codeVerifier: null }),
+      'auth_expired',
+      /36008/,
+    );
+    await expectAuthError(
+      oauth.exchangeCode(
+        { ...ctx, app: { clientId: 'app-2', clientSecret: 'secret-1' } },
+        { code, codeVerifier: null },
+      ),
+      'permanent',
+      /client secret/,
+    );
+    await expectAuthError(
+      oauth.exchangeCode({ ...ctx, app: { clientId: 'app-1', clientSecret: null } }, { code, codeVerifier: null }),
+      'permanent',
+      /app secret/,
+    );
   });
 
   test('a short-lived user token expires in hours; the Page tokens of the long-lived one outlive it', async () => {
     const { back } = await consent('aging_user');
     const user = await oauth.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null });
     const [page] = await oauth.accounts(ctx, user);
-    const short = await ctx.http.request({ method: 'GET', path: '/v23.0/oauth/access_token', query: { client_id: 'app-1', client_secret: 'secret-1', redirect_uri: ctx.redirectUri, code: (await consent('aging_user')).back.searchParams.get('code')! } });
+    const short = await ctx.http.request({
+      method: 'GET',
+      path: '/v23.0/oauth/access_token',
+      query: {
+        client_id: 'app-1',
+        client_secret: 'secret-1',
+        redirect_uri: ctx.redirectUri,
+        code: (await consent('aging_user')).back.searchParams.get('code')!,
+      },
+    });
     const shortToken = short.json<{ access_token: string; expires_in: number }>();
     assert.ok(shortToken.expires_in <= 4 * 3600);
     clock += 3 * 3600_000;
     await expectAuthError(oauth.accounts(ctx, { accessToken: shortToken.access_token }), 'auth_expired', /190\/463/);
-    assert.equal((await adapter.verifyAccount(pageSession(page!.account.accountId, page!.credentials.accessToken))).accountId, page!.account.accountId);
+    assert.equal(
+      (await adapter.verifyAccount(pageSession(page!.account.accountId, page!.credentials.accessToken))).accountId,
+      page!.account.accountId,
+    );
   });
 
   test('removing the app (DELETE /me/permissions) makes its Page tokens fail with 190/458 → reconnect', async () => {
     const { back } = await consent('leaving_user');
     const user = await oauth.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null });
     const [page] = await oauth.accounts(ctx, user);
-    const removed = await ctx.http.request({ method: 'DELETE', path: '/v23.0/me/permissions', query: { access_token: user.accessToken } });
+    const removed = await ctx.http.request({
+      method: 'DELETE',
+      path: '/v23.0/me/permissions',
+      query: { access_token: user.accessToken },
+    });
     assert.deepEqual(removed.json(), { success: true });
-    await expectAuthError(adapter.verifyAccount(pageSession(page!.account.accountId, page!.credentials.accessToken)), 'auth_expired', /190\/458/);
+    await expectAuthError(
+      adapter.verifyAccount(pageSession(page!.account.accountId, page!.credentials.accessToken)),
+      'auth_expired',
+      /190\/458/,
+    );
   });
 });

@@ -6,15 +6,48 @@
 // making a second post; without it (another process, a restart) the account's recent media are searched by
 // caption and time.
 import { randomBytes } from 'node:crypto';
-import { comparable, findPublishedPart, graphTime, LOOKUP_SLACK_MS, prepareUrlMedia, readyContainer, RememberedContainers, type PartContainers } from '../meta/containers.ts';
-import { createGraphClient, DEFAULT_GRAPH_VERSION, waitForContainer, type ContainerPollOptions, type GraphClient, type GraphParams } from '../meta/graph.ts';
+import {
+  comparable,
+  findPublishedPart,
+  graphTime,
+  LOOKUP_SLACK_MS,
+  prepareUrlMedia,
+  readyContainer,
+  RememberedContainers,
+  type PartContainers,
+} from '../meta/containers.ts';
+import {
+  createGraphClient,
+  DEFAULT_GRAPH_VERSION,
+  waitForContainer,
+  type ContainerPollOptions,
+  type GraphClient,
+  type GraphParams,
+} from '../meta/graph.ts';
 import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
 import type { PlatformHttp } from '../http.ts';
-import { isPlatformError, PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
+import {
+  isPlatformError,
+  PlatformError,
+  type AdapterConfig,
+  type Credentials,
+  type OAuthCapability,
+  type OAuthContext,
+  type OutgoingPart,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PreparedMedia,
+  type PublishedPart,
+} from '../types.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
-const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights'] as const;
+const SCOPES = [
+  'instagram_business_basic',
+  'instagram_business_content_publish',
+  'instagram_business_manage_comments',
+  'instagram_business_manage_insights',
+] as const;
 const TOKEN_URL = 'https://api.instagram.com/oauth/access_token';
 /** The Graph host of Instagram Login tokens (real connections). */
 export const INSTAGRAM_API_URL = 'https://graph.instagram.com';
@@ -39,32 +72,84 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
   };
 
   /** Creates the container(s) of a part and returns the one to publish (children first for a carousel). */
-  async function createContainers(g: GraphClient, session: PlatformSession, part: OutgoingPart, options: InstagramOptions): Promise<string> {
+  async function createContainers(
+    g: GraphClient,
+    session: PlatformSession,
+    part: OutgoingPart,
+    options: InstagramOptions,
+  ): Promise<string> {
     const token = session.credentials.accessToken;
     const user = session.connection.accountId;
     const media = part.media;
     const type = options.type ?? 'feed';
-    if (media.length === 0) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'An Instagram post needs an image or a video.');
-    const itemParams = (m: PreparedMedia, extra: GraphParams): GraphParams => (m.kind === 'video'
-      ? { video_url: m.platformRef, ...extra }
-      : { image_url: m.platformRef, alt_text: m.altText ?? undefined, ...extra });
+    if (media.length === 0)
+      throw new PlatformError(
+        'invalid_content',
+        'PLATFORM_CONTENT_REJECTED',
+        'An Instagram post needs an image or a video.',
+      );
+    const itemParams = (m: PreparedMedia, extra: GraphParams): GraphParams =>
+      m.kind === 'video'
+        ? { video_url: m.platformRef, ...extra }
+        : { image_url: m.platformRef, alt_text: m.altText ?? undefined, ...extra };
     if (type === 'story') {
-      if (media.length !== 1) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', `An Instagram story is one image or video; the post has ${media.length}.`);
+      if (media.length !== 1)
+        throw new PlatformError(
+          'invalid_content',
+          'PLATFORM_CONTENT_REJECTED',
+          `An Instagram story is one image or video; the post has ${media.length}.`,
+        );
       const m = media[0]!;
-      return client.createContainer(g, token, user, m.kind === 'video' ? { media_type: 'STORIES', video_url: m.platformRef } : { media_type: 'STORIES', image_url: m.platformRef });
+      return client.createContainer(
+        g,
+        token,
+        user,
+        m.kind === 'video'
+          ? { media_type: 'STORIES', video_url: m.platformRef }
+          : { media_type: 'STORIES', image_url: m.platformRef },
+      );
     }
-    if (type === 'reel' && (media.length !== 1 || media[0]!.kind !== 'video')) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'An Instagram Reel is exactly one video.');
+    if (type === 'reel' && (media.length !== 1 || media[0]!.kind !== 'video'))
+      throw new PlatformError(
+        'invalid_content',
+        'PLATFORM_CONTENT_REJECTED',
+        'An Instagram Reel is exactly one video.',
+      );
     if (media.length === 1) {
       const m = media[0]!;
-      if (m.kind === 'video') return client.createContainer(g, token, user, { media_type: 'REELS', video_url: m.platformRef, caption: part.text, share_to_feed: options.share_to_feed ?? true });
+      if (m.kind === 'video')
+        return client.createContainer(g, token, user, {
+          media_type: 'REELS',
+          video_url: m.platformRef,
+          caption: part.text,
+          share_to_feed: options.share_to_feed ?? true,
+        });
       return client.createContainer(g, token, user, itemParams(m, { caption: part.text }));
     }
-    if (media.length > 10) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', `An Instagram carousel holds 2 to 10 items; the post has ${media.length}.`);
+    if (media.length > 10)
+      throw new PlatformError(
+        'invalid_content',
+        'PLATFORM_CONTENT_REJECTED',
+        `An Instagram carousel holds 2 to 10 items; the post has ${media.length}.`,
+      );
     const children: string[] = [];
-    for (const m of media) children.push(await client.createContainer(g, token, user, itemParams(m, { is_carousel_item: true, media_type: m.kind === 'video' ? 'VIDEO' : 'IMAGE' })));
+    for (const m of media)
+      children.push(
+        await client.createContainer(
+          g,
+          token,
+          user,
+          itemParams(m, { is_carousel_item: true, media_type: m.kind === 'video' ? 'VIDEO' : 'IMAGE' }),
+        ),
+      );
     // Every child must be FINISHED before the carousel container can be made.
-    for (const id of children) await waitForContainer('Instagram', id, () => client.containerState(g, token, id), pollOptions);
-    return client.createContainer(g, token, user, { media_type: 'CAROUSEL', children: children.join(','), caption: part.text });
+    for (const id of children)
+      await waitForContainer('Instagram', id, () => client.containerState(g, token, id), pollOptions);
+    return client.createContainer(g, token, user, {
+      media_type: 'CAROUSEL',
+      children: children.join(','),
+      caption: part.text,
+    });
   }
 
   /** The account's published media matching the part (caption, time), oldest first. */
@@ -75,31 +160,61 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     const wanted = comparable(part.text);
     const nodes = await client.recentMedia(g, token, session.connection.accountId, edge);
     const match = nodes
-      .filter((n) => (n.timestamp ? Date.parse(n.timestamp.replace(/\+0000$/, 'Z')) >= since : true) && (edge === 'stories' || comparable(n.caption) === wanted))
+      .filter(
+        (n) =>
+          (n.timestamp ? Date.parse(n.timestamp.replace(/\+0000$/, 'Z')) >= since : true) &&
+          (edge === 'stories' || comparable(n.caption) === wanted),
+      )
       .at(-1);
     return match ? { id: match.id, url: postUrl(session, match) } : null;
   }
 
-  async function firstComment(g: GraphClient, token: string, mediaId: string, text: string): Promise<Record<string, string>> {
+  async function firstComment(
+    g: GraphClient,
+    token: string,
+    mediaId: string,
+    text: string,
+  ): Promise<Record<string, string>> {
     for (let attempt = 1; ; attempt++) {
       try {
         return { first_comment_id: await client.comment(g, token, mediaId, text) };
       } catch (error) {
         // The post is out: a comment that fails does not fail it. Only a plain transient failure is tried again
         // (an unknown outcome may have made the comment already).
-        if (attempt < 3 && isPlatformError(error) && (error.kind === 'transient' || error.kind === 'rate_limited') && (error.retryAfterMs ?? 0) <= 5000) continue;
+        if (
+          attempt < 3 &&
+          isPlatformError(error) &&
+          (error.kind === 'transient' || error.kind === 'rate_limited') &&
+          (error.retryAfterMs ?? 0) <= 5000
+        )
+          continue;
         return { first_comment_error: isPlatformError(error) ? error.message : String(error) };
       }
     }
   }
 
   /** Code → short-lived token (api.instagram.com) → long-lived token (graph.instagram.com, ig_exchange_token). */
-  const exchange = (http: PlatformHttp, sandbox: boolean, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> => {
+  const exchange = (
+    http: PlatformHttp,
+    sandbox: boolean,
+    code: string,
+    redirectUri: string,
+    app: { id: string; secret: string },
+  ): Promise<Credentials> => {
     const spec: CodeExchange = {
-      platform: 'Instagram', tokenPath: sandbox ? '/oauth/access_token' : TOKEN_URL, exchangeGrant: 'ig_exchange_token',
+      platform: 'Instagram',
+      tokenPath: sandbox ? '/oauth/access_token' : TOKEN_URL,
+      exchangeGrant: 'ig_exchange_token',
       shortToken: (body) => {
-        const token = (body as { access_token?: string; data?: Array<{ access_token: string }> }).data?.[0]?.access_token ?? (body.access_token as string | undefined);
-        if (!token) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'Instagram answered the code exchange without an access token.');
+        const token =
+          (body as { access_token?: string; data?: Array<{ access_token: string }> }).data?.[0]?.access_token ??
+          (body.access_token as string | undefined);
+        if (!token)
+          throw new PlatformError(
+            'permanent',
+            'PLATFORM_REJECTED',
+            'Instagram answered the code exchange without an access token.',
+          );
         return token;
       },
     };
@@ -120,13 +235,25 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     pkce: false,
     scopes: SCOPES,
     authorizeUrl(ctx: OAuthContext, { state }) {
-      const query = new URLSearchParams({ client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, response_type: 'code', scope: SCOPES.join(','), state });
+      const query = new URLSearchParams({
+        client_id: ctx.app.clientId,
+        redirect_uri: ctx.redirectUri,
+        response_type: 'code',
+        scope: SCOPES.join(','),
+        state,
+      });
       return `${ctx.webUrl.replace(/\/+$/, '')}/oauth/authorize?${query.toString()}`;
     },
-    exchangeCode: (ctx, { code }) => exchange(ctx.http, ctx.sandbox, code, ctx.redirectUri, { id: ctx.app.clientId, secret: ctx.app.clientSecret ?? '' }),
+    exchangeCode: (ctx, { code }) =>
+      exchange(ctx.http, ctx.sandbox, code, ctx.redirectUri, {
+        id: ctx.app.clientId,
+        secret: ctx.app.clientSecret ?? '',
+      }),
     async accounts(ctx, credentials) {
       const user = await client.me(graphOf(ctx.http), credentials.accessToken);
-      return [{ account: { accountId: user.user_id, handle: user.username, displayName: user.name ?? null }, credentials }];
+      return [
+        { account: { accountId: user.user_id, handle: user.username, displayName: user.name ?? null }, credentials },
+      ];
     },
   };
 
@@ -140,7 +267,12 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     prepareMedia: (_session, sources) => prepareUrlMedia('Instagram', sources),
 
     async publish(session, part) {
-      if (part.index > 0) throw new PlatformError('invalid_content', 'PLATFORM_CONTENT_REJECTED', 'Instagram has no threads; use platform_options.instagram.first_comment for a follow-up.');
+      if (part.index > 0)
+        throw new PlatformError(
+          'invalid_content',
+          'PLATFORM_CONTENT_REJECTED',
+          'Instagram has no threads; use platform_options.instagram.first_comment for a follow-up.',
+        );
       const g = graphOf(session.http);
       const token = session.credentials.accessToken;
       const user = session.connection.accountId;
@@ -150,31 +282,64 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       const id = ready.id;
       const quota = await client.publishingLimit(g, token, user);
       if (quota.total !== undefined && quota.usage >= quota.total) {
-        throw new PlatformError('permanent', 'PLATFORM_QUOTA_EXHAUSTED', `The Instagram account has published ${quota.usage} of its ${quota.total} posts allowed in 24 hours; retry once the oldest is a day old.`);
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_QUOTA_EXHAUSTED',
+          `The Instagram account has published ${quota.usage} of its ${quota.total} posts allowed in 24 hours; retry once the oldest is a day old.`,
+        );
       }
       const mediaId = await client.publishContainer(g, token, user, id);
       remembered.forget(part.key);
       const node = await client.mediaNode(g, token, mediaId).catch(() => ({ id: mediaId }) as client.IgMediaNode);
-      const ref = options.first_comment?.trim() ? await firstComment(g, token, mediaId, options.first_comment) : undefined;
+      const ref = options.first_comment?.trim()
+        ? await firstComment(g, token, mediaId, options.first_comment)
+        : undefined;
       return { id: mediaId, url: postUrl(session, node), ...(ref ? { ref } : {}) };
     },
 
     findPublished: (session, part) => findPublishedPart(containers(graphOf(session.http), session, part)),
 
     async deletePost() {
-      throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'Instagram does not let apps signed in with Instagram Login delete posts; delete it in the Instagram app.');
+      throw new PlatformError(
+        'permanent',
+        'PLATFORM_REJECTED',
+        'Instagram does not let apps signed in with Instagram Login delete posts; delete it in the Instagram app.',
+      );
     },
 
-    refreshCredentials: (session) => refreshToken(graphOf(session.http), 'Instagram', 'ig_refresh_token', session.credentials.accessToken, () => session.clock.now().getTime()),
+    refreshCredentials: (session) =>
+      refreshToken(graphOf(session.http), 'Instagram', 'ig_refresh_token', session.credentials.accessToken, () =>
+        session.clock.now().getTime(),
+      ),
 
     async fetchMetrics(session, post) {
-      const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, ['views', 'reach', 'likes', 'comments', 'shares', 'saved']);
-      return { impressions: m.views, reach: m.reach, likes: m.likes, replies: m.comments, shares: m.shares, saved: m.saved };
+      const m = await client.insights(graphOf(session.http), session.credentials.accessToken, post.id, [
+        'views',
+        'reach',
+        'likes',
+        'comments',
+        'shares',
+        'saved',
+      ]);
+      return {
+        impressions: m.views,
+        reach: m.reach,
+        likes: m.likes,
+        replies: m.comments,
+        shares: m.shares,
+        saved: m.saved,
+      };
     },
 
     async listComments(session, post) {
       const list = await client.comments(graphOf(session.http), session.credentials.accessToken, post.id);
-      return list.map((c) => ({ id: c.id, authorHandle: c.username ?? '', text: c.text ?? '', createdAt: graphTime(c.timestamp), url: null }));
+      return list.map((c) => ({
+        id: c.id,
+        authorHandle: c.username ?? '',
+        text: c.text ?? '',
+        createdAt: graphTime(c.timestamp),
+        url: null,
+      }));
     },
 
     // Instagram has no reply posts: a reply is a comment on the media (platforms.md §3).
@@ -189,10 +354,20 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     },
 
     async connectSandbox(http, { username }) {
-      const back = await sandboxCode(http, 'Instagram', (redirect, state) => ({ client_id: clientId, redirect_uri: redirect, response_type: 'code', scope: SCOPES.join(','), state, sandbox_username: username }));
+      const back = await sandboxCode(http, 'Instagram', (redirect, state) => ({
+        client_id: clientId,
+        redirect_uri: redirect,
+        response_type: 'code',
+        scope: SCOPES.join(','),
+        state,
+        sandbox_username: username,
+      }));
       const credentials = await exchange(http, true, back.code, back.redirect, { id: clientId, secret: clientSecret });
       const user = await client.me(graphOf(http), credentials.accessToken);
-      return { account: { accountId: user.user_id, handle: user.username, displayName: user.name ?? null }, credentials };
+      return {
+        account: { accountId: user.user_id, handle: user.username, displayName: user.name ?? null },
+        credentials,
+      };
     },
   };
 }

@@ -9,7 +9,13 @@ import { brokenUrl, jpeg, mediaSource, mp4, png, servedUrl } from '../../../test
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
-import { type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia } from '../types.ts';
+import {
+  type OAuthContext,
+  type OutgoingPart,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PreparedMedia,
+} from '../types.ts';
 
 adapterContract('instagram');
 
@@ -30,10 +36,26 @@ async function rig(settings: Record<string, unknown> = {}, now?: () => number): 
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 1500 });
   const session = await sandboxSession(adapter, http, `ig_specific_${++account}`, 'conn_ig');
   return {
-    sandbox, adapter, session,
-    part: (text, media, options = {}) => ({ index: 0, text, media, parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options }),
-    image: (width = 40, height = 40) => adapter.prepareMedia(session, [mediaSource(jpeg(width, height), 'image/jpeg', { width, height })], {}),
-    held: () => sandbox.simulator('instagram').posts().filter((p) => p.account === session.connection.accountId && !p.deleted),
+    sandbox,
+    adapter,
+    session,
+    part: (text, media, options = {}) => ({
+      index: 0,
+      text,
+      media,
+      parent: null,
+      root: null,
+      key: adapter.newPartKey(new Date()),
+      firstSentAt: new Date(),
+      options,
+    }),
+    image: (width = 40, height = 40) =>
+      adapter.prepareMedia(session, [mediaSource(jpeg(width, height), 'image/jpeg', { width, height })], {}),
+    held: () =>
+      sandbox
+        .simulator('instagram')
+        .posts()
+        .filter((p) => p.account === session.connection.accountId && !p.deleted),
   };
 }
 
@@ -45,29 +67,51 @@ describe('instagram specifics', () => {
   after(() => r.sandbox.close());
 
   test('a carousel of images and a video is made from child containers, published as one post', async () => {
-    const media = await r.adapter.prepareMedia(r.session, [
-      mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40, altText: 'first' }),
-      mediaSource(jpeg(40, 50), 'image/jpeg', { width: 40, height: 50 }),
-      mediaSource(mp4(), 'video/mp4'),
-    ], {});
+    const media = await r.adapter.prepareMedia(
+      r.session,
+      [
+        mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40, altText: 'first' }),
+        mediaSource(jpeg(40, 50), 'image/jpeg', { width: 40, height: 50 }),
+        mediaSource(mp4(), 'video/mp4'),
+      ],
+      {},
+    );
     const post = await r.adapter.publish(r.session, r.part(`carousel ${Date.now()}`, media));
     assert.equal(r.held().find((p) => p.id === post.id)?.media, 3);
     assert.match(post.url, /\/web\/p\/[A-Za-z0-9_-]+\/$/);
   });
 
   test('the first comment is posted on the new post', async () => {
-    const post = await r.adapter.publish(r.session, r.part(`with comment ${Date.now()}`, await r.image(), { first_comment: 'More in the link in bio #herald' }));
+    const post = await r.adapter.publish(
+      r.session,
+      r.part(`with comment ${Date.now()}`, await r.image(), { first_comment: 'More in the link in bio #herald' }),
+    );
     assert.ok(post.ref?.first_comment_id);
-    const res = await r.session.http.request({ method: 'GET', path: `/v23.0/${post.id}/comments`, query: { fields: 'id,text', access_token: r.session.credentials.accessToken } });
-    assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [{ id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' }]);
+    const res = await r.session.http.request({
+      method: 'GET',
+      path: `/v23.0/${post.id}/comments`,
+      query: { fields: 'id,text', access_token: r.session.credentials.accessToken },
+    });
+    assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [
+      { id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' },
+    ]);
   });
 
   test('comments are listed, and a reply is a comment on the post', async () => {
-    const post = await r.adapter.publish(r.session, r.part(`commented ${Date.now()}`, await r.image(), { first_comment: 'one' }));
+    const post = await r.adapter.publish(
+      r.session,
+      r.part(`commented ${Date.now()}`, await r.image(), { first_comment: 'one' }),
+    );
     const answer = await r.adapter.reply!(r.session, post, 'two');
     assert.equal(answer.url, post.url);
     const list = await r.adapter.listComments!(r.session, post);
-    assert.deepEqual(list.map((c) => [c.text, c.authorHandle]), [['one', r.session.connection.handle], ['two', r.session.connection.handle]]);
+    assert.deepEqual(
+      list.map((c) => [c.text, c.authorHandle]),
+      [
+        ['one', r.session.connection.handle],
+        ['two', r.session.connection.handle],
+      ],
+    );
     assert.ok(list.every((c) => !Number.isNaN(Date.parse(c.createdAt))));
     const metrics = await r.adapter.fetchMetrics!(r.session, post);
     assert.equal(metrics.replies, 2);
@@ -75,21 +119,33 @@ describe('instagram specifics', () => {
   });
 
   test('an image URL Instagram cannot fetch fails the container as 2207052, a transient failure', async () => {
-    const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'image', altText: null, width: 40, height: 40 }];
+    const media: PreparedMedia[] = [
+      { platformRef: await brokenUrl(), kind: 'image', altText: null, width: 40, height: 40 },
+    ];
     const error = await failure(r.adapter.publish(r.session, r.part(`broken ${Date.now()}`, media)));
     assert.equal(error.kind, 'transient');
     assert.match(error.platformBody ?? '', /2207052/);
   });
 
   test('a video URL Instagram cannot fetch ends the container in ERROR, also transient', async () => {
-    const media: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'video', altText: null, width: null, height: null }];
+    const media: PreparedMedia[] = [
+      { platformRef: await brokenUrl(), kind: 'video', altText: null, width: null, height: null },
+    ];
     const error = await failure(r.adapter.publish(r.session, r.part(`broken video ${Date.now()}`, media)));
     assert.equal(error.kind, 'transient');
     assert.match(error.message, /could not fetch/);
   });
 
   test('a PNG is refused as Instagram refuses it (JPEG only)', async () => {
-    const media: PreparedMedia[] = [{ platformRef: await servedUrl(`png-${Date.now()}`, png(), 'image/png'), kind: 'image', altText: null, width: 1, height: 1 }];
+    const media: PreparedMedia[] = [
+      {
+        platformRef: await servedUrl(`png-${Date.now()}`, png(), 'image/png'),
+        kind: 'image',
+        altText: null,
+        width: 1,
+        height: 1,
+      },
+    ];
     const error = await failure(r.adapter.publish(r.session, r.part(`png ${Date.now()}`, media)));
     assert.equal(error.code, 'PLATFORM_MEDIA_REJECTED');
   });
@@ -117,7 +173,11 @@ describe('instagram specifics', () => {
 
   test('bad requests get the Graph error envelope, never a 500', async () => {
     const call = async (method: 'GET' | 'POST', path: string, params: Record<string, string> = {}) => {
-      const res = await r.session.http.request(method === 'GET' ? { method, path, query: { ...params, access_token: r.session.credentials.accessToken } } : { method, path, form: { ...params, access_token: r.session.credentials.accessToken } });
+      const res = await r.session.http.request(
+        method === 'GET'
+          ? { method, path, query: { ...params, access_token: r.session.credentials.accessToken } }
+          : { method, path, form: { ...params, access_token: r.session.credentials.accessToken } },
+      );
       assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
       const body = res.json<{ error: { code: number; fbtrace_id: string; message: string } }>();
       assert.ok(body.error.fbtrace_id && body.error.message);
@@ -126,7 +186,10 @@ describe('instagram specifics', () => {
     const me = r.session.connection.accountId;
     assert.equal(await call('GET', '/v99/me'), 2500);
     assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'HOLOGRAM' }), 100);
-    assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'VIDEO', video_url: 'http://127.0.0.1:1/v.mp4' }), 100);
+    assert.equal(
+      await call('POST', `/v23.0/${me}/media`, { media_type: 'VIDEO', video_url: 'http://127.0.0.1:1/v.mp4' }),
+      100,
+    );
     assert.equal(await call('POST', `/v23.0/${me}/media`, { media_type: 'CAROUSEL', children: '1' }), 100);
     assert.equal(await call('POST', `/v23.0/${me}/media`, { image_url: 'not a url' }), 9004);
     assert.equal(await call('POST', `/v23.0/${me}/media_publish`), 100);
@@ -135,14 +198,22 @@ describe('instagram specifics', () => {
     assert.equal(await call('GET', '/v23.0/nothing-here'), 100);
     const anonymous = await r.session.http.request({ method: 'GET', path: '/v23.0/me' });
     assert.equal(anonymous.json<{ error: { code: number } }>().error.code, 104);
-    const forged = await r.session.http.request({ method: 'GET', path: '/v23.0/me', query: { access_token: 'forged' } });
+    const forged = await r.session.http.request({
+      method: 'GET',
+      path: '/v23.0/me',
+      query: { access_token: 'forged' },
+    });
     assert.equal(forged.json<{ error: { code: number } }>().error.code, 190);
   });
 
   test('past the 24-hour publishing quota the target fails PLATFORM_QUOTA_EXHAUSTED, nothing published', async () => {
     // The quota of this rig is 6; earlier tests used some of it.
     for (;;) {
-      const limit = await r.session.http.request({ method: 'GET', path: `/v23.0/${r.session.connection.accountId}/content_publishing_limit`, query: { fields: 'quota_usage,config', access_token: r.session.credentials.accessToken } });
+      const limit = await r.session.http.request({
+        method: 'GET',
+        path: `/v23.0/${r.session.connection.accountId}/content_publishing_limit`,
+        query: { fields: 'quota_usage,config', access_token: r.session.credentials.accessToken },
+      });
       const entry = limit.json<{ data: Array<{ quota_usage: number; config: { quota_total: number } }> }>().data[0]!;
       if (entry.quota_usage >= entry.config.quota_total) break;
       await r.adapter.publish(r.session, r.part(`filler ${entry.quota_usage} ${Date.now()}`, await r.image()));
@@ -173,7 +244,19 @@ describe('instagram media fetches behind the SSRF guard', () => {
   test('mounted in Herald (an allowlist set), a private address off the list cannot be fetched, as Meta cannot reach it', async () => {
     const r = await rig({ mediaFetchAllowlist: ['herald.example'] });
     try {
-      const error = await failure(r.adapter.publish(r.session, r.part(`private ${Date.now()}`, await r.adapter.prepareMedia(r.session, [mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40 })], {}))));
+      const error = await failure(
+        r.adapter.publish(
+          r.session,
+          r.part(
+            `private ${Date.now()}`,
+            await r.adapter.prepareMedia(
+              r.session,
+              [mediaSource(jpeg(40, 40), 'image/jpeg', { width: 40, height: 40 })],
+              {},
+            ),
+          ),
+        ),
+      );
       assert.equal(error.kind, 'transient');
       assert.match(error.platformBody ?? '', /2207052/);
       assert.equal(r.held().length, 0);
@@ -184,7 +267,7 @@ describe('instagram media fetches behind the SSRF guard', () => {
 });
 
 describe('instagram media fetches from an allow-listed host', () => {
-  test('with the media host on the allowlist (Herald\'s public host), the image is fetched and published', async () => {
+  test("with the media host on the allowlist (Herald's public host), the image is fetched and published", async () => {
     const r = await rig({ mediaFetchAllowlist: ['herald.example', '127.0.0.1'] });
     try {
       const post = await r.adapter.publish(r.session, r.part(`allowed ${Date.now()}`, await r.image()));
@@ -203,23 +286,38 @@ describe('instagram login (OAuth)', () => {
   before(async () => {
     sandbox = await startSandbox({ platforms: ['instagram'], now: () => t });
     const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 3000 });
-    ctx = { http, webUrl: sandbox.baseUrl('instagram'), sandbox: true, app: { clientId: '990602627938098', clientSecret: 'app-secret-1' }, redirectUri: 'https://herald.example/connect/callback' };
+    ctx = {
+      http,
+      webUrl: sandbox.baseUrl('instagram'),
+      sandbox: true,
+      app: { clientId: '990602627938098', clientSecret: 'app-secret-1' },
+      redirectUri: 'https://herald.example/connect/callback',
+    };
   });
   after(() => sandbox.close());
 
-  const consent = (decision: 'approve' | 'deny', username = 'oauth_user'): Promise<URL> => consentRedirect(adapter, ctx, {
-    state: 'st4te', username, decision,
-    checkPage: (page) => {
-      assert.equal(page.status, 200);
-      assert.match(page.text(), /<form[\s\S]*decision[\s\S]*approve[\s\S]*deny/);
-    },
-  });
+  const consent = (decision: 'approve' | 'deny', username = 'oauth_user'): Promise<URL> =>
+    consentRedirect(adapter, ctx, {
+      state: 'st4te',
+      username,
+      decision,
+      checkPage: (page) => {
+        assert.equal(page.status, 200);
+        assert.match(page.text(), /<form[\s\S]*decision[\s\S]*approve[\s\S]*deny/);
+      },
+    });
 
   test('authorize → consent → code → long-lived token → the account', async () => {
     const back = await consent('approve');
     assert.equal(back.searchParams.get('state'), 'st4te');
-    const credentials = await adapter.oauth!.exchangeCode(ctx, { code: back.searchParams.get('code')!, codeVerifier: null });
-    assert.ok(credentials.expiresAt && Date.parse(credentials.expiresAt) - Date.now() > 59 * 86_400_000, 'a 60-day token');
+    const credentials = await adapter.oauth!.exchangeCode(ctx, {
+      code: back.searchParams.get('code')!,
+      codeVerifier: null,
+    });
+    assert.ok(
+      credentials.expiresAt && Date.parse(credentials.expiresAt) - Date.now() > 59 * 86_400_000,
+      'a 60-day token',
+    );
     const accounts = await adapter.oauth!.accounts(ctx, credentials);
     assert.equal(accounts.length, 1);
     assert.equal(accounts[0]!.account.handle, 'oauth_user');
@@ -250,15 +348,51 @@ describe('instagram login (OAuth)', () => {
 
   test('a code exchanged with another redirect_uri or secret is refused', async () => {
     const code = (await consent('approve')).searchParams.get('code')!;
-    assert.equal((await failure(adapter.oauth!.exchangeCode({ ...ctx, redirectUri: 'https://evil.example/cb' }, { code, codeVerifier: null }))).kind, 'auth_expired');
+    assert.equal(
+      (
+        await failure(
+          adapter.oauth!.exchangeCode({ ...ctx, redirectUri: 'https://evil.example/cb' }, { code, codeVerifier: null }),
+        )
+      ).kind,
+      'auth_expired',
+    );
     const other = (await consent('approve')).searchParams.get('code')!;
-    assert.equal((await failure(adapter.oauth!.exchangeCode({ ...ctx, app: { clientId: ctx.app.clientId, clientSecret: 'not-the-secret' } }, { code: other, codeVerifier: null }))).kind, 'auth_expired');
+    assert.equal(
+      (
+        await failure(
+          adapter.oauth!.exchangeCode(
+            { ...ctx, app: { clientId: ctx.app.clientId, clientSecret: 'not-the-secret' } },
+            { code: other, codeVerifier: null },
+          ),
+        )
+      ).kind,
+      'auth_expired',
+    );
   });
 
   test('a long-lived token is refreshed once it is a day old; the new one works', async () => {
-    const credentials = await adapter.oauth!.exchangeCode(ctx, { code: (await consent('approve', 'refresher')).searchParams.get('code')!, codeVerifier: null });
-    const session: PlatformSession = { connection: { id: 'c', accountId: '0', handle: 'refresher', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: true }, credentials, http: ctx.http, clock: { now: () => new Date(t) } };
-    assert.equal((await failure(adapter.refreshCredentials(session))).kind, 'auth_expired', 'a token younger than 24 h cannot be refreshed');
+    const credentials = await adapter.oauth!.exchangeCode(ctx, {
+      code: (await consent('approve', 'refresher')).searchParams.get('code')!,
+      codeVerifier: null,
+    });
+    const session: PlatformSession = {
+      connection: {
+        id: 'c',
+        accountId: '0',
+        handle: 'refresher',
+        baseUrl: ctx.http.baseUrl,
+        settings: {},
+        sandbox: true,
+      },
+      credentials,
+      http: ctx.http,
+      clock: { now: () => new Date(t) },
+    };
+    assert.equal(
+      (await failure(adapter.refreshCredentials(session))).kind,
+      'auth_expired',
+      'a token younger than 24 h cannot be refreshed',
+    );
     t += 25 * 3600_000;
     const fresh = await adapter.refreshCredentials(session);
     assert.notEqual(fresh.accessToken, credentials.accessToken);
@@ -266,6 +400,10 @@ describe('instagram login (OAuth)', () => {
     const me = await adapter.verifyAccount({ ...session, credentials: fresh });
     assert.equal(me.handle, 'refresher');
     t += 61 * 86_400_000;
-    assert.equal((await failure(adapter.refreshCredentials({ ...session, credentials: fresh }))).kind, 'auth_expired', 'an expired token cannot be refreshed');
+    assert.equal(
+      (await failure(adapter.refreshCredentials({ ...session, credentials: fresh }))).kind,
+      'auth_expired',
+      'an expired token cannot be refreshed',
+    );
   });
 });

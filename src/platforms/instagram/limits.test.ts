@@ -60,7 +60,16 @@ test('media: 1–10 items, JPEG-only images, mixed carousels allowed, Reels 3 s 
 test('an Instagram story or Reel is one media item; story-only misuses of options are named', () => {
   assert.deepEqual(limits.checkOptions!({ type: 'story' }, 1), []);
   assert.deepEqual(limits.checkOptions!({ type: 'feed' }, 3), []);
-  assert.deepEqual(limits.checkOptions!({ type: 'story' }, 2).map((i) => i.rule), ['story_single_media']);
-  assert.deepEqual(limits.checkOptions!({ type: 'reel' }, 2).map((i) => i.rule), ['reel_single_media']);
-  assert.deepEqual(limits.checkOptions!({ type: 'story', share_to_feed: true, first_comment: 'hi' }, 1).map((i) => i.rule), ['share_to_feed_reels_only', 'first_comment_on_story']);
+  assert.deepEqual(
+    limits.checkOptions!({ type: 'story' }, 2).map((i) => i.rule),
+    ['story_single_media'],
+  );
+  assert.deepEqual(
+    limits.checkOptions!({ type: 'reel' }, 2).map((i) => i.rule),
+    ['reel_single_media'],
+  );
+  assert.deepEqual(
+    limits.checkOptions!({ type: 'story', share_to_feed: true, first_comment: 'hi' }, 1).map((i) => i.rule),
+    ['share_to_feed_reels_only', 'first_comment_on_story'],
+  );
 });

@@ -39,11 +39,17 @@ function check(text: string): LimitIssue[] {
   }
   const hashtags = countHashtags(text);
   if (hashtags > MAX_HASHTAGS) {
-    issues.push({ rule: 'too_many_hashtags', message: `Caption has ${hashtags} hashtags; Instagram allows ${MAX_HASHTAGS}.` });
+    issues.push({
+      rule: 'too_many_hashtags',
+      message: `Caption has ${hashtags} hashtags; Instagram allows ${MAX_HASHTAGS}.`,
+    });
   }
   const mentions = countMentions(text);
   if (mentions > MAX_MENTIONS) {
-    issues.push({ rule: 'too_many_mentions', message: `Caption has ${mentions} @mentions; Instagram allows ${MAX_MENTIONS}.` });
+    issues.push({
+      rule: 'too_many_mentions',
+      message: `Caption has ${mentions} @mentions; Instagram allows ${MAX_MENTIONS}.`,
+    });
   }
   return issues;
 }
@@ -51,7 +57,13 @@ function check(text: string): LimitIssue[] {
 export const limits: PlatformLimits = {
   platform: 'instagram',
   displayName: 'Instagram',
-  text: { maxLength: MAX_LENGTH, unit: 'characters', measure, check, caps: { hashtags: MAX_HASHTAGS, mentions: MAX_MENTIONS } },
+  text: {
+    maxLength: MAX_LENGTH,
+    unit: 'characters',
+    measure,
+    check,
+    caps: { hashtags: MAX_HASHTAGS, mentions: MAX_MENTIONS },
+  },
   media: {
     // Every Instagram post has media: one image, one Reel, or a carousel of 2–10 images and videos mixed.
     maxItems: 10,
@@ -76,13 +88,19 @@ export const limits: PlatformLimits = {
     const issues: LimitIssue[] = [];
     // A story or a Reel is one image or video (a Reel: one video — the media kind is checked when it is published).
     if ((options.type === 'story' || options.type === 'reel') && mediaCount > 1) {
-      issues.push({ rule: `${options.type}_single_media`, message: `An Instagram ${options.type === 'story' ? 'story' : 'Reel'} is one ${options.type === 'story' ? 'image or video' : 'video'}; the post has ${mediaCount} media items.` });
+      issues.push({
+        rule: `${options.type}_single_media`,
+        message: `An Instagram ${options.type === 'story' ? 'story' : 'Reel'} is one ${options.type === 'story' ? 'image or video' : 'video'}; the post has ${mediaCount} media items.`,
+      });
     }
     if (options.share_to_feed !== undefined && options.type === 'story') {
       issues.push({ rule: 'share_to_feed_reels_only', message: 'share_to_feed applies to Reels, not stories.' });
     }
     if (options.first_comment !== undefined && options.type === 'story') {
-      issues.push({ rule: 'first_comment_on_story', message: 'Stories take no comments from the API; remove first_comment or publish to the feed.' });
+      issues.push({
+        rule: 'first_comment_on_story',
+        message: 'Stories take no comments from the API; remove first_comment or publish to the feed.',
+      });
     }
     return issues;
   },

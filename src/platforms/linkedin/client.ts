@@ -26,7 +26,11 @@ export async function call(http: PlatformHttp, request: PlatformRequest): Promis
     const error = classify(res, LINKEDIN_ERRORS, 'LinkedIn');
     // LinkedIn sends no rate-limit headers: without a Retry-After, the daily window resets at midnight UTC.
     if (error.kind === 'rate_limited' && error.retryAfterMs === undefined) {
-      throw new PlatformError(error.kind, error.code, error.message, { platformStatus: error.platformStatus, platformBody: error.platformBody, retryAfterMs: untilMidnightUtc(Date.now()) });
+      throw new PlatformError(error.kind, error.code, error.message, {
+        platformStatus: error.platformStatus,
+        platformBody: error.platformBody,
+        retryAfterMs: untilMidnightUtc(Date.now()),
+      });
     }
     throw error;
   }
@@ -34,7 +38,11 @@ export async function call(http: PlatformHttp, request: PlatformRequest): Promis
 }
 
 export function rest(api: LiApi, request: Omit<PlatformRequest, 'bearer'>): Promise<PlatformResponse> {
-  return call(api.http, { ...request, bearer: api.token, headers: { 'linkedin-version': api.version, 'x-restli-protocol-version': '2.0.0', ...request.headers } });
+  return call(api.http, {
+    ...request,
+    bearer: api.token,
+    headers: { 'linkedin-version': api.version, 'x-restli-protocol-version': '2.0.0', ...request.headers },
+  });
 }
 
 export interface LiPostElement {
@@ -52,7 +60,12 @@ export async function createPost(api: LiApi, body: Record<string, unknown>): Pro
   const urn = Array.isArray(id) ? id[0] : id;
   if (!urn) {
     // The post was made but its id is unknown: let reconciliation find it rather than send it again.
-    throw new PlatformError('unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME', `LinkedIn answered ${res.status} without an x-restli-id header.`, { platformStatus: res.status });
+    throw new PlatformError(
+      'unknown_outcome',
+      'PLATFORM_UNKNOWN_OUTCOME',
+      `LinkedIn answered ${res.status} without an x-restli-id header.`,
+      { platformStatus: res.status },
+    );
   }
   return urn;
 }
@@ -66,8 +79,17 @@ export async function deletePost(api: LiApi, urn: string): Promise<void> {
 }
 
 /** One page of an author's posts, newest first (the `author` finder). */
-export async function postsByAuthor(api: LiApi, author: string, start: number, count: number): Promise<{ elements: LiPostElement[]; total: number | undefined }> {
-  const res = await rest(api, { method: 'GET', path: '/rest/posts', query: { author, q: 'author', count, start, sortBy: 'LAST_MODIFIED' } });
+export async function postsByAuthor(
+  api: LiApi,
+  author: string,
+  start: number,
+  count: number,
+): Promise<{ elements: LiPostElement[]; total: number | undefined }> {
+  const res = await rest(api, {
+    method: 'GET',
+    path: '/rest/posts',
+    query: { author, q: 'author', count, start, sortBy: 'LAST_MODIFIED' },
+  });
   const body = res.json<{ elements?: LiPostElement[]; paging?: { total?: number } }>();
   return { elements: body.elements ?? [], total: body.paging?.total };
 }
@@ -86,11 +108,20 @@ export async function userInfo(http: PlatformHttp, token: string): Promise<UserI
 
 /** Organizations the member administers (approved ADMINISTRATOR role). */
 export async function administeredOrganizations(api: LiApi): Promise<string[]> {
-  const res = await rest(api, { method: 'GET', path: '/rest/organizationAcls', query: { q: 'roleAssignee', role: 'ADMINISTRATOR', state: 'APPROVED', count: 100 } });
-  return (res.json<{ elements?: Array<{ organization?: string }> }>().elements ?? []).map((e) => e.organization).filter((o): o is string => typeof o === 'string');
+  const res = await rest(api, {
+    method: 'GET',
+    path: '/rest/organizationAcls',
+    query: { q: 'roleAssignee', role: 'ADMINISTRATOR', state: 'APPROVED', count: 100 },
+  });
+  return (res.json<{ elements?: Array<{ organization?: string }> }>().elements ?? [])
+    .map((e) => e.organization)
+    .filter((o): o is string => typeof o === 'string');
 }
 
-export async function organization(api: LiApi, id: string): Promise<{ id: number; localizedName?: string; vanityName?: string }> {
+export async function organization(
+  api: LiApi,
+  id: string,
+): Promise<{ id: number; localizedName?: string; vanityName?: string }> {
   return (await rest(api, { method: 'GET', path: `/rest/organizations/${encodeURIComponent(id)}` })).json();
 }
 

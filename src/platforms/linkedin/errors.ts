@@ -6,7 +6,12 @@ import type { ErrorRule } from '../classify.ts';
 
 export const LINKEDIN_ERRORS: ErrorRule[] = [
   { status: 426, kind: 'permanent', code: 'PLATFORM_API_VERSION_RETIRED' },
-  { status: [400, 499], body: /NONEXISTENT_VERSION|INVALID_VERSION/, kind: 'permanent', code: 'PLATFORM_API_VERSION_RETIRED' },
+  {
+    status: [400, 499],
+    body: /NONEXISTENT_VERSION|INVALID_VERSION/,
+    kind: 'permanent',
+    code: 'PLATFORM_API_VERSION_RETIRED',
+  },
   { status: 401, kind: 'auth_expired' },
   { status: 403, kind: 'permanent', code: 'PLATFORM_PERMISSION_DENIED' },
   { status: 422, body: /DUPLICATE_POST|is a duplicate of/, kind: 'invalid_content', code: 'PLATFORM_DUPLICATE' },

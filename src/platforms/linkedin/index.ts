@@ -5,7 +5,17 @@
 // re-send whose duplicate answer names our own earlier post takes that post instead of failing.
 import { randomBytes } from 'node:crypto';
 import type { PlatformHttp } from '../http.ts';
-import { PlatformError, type AccountInfo, type AdapterConfig, type ConnectableAccount, type Credentials, type OAuthContext, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
+import {
+  PlatformError,
+  type AccountInfo,
+  type AdapterConfig,
+  type ConnectableAccount,
+  type Credentials,
+  type OAuthContext,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PublishedPart,
+} from '../types.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { authorOf, connectionAuthor, createBody, escapeLittleText, postUrl } from './map.ts';
@@ -13,7 +23,14 @@ import { uploadMedia } from './media.ts';
 import { LINKEDIN_DEFAULT_VERSION } from './version.ts';
 
 /** Member posting and identity, plus the organization scopes for company pages (Community Management API). */
-const SCOPES = ['openid', 'profile', 'w_member_social', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'] as const;
+const SCOPES = [
+  'openid',
+  'profile',
+  'w_member_social',
+  'w_organization_social',
+  'r_organization_social',
+  'rw_organization_admin',
+] as const;
 const WEB = 'https://www.linkedin.com'; // OAuth pages and token endpoint of real LinkedIn; posts' web URLs
 const LOOKUP_SLACK_MS = 2 * 60_000;
 const LOOKUP_PAGE = 50;
@@ -45,7 +62,12 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
 
   async function organizationAccount(liApi: client.LiApi, urn: string): Promise<AccountInfo> {
     const org = await client.organization(liApi, urn.slice('urn:li:organization:'.length));
-    return { accountId: urn, handle: org.vanityName ?? String(org.id), displayName: org.localizedName ?? null, settings: { organization: true } };
+    return {
+      accountId: urn,
+      handle: org.vanityName ?? String(org.id),
+      displayName: org.localizedName ?? null,
+      settings: { organization: true },
+    };
   }
 
   /** The member and every page they administer (a member without the organization scopes has only themself). */
@@ -62,7 +84,13 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
     return out;
   }
 
-  async function exchange(http: PlatformHttp, url: string, form: Record<string, string>, now: number, previous?: Credentials): Promise<Credentials> {
+  async function exchange(
+    http: PlatformHttp,
+    url: string,
+    form: Record<string, string>,
+    now: number,
+    previous?: Credentials,
+  ): Promise<Credentials> {
     return credentialsFrom(await client.token(http, url, form), now, previous);
   }
 
@@ -73,7 +101,8 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
     // No idempotency on LinkedIn: the key only marks the part; reconciliation goes by commentary.
     newPartKey: () => `li-${randomBytes(8).toString('hex')}`,
 
-    prepareMedia: (session, media, options) => uploadMedia(sessionApi(session), authorOf(session.connection, options), media),
+    prepareMedia: (session, media, options) =>
+      uploadMedia(sessionApi(session), authorOf(session.connection, options), media),
 
     async publish(session, part) {
       const author = authorOf(session.connection, part.options);
@@ -83,11 +112,20 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
         return { id: urn, url: postUrl(webBase(session), urn) };
       } catch (error) {
         // A duplicate of our own earlier send (its answer was lost and the look-up missed it): that post is this part.
-        const earlier = error instanceof PlatformError && error.code === 'PLATFORM_DUPLICATE' ? /urn:li:(?:share|ugcPost):\d+/.exec(error.platformBody ?? '')?.[0] : undefined;
+        const earlier =
+          error instanceof PlatformError && error.code === 'PLATFORM_DUPLICATE'
+            ? /urn:li:(?:share|ugcPost):\d+/.exec(error.platformBody ?? '')?.[0]
+            : undefined;
         if (earlier) {
           const post = await client.getPost(liApi, earlier).catch(() => undefined);
           const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
-          if (post && post.author === author && post.commentary === escapeLittleText(part.text) && (post.createdAt ?? 0) >= since) return { id: post.id, url: postUrl(webBase(session), post.id) };
+          if (
+            post &&
+            post.author === author &&
+            post.commentary === escapeLittleText(part.text) &&
+            (post.createdAt ?? 0) >= since
+          )
+            return { id: post.id, url: postUrl(webBase(session), post.id) };
         }
         throw error;
       }
@@ -124,12 +162,33 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
 
     async refreshCredentials(session) {
       const refresh = session.credentials.refreshToken;
-      if (!refresh) throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'The LinkedIn token expired and the connection has no refresh token (LinkedIn grants them to approved partners only); reconnect the account.');
+      if (!refresh)
+        throw new PlatformError(
+          'auth_expired',
+          'PLATFORM_RECONNECT_REQUIRED',
+          'The LinkedIn token expired and the connection has no refresh token (LinkedIn grants them to approved partners only); reconnect the account.',
+        );
       try {
-        return await exchange(session.http, oauthUrl(session.connection.sandbox, session.http.baseUrl, '/oauth/v2/accessToken'), { grant_type: 'refresh_token', refresh_token: refresh, client_id: app.id, client_secret: app.secret }, session.clock.now().getTime(), session.credentials);
+        return await exchange(
+          session.http,
+          oauthUrl(session.connection.sandbox, session.http.baseUrl, '/oauth/v2/accessToken'),
+          { grant_type: 'refresh_token', refresh_token: refresh, client_id: app.id, client_secret: app.secret },
+          session.clock.now().getTime(),
+          session.credentials,
+        );
       } catch (error) {
-        if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
-          throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `LinkedIn refused to refresh the token: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+        if (
+          error instanceof PlatformError &&
+          error.platformStatus !== undefined &&
+          error.platformStatus < 500 &&
+          error.platformStatus !== 429
+        ) {
+          throw new PlatformError(
+            'auth_expired',
+            'PLATFORM_RECONNECT_REQUIRED',
+            `LinkedIn refused to refresh the token: ${error.message}`,
+            { platformStatus: error.platformStatus, platformBody: error.platformBody },
+          );
         }
         throw error;
       }
@@ -140,7 +199,11 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       if (!author.startsWith('urn:li:organization:')) return member(session.http, session.credentials.accessToken);
       const liApi = sessionApi(session);
       if (!(await client.administeredOrganizations(liApi)).includes(author)) {
-        throw new PlatformError('permanent', 'PLATFORM_PERMISSION_DENIED', `The LinkedIn member no longer administers ${author}.`);
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_PERMISSION_DENIED',
+          `The LinkedIn member no longer administers ${author}.`,
+        );
       }
       return organizationAccount(liApi, author);
     },
@@ -149,15 +212,43 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
       const state = randomBytes(12).toString('base64url');
       const authorize = await http.request({
-        method: 'GET', path: '/oauth/v2/authorization',
-        query: { response_type: 'code', client_id: app.id, redirect_uri: redirect, state, scope: SCOPES.join(' '), sandbox_username: username },
+        method: 'GET',
+        path: '/oauth/v2/authorization',
+        query: {
+          response_type: 'code',
+          client_id: app.id,
+          redirect_uri: redirect,
+          state,
+          scope: SCOPES.join(' '),
+          sandbox_username: username,
+        },
       });
       const location = authorize.headers.location;
       const back = typeof location === 'string' ? new URL(location) : undefined;
-      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
-        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The LinkedIn sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
+      if (
+        authorize.status !== 302 ||
+        !back ||
+        back.searchParams.get('state') !== state ||
+        !back.searchParams.get('code')
+      ) {
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_REJECTED',
+          `The LinkedIn sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`,
+        );
       }
-      const credentials = await exchange(http, '/oauth/v2/accessToken', { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: app.id, client_secret: app.secret }, Date.now());
+      const credentials = await exchange(
+        http,
+        '/oauth/v2/accessToken',
+        {
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          client_id: app.id,
+          client_secret: app.secret,
+        },
+        Date.now(),
+      );
       return { account: await member(http, credentials.accessToken), credentials };
     },
 
@@ -166,26 +257,67 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       scopes: SCOPES,
       authorizeUrl(ctx: OAuthContext, { state }) {
         const url = new URL(`${ctx.webUrl.replace(/\/+$/, '')}/oauth/v2/authorization`);
-        url.search = new URLSearchParams({ response_type: 'code', client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, state, scope: SCOPES.join(' ') }).toString();
+        url.search = new URLSearchParams({
+          response_type: 'code',
+          client_id: ctx.app.clientId,
+          redirect_uri: ctx.redirectUri,
+          state,
+          scope: SCOPES.join(' '),
+        }).toString();
         return url.toString();
       },
       async exchangeCode(ctx, { code }) {
-        if (!ctx.app.clientSecret) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'LinkedIn needs the app\'s client secret (HERALD_LINKEDIN_CLIENT_SECRET) to exchange the code.');
+        if (!ctx.app.clientSecret)
+          throw new PlatformError(
+            'permanent',
+            'PLATFORM_REJECTED',
+            "LinkedIn needs the app's client secret (HERALD_LINKEDIN_CLIENT_SECRET) to exchange the code.",
+          );
         const url = oauthUrl(ctx.sandbox, ctx.http.baseUrl, '/oauth/v2/accessToken');
         try {
-          return await exchange(ctx.http, url, { grant_type: 'authorization_code', code, redirect_uri: ctx.redirectUri, client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret }, Date.now());
+          return await exchange(
+            ctx.http,
+            url,
+            {
+              grant_type: 'authorization_code',
+              code,
+              redirect_uri: ctx.redirectUri,
+              client_id: ctx.app.clientId,
+              client_secret: ctx.app.clientSecret,
+            },
+            Date.now(),
+          );
         } catch (error) {
           // An invalid, expired or replayed code is a 400 invalid_request: the user must sign in again.
-          if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
-            throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `LinkedIn refused the authorization code: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+          if (
+            error instanceof PlatformError &&
+            error.platformStatus !== undefined &&
+            error.platformStatus < 500 &&
+            error.platformStatus !== 429
+          ) {
+            throw new PlatformError(
+              'auth_expired',
+              'PLATFORM_RECONNECT_REQUIRED',
+              `LinkedIn refused the authorization code: ${error.message}`,
+              { platformStatus: error.platformStatus, platformBody: error.platformBody },
+            );
           }
           throw error;
         }
       },
       accounts: (ctx, credentials) => accountsOf(ctx.http, credentials),
       async revoke(ctx, credentials) {
-        if (!ctx.app.clientSecret) throw new PlatformError('permanent', 'PLATFORM_REJECTED', 'LinkedIn needs the app\'s client secret to revoke a token.');
-        await client.revoke(ctx.http, oauthUrl(ctx.sandbox, ctx.http.baseUrl, '/oauth/v2/revoke'), { client_id: ctx.app.clientId, client_secret: ctx.app.clientSecret, token: credentials.accessToken });
+        if (!ctx.app.clientSecret)
+          throw new PlatformError(
+            'permanent',
+            'PLATFORM_REJECTED',
+            "LinkedIn needs the app's client secret to revoke a token.",
+          );
+        await client.revoke(ctx.http, oauthUrl(ctx.sandbox, ctx.http.baseUrl, '/oauth/v2/revoke'), {
+          client_id: ctx.app.clientId,
+          client_secret: ctx.app.clientSecret,
+          token: credentials.accessToken,
+        });
       },
     },
   };

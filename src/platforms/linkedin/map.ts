@@ -32,11 +32,16 @@ export function createBody(part: OutgoingPart, author: string): Record<string, u
   if (part.media.length === 1) {
     const m = part.media[0]!;
     const media: Record<string, unknown> = { id: m.platformRef };
-    if (m.kind === 'document') media.title = typeof o.document_title === 'string' && o.document_title.trim() ? o.document_title : 'Document';
+    if (m.kind === 'document')
+      media.title = typeof o.document_title === 'string' && o.document_title.trim() ? o.document_title : 'Document';
     if ((m.kind === 'image' || m.kind === 'gif') && m.altText) media.altText = m.altText;
     body.content = { media };
   } else if (part.media.length > 1) {
-    body.content = { multiImage: { images: part.media.map((m) => ({ id: m.platformRef, ...(m.altText ? { altText: m.altText } : {}) })) } };
+    body.content = {
+      multiImage: {
+        images: part.media.map((m) => ({ id: m.platformRef, ...(m.altText ? { altText: m.altText } : {}) })),
+      },
+    };
   }
   return body;
 }

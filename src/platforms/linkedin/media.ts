@@ -35,7 +35,12 @@ async function* ranges(stream: Readable, sizes: number[]): AsyncGenerator<Buffer
       length += data.length;
     }
   }
-  if (index < sizes.length) throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `The media ended before byte ${sizes.slice(0, index + 1).reduce((a, b) => a + b, 0)} that LinkedIn expected.`);
+  if (index < sizes.length)
+    throw new PlatformError(
+      'media_rejected',
+      'PLATFORM_MEDIA_REJECTED',
+      `The media ended before byte ${sizes.slice(0, index + 1).reduce((a, b) => a + b, 0)} that LinkedIn expected.`,
+    );
 }
 
 async function waitAvailable(api: LiApi, collection: Collection, urn: string): Promise<void> {
@@ -45,8 +50,19 @@ async function waitAvailable(api: LiApi, collection: Collection, urn: string): P
     const res = await rest(api, { method: 'GET', path: `/rest/${collection}/${encodeURIComponent(urn)}` });
     const body = res.json<{ status?: string; processingFailureReason?: string }>();
     if (body.status === 'AVAILABLE') return;
-    if (body.status === 'PROCESSING_FAILED') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `LinkedIn could not process ${urn}: ${body.processingFailureReason ?? 'processing failed'}`, { platformBody: res.text() });
-    if (Date.now() > deadline) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `LinkedIn was still processing ${urn} after ${PROCESSING_DEADLINE_MS / 60_000} minutes.`);
+    if (body.status === 'PROCESSING_FAILED')
+      throw new PlatformError(
+        'media_rejected',
+        'PLATFORM_MEDIA_REJECTED',
+        `LinkedIn could not process ${urn}: ${body.processingFailureReason ?? 'processing failed'}`,
+        { platformBody: res.text() },
+      );
+    if (Date.now() > deadline)
+      throw new PlatformError(
+        'transient',
+        'PLATFORM_UNAVAILABLE',
+        `LinkedIn was still processing ${urn} after ${PROCESSING_DEADLINE_MS / 60_000} minutes.`,
+      );
     await sleep(wait);
     wait = Math.min(MAX_POLL_MS, Math.round(wait * 1.5));
   }
@@ -54,14 +70,36 @@ async function waitAvailable(api: LiApi, collection: Collection, urn: string): P
 
 /** PUT of bytes to an upload URL LinkedIn handed out (absolute; the bearer token goes along). */
 async function put(api: LiApi, url: string, data: Buffer | Readable, size: number) {
-  return call(api.http, { method: 'PUT', path: url, bearer: api.token, body: { data, contentType: 'application/octet-stream', size }, timeoutMs: UPLOAD_TIMEOUT_MS });
+  return call(api.http, {
+    method: 'PUT',
+    path: url,
+    bearer: api.token,
+    body: { data, contentType: 'application/octet-stream', size },
+    timeoutMs: UPLOAD_TIMEOUT_MS,
+  });
 }
 
-async function uploadSingle(api: LiApi, owner: string, media: MediaSource, collection: 'images' | 'documents'): Promise<string> {
-  const res = await rest(api, { method: 'POST', path: `/rest/${collection}`, query: { action: 'initializeUpload' }, json: { initializeUploadRequest: { owner } } });
+async function uploadSingle(
+  api: LiApi,
+  owner: string,
+  media: MediaSource,
+  collection: 'images' | 'documents',
+): Promise<string> {
+  const res = await rest(api, {
+    method: 'POST',
+    path: `/rest/${collection}`,
+    query: { action: 'initializeUpload' },
+    json: { initializeUploadRequest: { owner } },
+  });
   const value = res.json<{ value: { uploadUrl: string; image?: string; document?: string } }>().value;
   const urn = value.image ?? value.document;
-  if (!urn || !value.uploadUrl) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `LinkedIn's initializeUpload answer has no upload URL or ${collection.slice(0, -1)} URN.`, { platformBody: res.text() });
+  if (!urn || !value.uploadUrl)
+    throw new PlatformError(
+      'transient',
+      'PLATFORM_UNAVAILABLE',
+      `LinkedIn's initializeUpload answer has no upload URL or ${collection.slice(0, -1)} URN.`,
+      { platformBody: res.text() },
+    );
   await put(api, value.uploadUrl, await media.open(), media.sizeBytes);
   await waitAvailable(api, collection, urn);
   return urn;
@@ -69,20 +107,45 @@ async function uploadSingle(api: LiApi, owner: string, media: MediaSource, colle
 
 async function uploadVideo(api: LiApi, owner: string, media: MediaSource): Promise<string> {
   const res = await rest(api, {
-    method: 'POST', path: '/rest/videos', query: { action: 'initializeUpload' },
-    json: { initializeUploadRequest: { owner, fileSizeBytes: media.sizeBytes, uploadCaptions: false, uploadThumbnail: false } },
+    method: 'POST',
+    path: '/rest/videos',
+    query: { action: 'initializeUpload' },
+    json: {
+      initializeUploadRequest: { owner, fileSizeBytes: media.sizeBytes, uploadCaptions: false, uploadThumbnail: false },
+    },
   });
-  const value = res.json<{ value: { video: string; uploadToken?: string; uploadInstructions: Array<{ uploadUrl: string; firstByte: number; lastByte: number }> } }>().value;
+  const value = res.json<{
+    value: {
+      video: string;
+      uploadToken?: string;
+      uploadInstructions: Array<{ uploadUrl: string; firstByte: number; lastByte: number }>;
+    };
+  }>().value;
   const parts = [...value.uploadInstructions].sort((a, b) => a.firstByte - b.firstByte);
   const etags: string[] = [];
   let index = 0;
-  for await (const bytes of ranges(await media.open(), parts.map((p) => p.lastByte - p.firstByte + 1))) {
+  for await (const bytes of ranges(
+    await media.open(),
+    parts.map((p) => p.lastByte - p.firstByte + 1),
+  )) {
     const answer = await put(api, parts[index++]!.uploadUrl, bytes, bytes.length);
     const etag = answer.headers.etag;
-    if (typeof etag !== 'string' || etag === '') throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `LinkedIn accepted part ${index} of ${value.video} without an ETag.`);
+    if (typeof etag !== 'string' || etag === '')
+      throw new PlatformError(
+        'transient',
+        'PLATFORM_UNAVAILABLE',
+        `LinkedIn accepted part ${index} of ${value.video} without an ETag.`,
+      );
     etags.push(etag);
   }
-  await rest(api, { method: 'POST', path: '/rest/videos', query: { action: 'finalizeUpload' }, json: { finalizeUploadRequest: { video: value.video, uploadToken: value.uploadToken ?? '', uploadedPartIds: etags } } });
+  await rest(api, {
+    method: 'POST',
+    path: '/rest/videos',
+    query: { action: 'finalizeUpload' },
+    json: {
+      finalizeUploadRequest: { video: value.video, uploadToken: value.uploadToken ?? '', uploadedPartIds: etags },
+    },
+  });
   await waitAvailable(api, 'videos', value.video);
   return value.video;
 }
@@ -90,7 +153,10 @@ async function uploadVideo(api: LiApi, owner: string, media: MediaSource): Promi
 export async function uploadMedia(api: LiApi, owner: string, items: MediaSource[]): Promise<PreparedMedia[]> {
   const out: PreparedMedia[] = [];
   for (const media of items) {
-    const urn = media.kind === 'video' ? await uploadVideo(api, owner, media) : await uploadSingle(api, owner, media, media.kind === 'document' ? 'documents' : 'images');
+    const urn =
+      media.kind === 'video'
+        ? await uploadVideo(api, owner, media)
+        : await uploadSingle(api, owner, media, media.kind === 'document' ? 'documents' : 'images');
     out.push({ platformRef: urn, kind: media.kind, altText: media.altText, width: media.width, height: media.height });
   }
   return out;

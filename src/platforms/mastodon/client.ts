@@ -17,16 +17,43 @@ export interface MastoStatus {
   in_reply_to_id: string | null;
 }
 
-export async function postStatus(http: PlatformHttp, token: string, idempotencyKey: string, body: Record<string, unknown>): Promise<MastoStatus> {
-  return (await call(http, { method: 'POST', path: '/api/v1/statuses', bearer: token, headers: { 'idempotency-key': idempotencyKey }, json: body })).json<MastoStatus>();
+export async function postStatus(
+  http: PlatformHttp,
+  token: string,
+  idempotencyKey: string,
+  body: Record<string, unknown>,
+): Promise<MastoStatus> {
+  return (
+    await call(http, {
+      method: 'POST',
+      path: '/api/v1/statuses',
+      bearer: token,
+      headers: { 'idempotency-key': idempotencyKey },
+      json: body,
+    })
+  ).json<MastoStatus>();
 }
 
-export async function accountStatuses(http: PlatformHttp, token: string, accountId: string, maxId?: string): Promise<MastoStatus[]> {
-  return (await call(http, { method: 'GET', path: `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses`, bearer: token, query: { limit: 40, max_id: maxId } })).json<MastoStatus[]>();
+export async function accountStatuses(
+  http: PlatformHttp,
+  token: string,
+  accountId: string,
+  maxId?: string,
+): Promise<MastoStatus[]> {
+  return (
+    await call(http, {
+      method: 'GET',
+      path: `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses`,
+      bearer: token,
+      query: { limit: 40, max_id: maxId },
+    })
+  ).json<MastoStatus[]>();
 }
 
 export async function statusSource(http: PlatformHttp, token: string, id: string): Promise<{ text: string }> {
-  return (await call(http, { method: 'GET', path: `/api/v1/statuses/${encodeURIComponent(id)}/source`, bearer: token })).json();
+  return (
+    await call(http, { method: 'GET', path: `/api/v1/statuses/${encodeURIComponent(id)}/source`, bearer: token })
+  ).json();
 }
 
 export async function deleteStatus(http: PlatformHttp, token: string, id: string): Promise<void> {
@@ -39,13 +66,28 @@ export interface MastoAttachment {
 }
 
 /** POST /api/v2/media: 200 when processed at once (images), 202 with `url: null` while processing. */
-export async function uploadMedia(http: PlatformHttp, token: string, file: MultipartFile, description: string | null): Promise<{ status: number; attachment: MastoAttachment }> {
-  const res = await call(http, { method: 'POST', path: '/api/v2/media', bearer: token, multipart: { file, ...(description ? { description } : {}) }, timeoutMs: 5 * 60_000 });
+export async function uploadMedia(
+  http: PlatformHttp,
+  token: string,
+  file: MultipartFile,
+  description: string | null,
+): Promise<{ status: number; attachment: MastoAttachment }> {
+  const res = await call(http, {
+    method: 'POST',
+    path: '/api/v2/media',
+    bearer: token,
+    multipart: { file, ...(description ? { description } : {}) },
+    timeoutMs: 5 * 60_000,
+  });
   return { status: res.status, attachment: res.json<MastoAttachment>() };
 }
 
 /** GET /api/v1/media/:id: 206 while processing, 200 when done. */
-export async function mediaStatus(http: PlatformHttp, token: string, id: string): Promise<{ status: number; attachment: MastoAttachment }> {
+export async function mediaStatus(
+  http: PlatformHttp,
+  token: string,
+  id: string,
+): Promise<{ status: number; attachment: MastoAttachment }> {
   const res = await call(http, { method: 'GET', path: `/api/v1/media/${encodeURIComponent(id)}`, bearer: token });
   return { status: res.status, attachment: res.json<MastoAttachment>() };
 }
@@ -60,7 +102,9 @@ export interface MastoAccount {
 }
 
 export async function verifyCredentials(http: PlatformHttp, token: string): Promise<MastoAccount> {
-  return (await call(http, { method: 'GET', path: '/api/v1/accounts/verify_credentials', bearer: token })).json<MastoAccount>();
+  return (
+    await call(http, { method: 'GET', path: '/api/v1/accounts/verify_credentials', bearer: token })
+  ).json<MastoAccount>();
 }
 
 export interface InstanceDocument {

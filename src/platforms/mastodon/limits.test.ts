@@ -53,8 +53,11 @@ test('stock media: 4 attachments, images 16 MiB, one video ~99 MiB, no mixing', 
 
 test('mastodonLimitsFor applies an instance configuration', () => {
   const l = mastodonLimitsFor({
-    maxCharacters: 5000, maxMediaAttachments: 8, charactersReservedPerUrl: 30,
-    imageSizeLimit: 10_485_760, videoSizeLimit: 41_943_040,
+    maxCharacters: 5000,
+    maxMediaAttachments: 8,
+    charactersReservedPerUrl: 30,
+    imageSizeLimit: 10_485_760,
+    videoSizeLimit: 41_943_040,
   });
   assert.equal(l.text.maxLength, 5000);
   assert.equal(l.text.measure('https://example.com'), 30);

@@ -6,7 +6,10 @@ import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
 
 interface TwitterTextUrls {
-  extractUrlsWithIndices(text: string, options: { extractUrlsWithoutProtocol: boolean }): { url: string; indices: [number, number] }[];
+  extractUrlsWithIndices(
+    text: string,
+    options: { extractUrlsWithoutProtocol: boolean },
+  ): { url: string; indices: [number, number] }[];
 }
 // Mastodon finds URLs with (the Ruby port of) twitter-text's URL grammar, protocol required; the JS library
 // applies the same grammar. createRequire because the package ships no types (see x/limits.ts).
@@ -32,7 +35,8 @@ const DEFAULTS: Required<MastodonInstanceConfig> = {
 };
 
 // Account::MENTION_RE: `@user` or `@user@domain`; only `@user` is counted, the domain is free.
-const MENTION = /(?<![=/\p{L}\p{M}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@[\p{L}\p{M}\p{N}_]+(?:[.-]+[\p{L}\p{M}\p{N}_]+)*)?/giu;
+const MENTION =
+  /(?<![=/\p{L}\p{M}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@[\p{L}\p{M}\p{N}_]+(?:[.-]+[\p{L}\p{M}\p{N}_]+)*)?/giu;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /**

@@ -34,10 +34,19 @@ export function comparable(text: string | null | undefined): string {
 /** The short-lived public URL the platform fetches a media item from. */
 export async function pullUrl(platform: string, source: MediaSource): Promise<string> {
   if (!source.signedUrl) {
-    throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `${platform} fetches media from a public URL, and media ${source.id} has none (the media store cannot sign one).`);
+    throw new PlatformError(
+      'media_rejected',
+      'PLATFORM_MEDIA_REJECTED',
+      `${platform} fetches media from a public URL, and media ${source.id} has none (the media store cannot sign one).`,
+    );
   }
   const url = await source.signedUrl();
-  if (!/^https?:\/\//.test(url)) throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `${platform} needs an absolute http(s) URL for media ${source.id}; got "${url.slice(0, 100)}".`);
+  if (!/^https?:\/\//.test(url))
+    throw new PlatformError(
+      'media_rejected',
+      'PLATFORM_MEDIA_REJECTED',
+      `${platform} needs an absolute http(s) URL for media ${source.id}; got "${url.slice(0, 100)}".`,
+    );
   return url;
 }
 
@@ -53,8 +62,19 @@ export function graphTime(timestamp: string | undefined): string {
 export async function prepareUrlMedia(platform: string, sources: readonly MediaSource[]): Promise<PreparedMedia[]> {
   const out: PreparedMedia[] = [];
   for (const source of sources) {
-    if (source.kind !== 'image' && source.kind !== 'video') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `${platform} takes images and videos, not ${source.kind} (media ${source.id}).`);
-    out.push({ platformRef: await pullUrl(platform, source), kind: source.kind, altText: source.altText, width: source.width, height: source.height });
+    if (source.kind !== 'image' && source.kind !== 'video')
+      throw new PlatformError(
+        'media_rejected',
+        'PLATFORM_MEDIA_REJECTED',
+        `${platform} takes images and videos, not ${source.kind} (media ${source.id}).`,
+      );
+    out.push({
+      platformRef: await pullUrl(platform, source),
+      kind: source.kind,
+      altText: source.altText,
+      width: source.width,
+      height: source.height,
+    });
   }
   return out;
 }
@@ -83,7 +103,7 @@ export async function readyContainer(flow: PartContainers): Promise<{ found: Pub
       if (found) return { found };
     }
     // An unusable or unreadable container is replaced by a new one.
-    if (!state || state.status !== 'FINISHED' && state.status !== 'IN_PROGRESS') containerId = undefined;
+    if (!state || (state.status !== 'FINISHED' && state.status !== 'IN_PROGRESS')) containerId = undefined;
   }
   if (!containerId) {
     containerId = await flow.create();
@@ -100,7 +120,9 @@ export async function readyContainer(flow: PartContainers): Promise<{ found: Pub
 }
 
 /** Reconciliation: a remembered container not PUBLISHED means media_publish did not take effect; else look up. */
-export async function findPublishedPart(flow: Pick<PartContainers, 'remembered' | 'key' | 'read' | 'lookUp'>): Promise<PublishedPart | null> {
+export async function findPublishedPart(
+  flow: Pick<PartContainers, 'remembered' | 'key' | 'read' | 'lookUp'>,
+): Promise<PublishedPart | null> {
   const containerId = flow.remembered.get(flow.key);
   if (containerId) {
     const state = await flow.read(containerId).catch(() => undefined);

@@ -6,49 +6,302 @@ import { classifyGraphError, parseGraphError } from './graph-errors.ts';
 import { containerStateOf, graphUsage, waitForContainer, type ContainerState } from './graph.ts';
 import { isPlatformError } from '../types.ts';
 
-function answer(status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): PlatformResponse {
+function answer(
+  status: number,
+  error: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): PlatformResponse {
   const body = Buffer.from(JSON.stringify({ error: { type: 'OAuthException', fbtrace_id: 'AbCdEf123', ...error } }));
-  return { status, headers, body, text: () => body.toString('utf8'), json: <T>() => JSON.parse(body.toString('utf8')) as T, rateLimit: { limit: undefined, remaining: undefined, resetAt: undefined }, retryAfterMs: undefined };
+  return {
+    status,
+    headers,
+    body,
+    text: () => body.toString('utf8'),
+    json: <T>() => JSON.parse(body.toString('utf8')) as T,
+    rateLimit: { limit: undefined, remaining: undefined, resetAt: undefined },
+    retryAfterMs: undefined,
+  };
 }
 
 const cases: Array<[string, number, Record<string, unknown>, string, string]> = [
-  ['unknown error', 500, { code: 1, message: 'An unknown error occurred', is_transient: true }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['service unavailable', 503, { code: 2, message: 'Service temporarily unavailable', is_transient: true }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['app rate limit', 400, { code: 4, message: 'Application request limit reached', is_transient: true }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['user rate limit', 400, { code: 17, message: 'User request limit reached' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['page rate limit', 400, { code: 32, message: 'Page request limit reached' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['custom rate limit', 400, { code: 613, message: 'Calls to this api have exceeded the rate limit.' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['BUC throttling (Instagram)', 400, { code: 80002, message: 'There have been too many calls to this Instagram account.' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['BUC throttling (Pages)', 400, { code: 80001, message: 'There have been too many calls to this Page account.' }, 'rate_limited', 'PLATFORM_RATE_LIMITED'],
-  ['expired token', 400, { code: 190, error_subcode: 463, message: 'Error validating access token: Session has expired' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['password changed', 400, { code: 190, error_subcode: 460, message: 'Error validating access token: The session has been invalidated' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['app not installed', 400, { code: 190, error_subcode: 458, message: 'Error validating access token: The user has not authorized application' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['checkpointed', 400, { code: 190, error_subcode: 459, message: 'The user is checkpointed' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['unconfirmed', 400, { code: 190, error_subcode: 464, message: 'Sessions for the user are not allowed' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['invalid token', 400, { code: 190, error_subcode: 467, message: 'Error validating access token' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['unparsable token', 400, { code: 190, message: 'Invalid OAuth access token - Cannot parse access token' }, 'auth_expired', 'PLATFORM_RECONNECT_REQUIRED'],
-  ['missing permission', 403, { code: 10, message: 'Application does not have permission for this action' }, 'permanent', 'PLATFORM_PERMISSION_DENIED'],
+  [
+    'unknown error',
+    500,
+    { code: 1, message: 'An unknown error occurred', is_transient: true },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'service unavailable',
+    503,
+    { code: 2, message: 'Service temporarily unavailable', is_transient: true },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'app rate limit',
+    400,
+    { code: 4, message: 'Application request limit reached', is_transient: true },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'user rate limit',
+    400,
+    { code: 17, message: 'User request limit reached' },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'page rate limit',
+    400,
+    { code: 32, message: 'Page request limit reached' },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'custom rate limit',
+    400,
+    { code: 613, message: 'Calls to this api have exceeded the rate limit.' },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'BUC throttling (Instagram)',
+    400,
+    { code: 80002, message: 'There have been too many calls to this Instagram account.' },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'BUC throttling (Pages)',
+    400,
+    { code: 80001, message: 'There have been too many calls to this Page account.' },
+    'rate_limited',
+    'PLATFORM_RATE_LIMITED',
+  ],
+  [
+    'expired token',
+    400,
+    { code: 190, error_subcode: 463, message: 'Error validating access token: Session has expired' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'password changed',
+    400,
+    { code: 190, error_subcode: 460, message: 'Error validating access token: The session has been invalidated' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'app not installed',
+    400,
+    {
+      code: 190,
+      error_subcode: 458,
+      message: 'Error validating access token: The user has not authorized application',
+    },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'checkpointed',
+    400,
+    { code: 190, error_subcode: 459, message: 'The user is checkpointed' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'unconfirmed',
+    400,
+    { code: 190, error_subcode: 464, message: 'Sessions for the user are not allowed' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'invalid token',
+    400,
+    { code: 190, error_subcode: 467, message: 'Error validating access token' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'unparsable token',
+    400,
+    { code: 190, message: 'Invalid OAuth access token - Cannot parse access token' },
+    'auth_expired',
+    'PLATFORM_RECONNECT_REQUIRED',
+  ],
+  [
+    'missing permission',
+    403,
+    { code: 10, message: 'Application does not have permission for this action' },
+    'permanent',
+    'PLATFORM_PERMISSION_DENIED',
+  ],
   ['permission 200', 403, { code: 200, message: 'Permissions error' }, 'permanent', 'PLATFORM_PERMISSION_DENIED'],
-  ['pages permission', 403, { code: 230, message: 'Requires pages_manage_posts permission' }, 'permanent', 'PLATFORM_PERMISSION_DENIED'],
-  ['invalid parameter', 400, { code: 100, message: 'Invalid parameter' }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
-  ['object missing', 400, { code: 100, error_subcode: 33, message: 'Unsupported get request. Object with ID does not exist', type: 'GraphMethodException' }, 'permanent', 'PLATFORM_REJECTED'],
-  ['policy block', 400, { code: 368, message: 'The action attempted has been deemed abusive or is otherwise disallowed' }, 'permanent', 'PLATFORM_PERMISSION_DENIED'],
+  [
+    'pages permission',
+    403,
+    { code: 230, message: 'Requires pages_manage_posts permission' },
+    'permanent',
+    'PLATFORM_PERMISSION_DENIED',
+  ],
+  [
+    'invalid parameter',
+    400,
+    { code: 100, message: 'Invalid parameter' },
+    'invalid_content',
+    'PLATFORM_CONTENT_REJECTED',
+  ],
+  [
+    'object missing',
+    400,
+    {
+      code: 100,
+      error_subcode: 33,
+      message: 'Unsupported get request. Object with ID does not exist',
+      type: 'GraphMethodException',
+    },
+    'permanent',
+    'PLATFORM_REJECTED',
+  ],
+  [
+    'policy block',
+    400,
+    { code: 368, message: 'The action attempted has been deemed abusive or is otherwise disallowed' },
+    'permanent',
+    'PLATFORM_PERMISSION_DENIED',
+  ],
   ['duplicate', 400, { code: 506, message: 'Duplicate status message' }, 'invalid_content', 'PLATFORM_DUPLICATE'],
-  ['media fetch (9004)', 400, { code: 9004, error_subcode: 2207052, message: 'Media download has failed. The media URI doesn\'t meet our requirements.' }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['media fetch (100/2207052)', 400, { code: 100, error_subcode: 2207052, message: 'The media could not be fetched from this URI' }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['publishing limit', 400, { code: 9, error_subcode: 2207042, message: 'Application request limit reached', error_user_title: 'Reached maximum number of posts' }, 'permanent', 'PLATFORM_QUOTA_EXHAUSTED'],
-  ['blocked, live anyway', 400, { code: 10, error_subcode: 2207051, message: 'Application does not have permission for this action', error_user_msg: 'We restrict certain activity to protect our community.' }, 'unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME'],
-  ['restricted, live anyway', 400, { code: 100, error_subcode: 2207050, message: 'The user is restricted' }, 'unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME'],
-  ['not ready', 400, { code: 9007, error_subcode: 2207027, message: 'Media ID is not available', error_user_msg: 'The media is not ready for publishing, please wait for a moment' }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['container expired', 400, { code: 100, error_subcode: 2207020, message: 'The media you are trying to access has expired' }, 'transient', 'PLATFORM_UNAVAILABLE'],
-  ['caption too long', 400, { code: 100, error_subcode: 2207010, message: 'Caption too long' }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
-  ['unsupported image (9004 family)', 400, { code: 9004, error_subcode: 2207005, message: 'The image format is not supported' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
-  ['unsupported image', 400, { code: 100, error_subcode: 2207005, message: 'The image format is not supported' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
-  ['aspect ratio', 400, { code: 36003, error_subcode: 2207009, message: 'The aspect ratio is not supported.' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
-  ['invalid carousel', 400, { code: 100, error_subcode: 2207028, message: 'Your post could not be shared. Please try again.' }, 'media_rejected', 'PLATFORM_MEDIA_REJECTED'],
-  ['deprecated version', 400, { code: 12, message: '(#12) deprecate_post_aggregated_fields_for_attachement is deprecated for versions v3.3 and higher' }, 'permanent', 'PLATFORM_API_VERSION_RETIRED'],
-  ['Threads link limit', 400, { code: 100, message: 'THREADS_API__LINK_LIMIT_EXCEEDED' }, 'invalid_content', 'PLATFORM_CONTENT_REJECTED'],
-  ['transient flag only', 400, { code: 99999, message: 'Something odd', is_transient: true }, 'transient', 'PLATFORM_UNAVAILABLE'],
+  [
+    'media fetch (9004)',
+    400,
+    {
+      code: 9004,
+      error_subcode: 2207052,
+      message: "Media download has failed. The media URI doesn't meet our requirements.",
+    },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'media fetch (100/2207052)',
+    400,
+    { code: 100, error_subcode: 2207052, message: 'The media could not be fetched from this URI' },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'publishing limit',
+    400,
+    {
+      code: 9,
+      error_subcode: 2207042,
+      message: 'Application request limit reached',
+      error_user_title: 'Reached maximum number of posts',
+    },
+    'permanent',
+    'PLATFORM_QUOTA_EXHAUSTED',
+  ],
+  [
+    'blocked, live anyway',
+    400,
+    {
+      code: 10,
+      error_subcode: 2207051,
+      message: 'Application does not have permission for this action',
+      error_user_msg: 'We restrict certain activity to protect our community.',
+    },
+    'unknown_outcome',
+    'PLATFORM_UNKNOWN_OUTCOME',
+  ],
+  [
+    'restricted, live anyway',
+    400,
+    { code: 100, error_subcode: 2207050, message: 'The user is restricted' },
+    'unknown_outcome',
+    'PLATFORM_UNKNOWN_OUTCOME',
+  ],
+  [
+    'not ready',
+    400,
+    {
+      code: 9007,
+      error_subcode: 2207027,
+      message: 'Media ID is not available',
+      error_user_msg: 'The media is not ready for publishing, please wait for a moment',
+    },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'container expired',
+    400,
+    { code: 100, error_subcode: 2207020, message: 'The media you are trying to access has expired' },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
+  [
+    'caption too long',
+    400,
+    { code: 100, error_subcode: 2207010, message: 'Caption too long' },
+    'invalid_content',
+    'PLATFORM_CONTENT_REJECTED',
+  ],
+  [
+    'unsupported image (9004 family)',
+    400,
+    { code: 9004, error_subcode: 2207005, message: 'The image format is not supported' },
+    'media_rejected',
+    'PLATFORM_MEDIA_REJECTED',
+  ],
+  [
+    'unsupported image',
+    400,
+    { code: 100, error_subcode: 2207005, message: 'The image format is not supported' },
+    'media_rejected',
+    'PLATFORM_MEDIA_REJECTED',
+  ],
+  [
+    'aspect ratio',
+    400,
+    { code: 36003, error_subcode: 2207009, message: 'The aspect ratio is not supported.' },
+    'media_rejected',
+    'PLATFORM_MEDIA_REJECTED',
+  ],
+  [
+    'invalid carousel',
+    400,
+    { code: 100, error_subcode: 2207028, message: 'Your post could not be shared. Please try again.' },
+    'media_rejected',
+    'PLATFORM_MEDIA_REJECTED',
+  ],
+  [
+    'deprecated version',
+    400,
+    {
+      code: 12,
+      message: '(#12) deprecate_post_aggregated_fields_for_attachement is deprecated for versions v3.3 and higher',
+    },
+    'permanent',
+    'PLATFORM_API_VERSION_RETIRED',
+  ],
+  [
+    'Threads link limit',
+    400,
+    { code: 100, message: 'THREADS_API__LINK_LIMIT_EXCEEDED' },
+    'invalid_content',
+    'PLATFORM_CONTENT_REJECTED',
+  ],
+  [
+    'transient flag only',
+    400,
+    { code: 99999, message: 'Something odd', is_transient: true },
+    'transient',
+    'PLATFORM_UNAVAILABLE',
+  ],
   ['unknown code', 400, { code: 99999, message: 'Something odd' }, 'permanent', 'PLATFORM_REJECTED'],
 ];
 
@@ -70,11 +323,23 @@ test('an answer that is not the Graph envelope falls back on the HTTP status', (
 });
 
 test('a throttle takes its wait from the Business Use Case header', () => {
-  const headers = { 'x-business-use-case-usage': JSON.stringify({ '1784': [{ type: 'instagram', call_count: 100, total_cputime: 10, total_time: 10, estimated_time_to_regain_access: 7 }] }), 'x-app-usage': '{"call_count":42,"total_cputime":3,"total_time":5}' };
+  const headers = {
+    'x-business-use-case-usage': JSON.stringify({
+      '1784': [
+        { type: 'instagram', call_count: 100, total_cputime: 10, total_time: 10, estimated_time_to_regain_access: 7 },
+      ],
+    }),
+    'x-app-usage': '{"call_count":42,"total_cputime":3,"total_time":5}',
+  };
   const usage = graphUsage(headers);
   assert.equal(usage.highestPercent, 100);
   assert.equal(usage.regainAccessMs, 7 * 60_000);
-  const e = classifyGraphError(answer(400, { code: 80002, message: 'too many calls' }, headers), 'Instagram', [], usage.regainAccessMs);
+  const e = classifyGraphError(
+    answer(400, { code: 80002, message: 'too many calls' }, headers),
+    'Instagram',
+    [],
+    usage.regainAccessMs,
+  );
   assert.equal(e.retryAfterMs, 7 * 60_000);
   assert.deepEqual(graphUsage({ 'x-app-usage': 'not json' }), { highestPercent: undefined, regainAccessMs: undefined });
 });
@@ -85,21 +350,55 @@ test('container polling waits through IN_PROGRESS and stops at FINISHED, ERROR, 
     return async () => states[Math.min(i++, states.length - 1)]!;
   };
   const fast = { intervalsMs: [1], sleep: async () => {} };
-  const done = await waitForContainer('Instagram', 'c1', sequence([{ status: 'IN_PROGRESS', detail: null }, { status: 'IN_PROGRESS', detail: null }, { status: 'FINISHED', detail: null }]), fast);
+  const done = await waitForContainer(
+    'Instagram',
+    'c1',
+    sequence([
+      { status: 'IN_PROGRESS', detail: null },
+      { status: 'IN_PROGRESS', detail: null },
+      { status: 'FINISHED', detail: null },
+    ]),
+    fast,
+  );
   assert.equal(done.status, 'FINISHED');
-  const failed = await waitForContainer('Instagram', 'c2', sequence([{ status: 'ERROR', detail: 'Error: 2207026 unsupported video' }]), fast).catch((e: unknown) => e);
+  const failed = await waitForContainer(
+    'Instagram',
+    'c2',
+    sequence([{ status: 'ERROR', detail: 'Error: 2207026 unsupported video' }]),
+    fast,
+  ).catch((e: unknown) => e);
   assert.ok(isPlatformError(failed) && failed.kind === 'media_rejected');
-  const fetch = await waitForContainer('Instagram', 'c3', sequence([{ status: 'ERROR', detail: 'Media download has failed (2207052)' }]), fast).catch((e: unknown) => e);
+  const fetch = await waitForContainer(
+    'Instagram',
+    'c3',
+    sequence([{ status: 'ERROR', detail: 'Media download has failed (2207052)' }]),
+    fast,
+  ).catch((e: unknown) => e);
   assert.ok(isPlatformError(fetch) && fetch.kind === 'transient');
-  const expired = await waitForContainer('Threads', 'c4', sequence([{ status: 'EXPIRED', detail: null }]), fast).catch((e: unknown) => e);
+  const expired = await waitForContainer('Threads', 'c4', sequence([{ status: 'EXPIRED', detail: null }]), fast).catch(
+    (e: unknown) => e,
+  );
   assert.ok(isPlatformError(expired) && expired.kind === 'transient' && /expired/.test(expired.message));
   let t = 0;
-  const slow = await waitForContainer('Threads', 'c5', sequence([{ status: 'IN_PROGRESS', detail: null }]), { intervalsMs: [1000], timeoutMs: 5000, now: () => t, sleep: async (ms) => { t += ms; } }).catch((e: unknown) => e);
+  const slow = await waitForContainer('Threads', 'c5', sequence([{ status: 'IN_PROGRESS', detail: null }]), {
+    intervalsMs: [1000],
+    timeoutMs: 5000,
+    now: () => t,
+    sleep: async (ms) => {
+      t += ms;
+    },
+  }).catch((e: unknown) => e);
   assert.ok(isPlatformError(slow) && slow.kind === 'transient' && /still processing/.test(slow.message));
 });
 
-test('container states are read from either platform\'s fields', () => {
-  assert.deepEqual(containerStateOf({ status_code: 'ERROR', status: 'Error: 2207026' }, 'status_code', 'status'), { status: 'ERROR', detail: 'Error: 2207026' });
-  assert.deepEqual(containerStateOf({ status: 'FINISHED', id: '1' }, 'status', 'error_message'), { status: 'FINISHED', detail: null });
+test("container states are read from either platform's fields", () => {
+  assert.deepEqual(containerStateOf({ status_code: 'ERROR', status: 'Error: 2207026' }, 'status_code', 'status'), {
+    status: 'ERROR',
+    detail: 'Error: 2207026',
+  });
+  assert.deepEqual(containerStateOf({ status: 'FINISHED', id: '1' }, 'status', 'error_message'), {
+    status: 'FINISHED',
+    detail: null,
+  });
   assert.throws(() => containerStateOf({ status: 'WAT' }, 'status', 'error_message'));
 });

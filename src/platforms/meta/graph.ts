@@ -65,9 +65,11 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
   const raw = (call: GraphCall) => {
     const params = stringParams(call.params, call.token);
     const path = call.unversioned ? call.path : versioned(call.path);
-    return options.http.request(call.method === 'POST'
-      ? { method: 'POST', path, form: params, timeoutMs: call.timeoutMs }
-      : { method: call.method, path, query: params, timeoutMs: call.timeoutMs });
+    return options.http.request(
+      call.method === 'POST'
+        ? { method: 'POST', path, form: params, timeoutMs: call.timeoutMs }
+        : { method: call.method, path, query: params, timeoutMs: call.timeoutMs },
+    );
   };
   return {
     version: options.version,
@@ -76,7 +78,8 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
     raw,
     async call<T>(call: GraphCall): Promise<T> {
       const res = await raw(call);
-      if (res.status < 200 || res.status > 299) throw classifyGraphError(res, options.platform, options.errors ?? [], graphUsage(res.headers).regainAccessMs);
+      if (res.status < 200 || res.status > 299)
+        throw classifyGraphError(res, options.platform, options.errors ?? [], graphUsage(res.headers).regainAccessMs);
       return res.json<T>();
     },
   };
@@ -108,7 +111,10 @@ export async function graphPages<T>(g: GraphClient, call: GraphCall, maxPages: n
   const items: T[] = [];
   let after: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const answer = await g.call<{ data?: T[]; paging?: { next?: string; cursors?: { after?: string } } }>({ ...call, params: { ...call.params, after } });
+    const answer = await g.call<{ data?: T[]; paging?: { next?: string; cursors?: { after?: string } } }>({
+      ...call,
+      params: { ...call.params, after },
+    });
     items.push(...(answer.data ?? []));
     if (!answer.paging?.next || !answer.paging.cursors?.after) break;
     after = answer.paging.cursors.after;
@@ -137,13 +143,20 @@ export function graphUsage(headers: IncomingHttpHeaders): GraphUsage {
   take(parseJsonHeader(headers, 'x-app-usage'));
   take(parseJsonHeader(headers, 'x-page-usage'));
   const buc = parseJsonHeader(headers, 'x-business-use-case-usage');
-  if (buc && typeof buc === 'object') for (const list of Object.values(buc as Record<string, unknown>)) if (Array.isArray(list)) list.forEach(take);
+  if (buc && typeof buc === 'object')
+    for (const list of Object.values(buc as Record<string, unknown>)) if (Array.isArray(list)) list.forEach(take);
   return { highestPercent: highest, regainAccessMs: regainMinutes !== undefined ? regainMinutes * 60_000 : undefined };
 }
 
 /** A media container's life (Instagram `status_code`, Threads `status`). */
 export type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'ERROR' | 'EXPIRED';
-export const CONTAINER_STATUSES: readonly ContainerStatus[] = ['IN_PROGRESS', 'FINISHED', 'PUBLISHED', 'ERROR', 'EXPIRED'];
+export const CONTAINER_STATUSES: readonly ContainerStatus[] = [
+  'IN_PROGRESS',
+  'FINISHED',
+  'PUBLISHED',
+  'ERROR',
+  'EXPIRED',
+];
 
 export interface ContainerState {
   status: ContainerStatus;
@@ -171,19 +184,36 @@ export function isFetchFailure(detail: string | null): boolean {
 export function containerFailure(platform: string, containerId: string, state: ContainerState): PlatformError {
   const detail = state.detail ? `: ${state.detail}` : '';
   if (state.status === 'EXPIRED') {
-    return new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `${platform} media container ${containerId} expired before it was published (containers live 24 hours); a new one is needed.`);
+    return new PlatformError(
+      'transient',
+      'PLATFORM_UNAVAILABLE',
+      `${platform} media container ${containerId} expired before it was published (containers live 24 hours); a new one is needed.`,
+    );
   }
   if (isFetchFailure(state.detail)) {
-    return new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `${platform} could not fetch the media of container ${containerId}${detail}`);
+    return new PlatformError(
+      'transient',
+      'PLATFORM_UNAVAILABLE',
+      `${platform} could not fetch the media of container ${containerId}${detail}`,
+    );
   }
-  return new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `${platform} failed to process the media of container ${containerId}${detail}`);
+  return new PlatformError(
+    'media_rejected',
+    'PLATFORM_MEDIA_REJECTED',
+    `${platform} failed to process the media of container ${containerId}${detail}`,
+  );
 }
 
 /**
  * Reads a container until it leaves IN_PROGRESS; returns the FINISHED (or PUBLISHED) state, throws the
  * container's failure for ERROR and EXPIRED, and a transient error when it is still processing at the deadline.
  */
-export async function waitForContainer(platform: string, containerId: string, read: () => Promise<ContainerState>, options: ContainerPollOptions = {}): Promise<ContainerState> {
+export async function waitForContainer(
+  platform: string,
+  containerId: string,
+  read: () => Promise<ContainerState>,
+  options: ContainerPollOptions = {},
+): Promise<ContainerState> {
   const intervals = options.intervalsMs && options.intervalsMs.length > 0 ? options.intervalsMs : DEFAULT_INTERVALS;
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const wait = options.sleep ?? sleep;
@@ -195,17 +225,33 @@ export async function waitForContainer(platform: string, containerId: string, re
     if (state.status === 'ERROR' || state.status === 'EXPIRED') throw containerFailure(platform, containerId, state);
     const pause = intervals[Math.min(i, intervals.length - 1)]!;
     if (now() + pause > deadline) {
-      throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `${platform} was still processing media container ${containerId} after ${Math.round(timeoutMs / 1000)} s; it will be checked again.`);
+      throw new PlatformError(
+        'transient',
+        'PLATFORM_UNAVAILABLE',
+        `${platform} was still processing media container ${containerId} after ${Math.round(timeoutMs / 1000)} s; it will be checked again.`,
+      );
     }
     await wait(pause);
   }
 }
 
 /** A container state from a status read (`status_code` on Instagram, `status` on Threads). */
-export function containerStateOf(body: Record<string, unknown>, statusField: 'status_code' | 'status', detailField: 'status' | 'error_message'): ContainerState {
+export function containerStateOf(
+  body: Record<string, unknown>,
+  statusField: 'status_code' | 'status',
+  detailField: 'status' | 'error_message',
+): ContainerState {
   const raw = body[statusField];
-  const status = typeof raw === 'string' && (CONTAINER_STATUSES as readonly string[]).includes(raw) ? (raw as ContainerStatus) : undefined;
-  if (!status) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `The container status read had no known ${statusField} (got ${JSON.stringify(raw)}).`);
+  const status =
+    typeof raw === 'string' && (CONTAINER_STATUSES as readonly string[]).includes(raw)
+      ? (raw as ContainerStatus)
+      : undefined;
+  if (!status)
+    throw new PlatformError(
+      'transient',
+      'PLATFORM_UNAVAILABLE',
+      `The container status read had no known ${statusField} (got ${JSON.stringify(raw)}).`,
+    );
   const detail = statusField === detailField ? null : body[detailField];
   return { status, detail: typeof detail === 'string' && detail ? detail : null };
 }

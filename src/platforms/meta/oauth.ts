@@ -13,14 +13,29 @@ export const LONG_LIVED_SECONDS = 60 * 86_400;
 
 /** A 4xx from a token endpoint means the code or token is no good: the user must sign in again. */
 export function asAuthFailure(platform: string, error: unknown, what: string): unknown {
-  if (isPlatformError(error) && error.platformStatus !== undefined && error.platformStatus >= 400 && error.platformStatus < 500 && error.kind !== 'rate_limited') {
-    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `${platform} refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+  if (
+    isPlatformError(error) &&
+    error.platformStatus !== undefined &&
+    error.platformStatus >= 400 &&
+    error.platformStatus < 500 &&
+    error.kind !== 'rate_limited'
+  ) {
+    return new PlatformError(
+      'auth_expired',
+      'PLATFORM_RECONNECT_REQUIRED',
+      `${platform} refused ${what}: ${error.message}`,
+      { platformStatus: error.platformStatus, platformBody: error.platformBody },
+    );
   }
   return error;
 }
 
 export function credentialsOf(accessToken: string, expiresIn: number | undefined, now: number): Credentials {
-  return { accessToken, refreshToken: null, expiresAt: new Date(now + (expiresIn ?? LONG_LIVED_SECONDS) * 1000).toISOString() };
+  return {
+    accessToken,
+    refreshToken: null,
+    expiresAt: new Date(now + (expiresIn ?? LONG_LIVED_SECONDS) * 1000).toISOString(),
+  };
 }
 
 export interface CodeExchange {
@@ -34,19 +49,39 @@ export interface CodeExchange {
 }
 
 /** Code → short-lived token → long-lived token. */
-export async function exchangeCode(g: GraphClient, spec: CodeExchange, code: string, redirectUri: string, app: { id: string; secret: string }): Promise<Credentials> {
+export async function exchangeCode(
+  g: GraphClient,
+  spec: CodeExchange,
+  code: string,
+  redirectUri: string,
+  app: { id: string; secret: string },
+): Promise<Credentials> {
   let short: string;
   try {
     const body = await g.call<Record<string, unknown>>({
-      method: 'POST', path: spec.tokenPath, unversioned: true,
-      params: { client_id: app.id, client_secret: app.secret, grant_type: 'authorization_code', redirect_uri: redirectUri, code: code.replace(/#_$/, '') },
+      method: 'POST',
+      path: spec.tokenPath,
+      unversioned: true,
+      params: {
+        client_id: app.id,
+        client_secret: app.secret,
+        grant_type: 'authorization_code',
+        redirect_uri: redirectUri,
+        code: code.replace(/#_$/, ''),
+      },
     });
     short = spec.shortToken(body);
   } catch (error) {
     throw asAuthFailure(spec.platform, error, 'the authorization code');
   }
   try {
-    const long = await g.call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/access_token', unversioned: true, params: { grant_type: spec.exchangeGrant, client_secret: app.secret }, token: short });
+    const long = await g.call<{ access_token: string; expires_in?: number }>({
+      method: 'GET',
+      path: '/access_token',
+      unversioned: true,
+      params: { grant_type: spec.exchangeGrant, client_secret: app.secret },
+      token: short,
+    });
     return credentialsOf(long.access_token, long.expires_in, Date.now());
   } catch (error) {
     throw asAuthFailure(spec.platform, error, 'the long-lived token exchange');
@@ -54,9 +89,21 @@ export async function exchangeCode(g: GraphClient, spec: CodeExchange, code: str
 }
 
 /** A long-lived token refreshed (`ig_refresh_token`, `th_refresh_token`). */
-export async function refreshToken(g: GraphClient, platform: string, grant: string, token: string, now: () => number): Promise<Credentials> {
+export async function refreshToken(
+  g: GraphClient,
+  platform: string,
+  grant: string,
+  token: string,
+  now: () => number,
+): Promise<Credentials> {
   try {
-    const body = await g.call<{ access_token: string; expires_in?: number }>({ method: 'GET', path: '/refresh_access_token', unversioned: true, params: { grant_type: grant }, token });
+    const body = await g.call<{ access_token: string; expires_in?: number }>({
+      method: 'GET',
+      path: '/refresh_access_token',
+      unversioned: true,
+      params: { grant_type: grant },
+      token,
+    });
     return credentialsOf(body.access_token, body.expires_in, now());
   } catch (error) {
     throw asAuthFailure(platform, error, 'to refresh the token');
@@ -64,14 +111,22 @@ export async function refreshToken(g: GraphClient, platform: string, grant: stri
 }
 
 /** The sandbox's authorize answered at once for `sandbox_username`: the code and the redirect it was made for. */
-export async function sandboxCode(http: PlatformHttp, platform: string, query: (redirect: string, state: string) => Record<string, string>): Promise<{ code: string; redirect: string }> {
+export async function sandboxCode(
+  http: PlatformHttp,
+  platform: string,
+  query: (redirect: string, state: string) => Record<string, string>,
+): Promise<{ code: string; redirect: string }> {
   const state = randomState();
   const redirect = 'http://127.0.0.1/herald/oauth/callback';
   const authorize = await http.request({ method: 'GET', path: '/oauth/authorize', query: query(redirect, state) });
   const location = authorize.headers.location;
   const back = typeof location === 'string' ? new URL(location) : undefined;
   if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
-    throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The ${platform} sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
+    throw new PlatformError(
+      'permanent',
+      'PLATFORM_REJECTED',
+      `The ${platform} sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`,
+    );
   }
   return { code: back.searchParams.get('code')!, redirect };
 }

@@ -31,7 +31,13 @@ test('exactly 500 passes, 501 fails', () => {
 });
 
 test('five links pass, a sixth fails with too_many_links', () => {
-  const five = ['https://a.example.com', 'https://b.example.com', 'c.example.org', 'https://d.io/x', 'http://e.net'].join(' ');
+  const five = [
+    'https://a.example.com',
+    'https://b.example.com',
+    'c.example.org',
+    'https://d.io/x',
+    'http://e.net',
+  ].join(' ');
   assert.deepEqual(limits.text.check(five), []);
   assert.deepEqual(limits.text.check(`${five} https://f.example.com`), [
     { rule: 'too_many_links', message: 'Text has 6 links; Threads allows 5.' },

@@ -40,7 +40,10 @@ function check(text: string): LimitIssue[] {
   const issues: LimitIssue[] = [];
   const length = measure(text);
   if (length > MAX_LENGTH) {
-    issues.push({ rule: 'text_too_long', message: `Text is ${length} characters (emoji counted as UTF-8 bytes); Threads allows ${MAX_LENGTH}.` });
+    issues.push({
+      rule: 'text_too_long',
+      message: `Text is ${length} characters (emoji counted as UTF-8 bytes); Threads allows ${MAX_LENGTH}.`,
+    });
   }
   // Every occurrence counts: Meta does not say whether a repeated link counts once, so we assume the stricter reading.
   const links = twitterText.extractUrls(text).length;
@@ -53,7 +56,13 @@ function check(text: string): LimitIssue[] {
 export const limits: PlatformLimits = {
   platform: 'threads',
   displayName: 'Threads',
-  text: { maxLength: MAX_LENGTH, unit: 'characters (emoji count as UTF-8 bytes)', measure, check, caps: { links: MAX_LINKS } },
+  text: {
+    maxLength: MAX_LENGTH,
+    unit: 'characters (emoji count as UTF-8 bytes)',
+    measure,
+    check,
+    caps: { links: MAX_LINKS },
+  },
   media: {
     // One image or video, or a carousel of 2–20 images and videos mixed.
     maxItems: 20,
@@ -61,7 +70,12 @@ export const limits: PlatformLimits = {
     mixKinds: true,
     kinds: {
       image: { contentTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MB, maxCount: 20 },
-      video: { contentTypes: ['video/mp4', 'video/quicktime'], maxBytes: 1000 * MB, maxCount: 20, maxDurationMs: 5 * 60_000 },
+      video: {
+        contentTypes: ['video/mp4', 'video/quicktime'],
+        maxBytes: 1000 * MB,
+        maxCount: 20,
+        maxDurationMs: 5 * 60_000,
+      },
     },
   },
   // A reply chain (reply_to_id); 25 is Herald's own cap, not Threads'.

@@ -10,7 +10,15 @@ import { brokenUrl, mediaSource, mp4, png } from '../../../test/helpers/media-so
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
-import { isPlatformError, type OAuthContext, type OutgoingPart, type PlatformAdapter, type PlatformSession, type PreparedMedia, type PublishedPart } from '../types.ts';
+import {
+  isPlatformError,
+  type OAuthContext,
+  type OutgoingPart,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PreparedMedia,
+  type PublishedPart,
+} from '../types.ts';
 
 adapterContract('threads');
 
@@ -31,10 +39,33 @@ async function rig(settings: Record<string, unknown> = {}, rateLimitFactor = 1):
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 1500 });
   const session = await sandboxSession(adapter, http, `th_specific_${++account}`, 'conn_th');
   return {
-    sandbox, adapter, session,
-    part: (text, extra = {}) => ({ index: 0, text, media: [], parent: null, root: null, key: adapter.newPartKey(new Date()), firstSentAt: new Date(), options: {}, ...extra }),
-    held: () => sandbox.simulator('threads').posts().filter((p) => p.account === session.connection.accountId && !p.deleted),
-    get: async (id, fields) => (await http.request({ method: 'GET', path: `/v1.0/${id}`, query: { fields, access_token: session.credentials.accessToken } })).json(),
+    sandbox,
+    adapter,
+    session,
+    part: (text, extra = {}) => ({
+      index: 0,
+      text,
+      media: [],
+      parent: null,
+      root: null,
+      key: adapter.newPartKey(new Date()),
+      firstSentAt: new Date(),
+      options: {},
+      ...extra,
+    }),
+    held: () =>
+      sandbox
+        .simulator('threads')
+        .posts()
+        .filter((p) => p.account === session.connection.accountId && !p.deleted),
+    get: async (id, fields) =>
+      (
+        await http.request({
+          method: 'GET',
+          path: `/v1.0/${id}`,
+          query: { fields, access_token: session.credentials.accessToken },
+        })
+      ).json(),
   };
 }
 
@@ -46,12 +77,18 @@ describe('threads specifics', () => {
   after(() => r.sandbox.close());
 
   test('a carousel of 20 images and a video is published as one post; 21 items are refused before any call', async () => {
-    const sources = [...Array.from({ length: 19 }, (_, i) => mediaSource(png(10 + i, 10), 'image/png')), mediaSource(mp4(), 'video/mp4')];
+    const sources = [
+      ...Array.from({ length: 19 }, (_, i) => mediaSource(png(10 + i, 10), 'image/png')),
+      mediaSource(mp4(), 'video/mp4'),
+    ];
     const media = await r.adapter.prepareMedia(r.session, sources, {});
     const post = await r.adapter.publish(r.session, r.part(`carousel ${Date.now()}`, { media }));
     assert.equal(r.held().find((p) => p.id === post.id)?.media, 20);
     const more = [...media, media[0]!];
-    assert.equal((await failure(r.adapter.publish(r.session, r.part('too many', { media: more })))).code, 'PLATFORM_CONTENT_REJECTED');
+    assert.equal(
+      (await failure(r.adapter.publish(r.session, r.part('too many', { media: more })))).code,
+      'PLATFORM_CONTENT_REJECTED',
+    );
   });
 
   test('emoji count as their UTF-8 bytes: 125 thumbs (500 bytes) pass, 126 do not', async () => {
@@ -69,15 +106,22 @@ describe('threads specifics', () => {
   });
 
   test('reply control is set on the first part', async () => {
-    const post = await r.adapter.publish(r.session, r.part(`mentioned only ${Date.now()}`, { options: { reply_control: 'mentioned_only' } }));
+    const post = await r.adapter.publish(
+      r.session,
+      r.part(`mentioned only ${Date.now()}`, { options: { reply_control: 'mentioned_only' } }),
+    );
     assert.equal((await r.get(post.id, 'reply_audience')).reply_audience, 'MENTIONED_ONLY');
   });
 
   test('an image URL Threads cannot fetch is transient (2207052); a video one ends FAILED_DOWNLOADING_VIDEO, also transient', async () => {
-    const image: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'image', altText: null, width: 1, height: 1 }];
+    const image: PreparedMedia[] = [
+      { platformRef: await brokenUrl(), kind: 'image', altText: null, width: 1, height: 1 },
+    ];
     const e1 = await failure(r.adapter.publish(r.session, r.part(`broken image ${Date.now()}`, { media: image })));
     assert.equal(e1.kind, 'transient');
-    const video: PreparedMedia[] = [{ platformRef: await brokenUrl(), kind: 'video', altText: null, width: null, height: null }];
+    const video: PreparedMedia[] = [
+      { platformRef: await brokenUrl(), kind: 'video', altText: null, width: null, height: null },
+    ];
     const e2 = await failure(r.adapter.publish(r.session, r.part(`broken video ${Date.now()}`, { media: video })));
     assert.equal(e2.kind, 'transient');
     assert.match(e2.message, /FAILED_DOWNLOADING_VIDEO/);
@@ -114,7 +158,8 @@ describe('threads specifics', () => {
       own.sandbox.simulator('threads').faults.add({ fault: 'lost_response', operation: 'create_post' });
       const lost = own.part('the reply that went out', { index: 1, parent: root, root });
       assert.equal((await failure(own.adapter.publish(own.session, lost))).kind, 'unknown_outcome');
-      for (let i = 0; i < 120; i++) await own.adapter.publish(own.session, own.part(`later reply ${i}`, { index: 1, parent: root, root }));
+      for (let i = 0; i < 120; i++)
+        await own.adapter.publish(own.session, own.part(`later reply ${i}`, { index: 1, parent: root, root }));
       const found = await own.adapter.findPublished(own.session, lost);
       const held = own.held().filter((p) => p.text === 'the reply that went out');
       assert.equal(held.length, 1);
@@ -128,7 +173,10 @@ describe('threads specifics', () => {
     const post = await r.adapter.publish(r.session, r.part(`conversation ${Date.now()}`));
     const answer = await r.adapter.reply!(r.session, post, 'a reply from Herald');
     const list = await r.adapter.listComments!(r.session, post);
-    assert.deepEqual(list.map((c) => [c.id, c.text]), [[answer.id, 'a reply from Herald']]);
+    assert.deepEqual(
+      list.map((c) => [c.id, c.text]),
+      [[answer.id, 'a reply from Herald']],
+    );
     assert.match(list[0]!.url ?? '', /\/web\/@.*\/post\//);
     assert.equal((await r.adapter.fetchMetrics!(r.session, post)).replies, 1);
   });
@@ -152,7 +200,11 @@ describe('threads specifics', () => {
   test('bad requests get the Graph error envelope, never a 500', async () => {
     const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string> = {}) => {
       const token = r.session.credentials.accessToken;
-      const res = await r.session.http.request(method === 'POST' ? { method, path, form: { ...params, access_token: token } } : { method, path, query: { ...params, access_token: token } });
+      const res = await r.session.http.request(
+        method === 'POST'
+          ? { method, path, form: { ...params, access_token: token } }
+          : { method, path, query: { ...params, access_token: token } },
+      );
       assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
       const body = res.json<{ error: { code: number; fbtrace_id: string } }>();
       assert.ok(body.error.fbtrace_id);
@@ -162,8 +214,14 @@ describe('threads specifics', () => {
     assert.equal(await call('GET', '/v9x/me'), 2500);
     assert.equal(await call('POST', `/v1.0/${me}/threads`, {}), 100);
     assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT' }), 100);
-    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_control: 'nobody' }), 100);
-    assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_to_id: '123' }), 100);
+    assert.equal(
+      await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_control: 'nobody' }),
+      100,
+    );
+    assert.equal(
+      await call('POST', `/v1.0/${me}/threads`, { media_type: 'TEXT', text: 'hi', reply_to_id: '123' }),
+      100,
+    );
     assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'CAROUSEL', children: 'a,b' }), 100);
     assert.equal(await call('POST', `/v1.0/${me}/threads`, { media_type: 'IMAGE' }), 100);
     assert.equal(await call('POST', `/v1.0/${me}/threads_publish`), 100);
@@ -173,7 +231,10 @@ describe('threads specifics', () => {
   test('a published post can be deleted', async () => {
     const post = await r.adapter.publish(r.session, r.part(`to delete ${Date.now()}`));
     await r.adapter.deletePost(r.session, post);
-    assert.equal(r.held().some((p) => p.id === post.id), false);
+    assert.equal(
+      r.held().some((p) => p.id === post.id),
+      false,
+    );
   });
 });
 
@@ -198,14 +259,23 @@ describe('threads sign-in (OAuth)', () => {
   const adapter = createPlatformRegistry().get('threads')!;
   before(async () => {
     sandbox = await startSandbox({ platforms: ['threads'], now: () => t });
-    ctx = { http: createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 3000 }), webUrl: sandbox.baseUrl('threads'), sandbox: true, app: { clientId: '1234567890', clientSecret: 'th-secret' }, redirectUri: 'https://herald.example/connect/callback' };
+    ctx = {
+      http: createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 3000 }),
+      webUrl: sandbox.baseUrl('threads'),
+      sandbox: true,
+      app: { clientId: '1234567890', clientSecret: 'th-secret' },
+      redirectUri: 'https://herald.example/connect/callback',
+    };
   });
   after(() => sandbox.close());
 
-  const consent = (decision: 'approve' | 'deny', username = 'th_oauth'): Promise<URL> => consentRedirect(adapter, ctx, {
-    state: 's1', username, decision,
-    checkPage: (page) => assert.match(page.text(), /<form[\s\S]*approve[\s\S]*deny/),
-  });
+  const consent = (decision: 'approve' | 'deny', username = 'th_oauth'): Promise<URL> =>
+    consentRedirect(adapter, ctx, {
+      state: 's1',
+      username,
+      decision,
+      checkPage: (page) => assert.match(page.text(), /<form[\s\S]*approve[\s\S]*deny/),
+    });
 
   test('authorize → consent → code → long-lived token → the account; denied; replayed; expired', async () => {
     const back = await consent('approve');
@@ -224,8 +294,23 @@ describe('threads sign-in (OAuth)', () => {
   });
 
   test('refresh (th_refresh_token) once a day old gives a new working token', async () => {
-    const credentials = await adapter.oauth!.exchangeCode(ctx, { code: (await consent('approve', 'th_refresh')).searchParams.get('code')!, codeVerifier: null });
-    const session: PlatformSession = { connection: { id: 'c', accountId: '0', handle: 'th_refresh', baseUrl: ctx.http.baseUrl, settings: {}, sandbox: true }, credentials, http: ctx.http, clock: { now: () => new Date(t) } };
+    const credentials = await adapter.oauth!.exchangeCode(ctx, {
+      code: (await consent('approve', 'th_refresh')).searchParams.get('code')!,
+      codeVerifier: null,
+    });
+    const session: PlatformSession = {
+      connection: {
+        id: 'c',
+        accountId: '0',
+        handle: 'th_refresh',
+        baseUrl: ctx.http.baseUrl,
+        settings: {},
+        sandbox: true,
+      },
+      credentials,
+      http: ctx.http,
+      clock: { now: () => new Date(t) },
+    };
     t += 25 * 3600_000;
     const fresh = await adapter.refreshCredentials(session);
     assert.notEqual(fresh.accessToken, credentials.accessToken);

@@ -17,7 +17,11 @@ export interface XTweetData {
   referenced_tweets?: Array<{ type: string; id: string }>;
 }
 
-export async function createTweet(http: PlatformHttp, token: string, body: Record<string, unknown>): Promise<XTweetData> {
+export async function createTweet(
+  http: PlatformHttp,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<XTweetData> {
   const res = await call(http, { method: 'POST', path: '/2/tweets', bearer: token, json: body });
   return res.json<{ data: XTweetData }>().data;
 }
@@ -27,17 +31,37 @@ export async function deleteTweet(http: PlatformHttp, token: string, id: string)
 }
 
 /** One page of a user's posts, newest first (GET /2/users/:id/tweets). */
-export async function userTweets(http: PlatformHttp, token: string, userId: string, query: { start_time: string; pagination_token?: string }): Promise<{ data: XTweetData[]; next: string | undefined }> {
+export async function userTweets(
+  http: PlatformHttp,
+  token: string,
+  userId: string,
+  query: { start_time: string; pagination_token?: string },
+): Promise<{ data: XTweetData[]; next: string | undefined }> {
   const res = await call(http, {
-    method: 'GET', path: `/2/users/${encodeURIComponent(userId)}/tweets`, bearer: token,
-    query: { max_results: 100, 'tweet.fields': 'created_at,referenced_tweets,conversation_id', start_time: query.start_time, pagination_token: query.pagination_token },
+    method: 'GET',
+    path: `/2/users/${encodeURIComponent(userId)}/tweets`,
+    bearer: token,
+    query: {
+      max_results: 100,
+      'tweet.fields': 'created_at,referenced_tweets,conversation_id',
+      start_time: query.start_time,
+      pagination_token: query.pagination_token,
+    },
   });
   const body = res.json<{ data?: XTweetData[]; meta?: { next_token?: string } }>();
   return { data: body.data ?? [], next: body.meta?.next_token };
 }
 
-export async function me(http: PlatformHttp, token: string): Promise<{ id: string; username: string; name: string; profile_image_url?: string }> {
-  const res = await call(http, { method: 'GET', path: '/2/users/me', bearer: token, query: { 'user.fields': 'profile_image_url' } });
+export async function me(
+  http: PlatformHttp,
+  token: string,
+): Promise<{ id: string; username: string; name: string; profile_image_url?: string }> {
+  const res = await call(http, {
+    method: 'GET',
+    path: '/2/users/me',
+    bearer: token,
+    query: { 'user.fields': 'profile_image_url' },
+  });
   return res.json<{ data: { id: string; username: string; name: string; profile_image_url?: string } }>().data;
 }
 
@@ -49,18 +73,33 @@ export interface TokenAnswer {
 }
 
 /** Basic auth for a confidential client, `client_id` in the form for a public one. */
-function clientAuth(client: { id: string; secret: string | undefined }, form: Record<string, string>): { headers: Record<string, string>; form: Record<string, string> } {
-  if (client.secret) return { headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` }, form };
+function clientAuth(
+  client: { id: string; secret: string | undefined },
+  form: Record<string, string>,
+): { headers: Record<string, string>; form: Record<string, string> } {
+  if (client.secret)
+    return {
+      headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` },
+      form,
+    };
   return { headers: {}, form: { ...form, client_id: client.id } };
 }
 
 /** POST /2/oauth2/token (code exchange and refresh). */
-export async function token(http: PlatformHttp, client: { id: string; secret: string | undefined }, form: Record<string, string>): Promise<TokenAnswer> {
+export async function token(
+  http: PlatformHttp,
+  client: { id: string; secret: string | undefined },
+  form: Record<string, string>,
+): Promise<TokenAnswer> {
   const res = await call(http, { method: 'POST', path: '/2/oauth2/token', ...clientAuth(client, form) });
   return res.json<TokenAnswer>();
 }
 
 /** POST /2/oauth2/revoke. */
-export async function revoke(http: PlatformHttp, client: { id: string; secret: string | undefined }, form: { token: string; token_type_hint: string }): Promise<void> {
+export async function revoke(
+  http: PlatformHttp,
+  client: { id: string; secret: string | undefined },
+  form: { token: string; token_type_hint: string },
+): Promise<void> {
   await call(http, { method: 'POST', path: '/2/oauth2/revoke', ...clientAuth(client, form) });
 }

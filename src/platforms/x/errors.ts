@@ -5,8 +5,17 @@ import type { ErrorRule } from '../classify.ts';
 export const X_ERRORS: ErrorRule[] = [
   { status: 401, kind: 'auth_expired' },
   { status: 403, body: /duplicate content/i, kind: 'invalid_content', code: 'PLATFORM_DUPLICATE' },
-  { status: 403, body: /too long|invalid characters|not permitted to perform this action with media/i, kind: 'invalid_content' },
-  { status: 403, body: /suspended|client-forbidden|not allowed|not authorized|missing scopes/i, kind: 'permanent', code: 'PLATFORM_PERMISSION_DENIED' },
+  {
+    status: 403,
+    body: /too long|invalid characters|not permitted to perform this action with media/i,
+    kind: 'invalid_content',
+  },
+  {
+    status: 403,
+    body: /suspended|client-forbidden|not allowed|not authorized|missing scopes/i,
+    kind: 'permanent',
+    code: 'PLATFORM_PERMISSION_DENIED',
+  },
   { status: 429, body: /usage-capped/i, kind: 'permanent', code: 'PLATFORM_QUOTA_EXHAUSTED' },
   { status: 429, kind: 'rate_limited' },
   { status: 400, body: /media/i, kind: 'media_rejected' },

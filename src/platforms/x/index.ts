@@ -2,7 +2,16 @@
 // protocols, threads as reply chains. X has no idempotency key, so reconciliation looks the part up among the
 // account's recent posts (text and reply target), and a re-send happens only when that finds nothing.
 import { createHash, randomBytes } from 'node:crypto';
-import { PlatformError, type AdapterConfig, type Credentials, type OAuthCapability, type OAuthContext, type PlatformAdapter, type PlatformSession, type PublishedPart } from '../types.ts';
+import {
+  PlatformError,
+  type AdapterConfig,
+  type Credentials,
+  type OAuthCapability,
+  type OAuthContext,
+  type PlatformAdapter,
+  type PlatformSession,
+  type PublishedPart,
+} from '../types.ts';
 import { limits } from './limits.ts';
 import * as client from './client.ts';
 import { comparable, createBody, postUrl } from './map.ts';
@@ -22,8 +31,16 @@ function credentialsFrom(answer: client.TokenAnswer, now: number, previous?: Cre
 
 /** A refused code or refresh token (X answers 400/401) means the user must sign in again. */
 function refusedAsExpired(error: unknown, what: string): unknown {
-  if (error instanceof PlatformError && error.platformStatus !== undefined && error.platformStatus < 500 && error.platformStatus !== 429) {
-    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `X refused ${what}: ${error.message}`, { platformStatus: error.platformStatus, platformBody: error.platformBody });
+  if (
+    error instanceof PlatformError &&
+    error.platformStatus !== undefined &&
+    error.platformStatus < 500 &&
+    error.platformStatus !== 429
+  ) {
+    return new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `X refused ${what}: ${error.message}`, {
+      platformStatus: error.platformStatus,
+      platformBody: error.platformBody,
+    });
   }
   return error;
 }
@@ -36,14 +53,25 @@ function xOAuth(): OAuthCapability {
     scopes: SCOPES.split(' '),
     authorizeUrl(ctx, { state, codeChallenge }) {
       const url = new URL(`${ctx.webUrl}/i/oauth2/authorize`);
-      const params: Record<string, string> = { response_type: 'code', client_id: ctx.app.clientId, redirect_uri: ctx.redirectUri, scope: SCOPES, state };
+      const params: Record<string, string> = {
+        response_type: 'code',
+        client_id: ctx.app.clientId,
+        redirect_uri: ctx.redirectUri,
+        scope: SCOPES,
+        state,
+      };
       if (codeChallenge) Object.assign(params, { code_challenge: codeChallenge, code_challenge_method: 'S256' });
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       return url.toString();
     },
     async exchangeCode(ctx, { code, codeVerifier }) {
       try {
-        const answer = await client.token(ctx.http, app(ctx), { grant_type: 'authorization_code', code, redirect_uri: ctx.redirectUri, code_verifier: codeVerifier ?? '' });
+        const answer = await client.token(ctx.http, app(ctx), {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: ctx.redirectUri,
+          code_verifier: codeVerifier ?? '',
+        });
         return credentialsFrom(answer, Date.now());
       } catch (error) {
         throw refusedAsExpired(error, 'the authorization code');
@@ -51,12 +79,23 @@ function xOAuth(): OAuthCapability {
     },
     async accounts(ctx, credentials) {
       const user = await client.me(ctx.http, credentials.accessToken);
-      return [{ account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials }];
+      return [
+        {
+          account: {
+            accountId: user.id,
+            handle: user.username,
+            displayName: user.name,
+            avatarUrl: user.profile_image_url ?? null,
+          },
+          credentials,
+        },
+      ];
     },
     async revoke(ctx, credentials) {
       // ⚠ unverified: whether revoking the refresh token also ends its access tokens; revoke both to be sure.
       await client.revoke(ctx.http, app(ctx), { token: credentials.accessToken, token_type_hint: 'access_token' });
-      if (credentials.refreshToken) await client.revoke(ctx.http, app(ctx), { token: credentials.refreshToken, token_type_hint: 'refresh_token' });
+      if (credentials.refreshToken)
+        await client.revoke(ctx.http, app(ctx), { token: credentials.refreshToken, token_type_hint: 'refresh_token' });
     },
   };
 }
@@ -86,7 +125,12 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       let token: string | undefined;
       const matches: PublishedPart[] = [];
       for (let page = 0; page < LOOKUP_PAGES; page++) {
-        const { data, next } = await client.userTweets(session.http, session.credentials.accessToken, session.connection.accountId, { start_time: start, pagination_token: token });
+        const { data, next } = await client.userTweets(
+          session.http,
+          session.credentials.accessToken,
+          session.connection.accountId,
+          { start_time: start, pagination_token: token },
+        );
         for (const tweet of data) {
           const repliedTo = tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
           if (comparable(tweet.text) === wanted && repliedTo === (part.parent?.id ?? null)) {
@@ -106,9 +150,18 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
 
     async refreshCredentials(session) {
       const refresh = session.credentials.refreshToken;
-      if (!refresh) throw new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', 'The X token expired and the connection has no refresh token (offline.access was not granted).');
+      if (!refresh)
+        throw new PlatformError(
+          'auth_expired',
+          'PLATFORM_RECONNECT_REQUIRED',
+          'The X token expired and the connection has no refresh token (offline.access was not granted).',
+        );
       try {
-        const answer = await client.token(session.http, { id: clientId, secret: config.clientSecret }, { grant_type: 'refresh_token', refresh_token: refresh });
+        const answer = await client.token(
+          session.http,
+          { id: clientId, secret: config.clientSecret },
+          { grant_type: 'refresh_token', refresh_token: refresh },
+        );
         return credentialsFrom(answer, session.clock.now().getTime(), session.credentials);
       } catch (error) {
         // A refused refresh token (400 invalid_request) means the user must connect again.
@@ -118,7 +171,12 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
 
     async verifyAccount(session) {
       const user = await client.me(session.http, session.credentials.accessToken);
-      return { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null };
+      return {
+        accountId: user.id,
+        handle: user.username,
+        displayName: user.name,
+        avatarUrl: user.profile_image_url ?? null,
+      };
     },
 
     oauth: xOAuth(),
@@ -128,18 +186,54 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       const state = randomBytes(12).toString('base64url');
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
       const authorize = await http.request({
-        method: 'GET', path: '/i/oauth2/authorize',
-        query: { response_type: 'code', client_id: clientId, redirect_uri: redirect, scope: SCOPES, state, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', sandbox_username: username },
+        method: 'GET',
+        path: '/i/oauth2/authorize',
+        query: {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: redirect,
+          scope: SCOPES,
+          state,
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+          sandbox_username: username,
+        },
       });
       const location = authorize.headers.location;
       const back = typeof location === 'string' ? new URL(location) : undefined;
-      if (authorize.status !== 302 || !back || back.searchParams.get('state') !== state || !back.searchParams.get('code')) {
-        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `The X sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`);
+      if (
+        authorize.status !== 302 ||
+        !back ||
+        back.searchParams.get('state') !== state ||
+        !back.searchParams.get('code')
+      ) {
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_REJECTED',
+          `The X sandbox did not authorize (${authorize.status}: ${authorize.text().slice(0, 200)}).`,
+        );
       }
-      const answer = await client.token(http, { id: clientId, secret: config.clientSecret }, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, code_verifier: verifier });
+      const answer = await client.token(
+        http,
+        { id: clientId, secret: config.clientSecret },
+        {
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          code_verifier: verifier,
+        },
+      );
       const credentials = credentialsFrom(answer, Date.now());
       const user = await client.me(http, credentials.accessToken);
-      return { account: { accountId: user.id, handle: user.username, displayName: user.name, avatarUrl: user.profile_image_url ?? null }, credentials };
+      return {
+        account: {
+          accountId: user.id,
+          handle: user.username,
+          displayName: user.name,
+          avatarUrl: user.profile_image_url ?? null,
+        },
+        credentials,
+      };
     },
   };
 }

@@ -46,7 +46,10 @@ function check(text: string): LimitIssue[] {
   }
   // twitter-text rejects U+FFFE, U+FEFF and U+FFFF; X would refuse the post.
   if (twitterText.hasInvalidCharacters(text)) {
-    issues.push({ rule: 'invalid_characters', message: 'Text contains characters X does not accept (U+FFFE, U+FEFF or U+FFFF).' });
+    issues.push({
+      rule: 'invalid_characters',
+      message: 'Text contains characters X does not accept (U+FFFE, U+FEFF or U+FFFF).',
+    });
   }
   return issues;
 }
@@ -66,7 +69,13 @@ export const limits: PlatformLimits = {
       // Safe figures: platforms.md gives 8 GB / 0.5 s–20 min for default users (best-practices 2026) but older pages
       // say 512 MB / 140 s, and post-create limits vary per account (403 "not allowed to post a video longer than
       // N minutes"). Herald accepts what every account can post; raise these once the 2026 figures are confirmed.
-      video: { contentTypes: ['video/mp4', 'video/quicktime'], maxBytes: 512 * MB, maxCount: 1, minDurationMs: 500, maxDurationMs: 140_000 },
+      video: {
+        contentTypes: ['video/mp4', 'video/quicktime'],
+        maxBytes: 512 * MB,
+        maxCount: 1,
+        minDurationMs: 500,
+        maxDurationMs: 140_000,
+      },
     },
   },
   // X has no documented cap on a reply chain; 25 is Herald's own reasonable cap on one thread.

@@ -19,7 +19,9 @@ export function postUrl(webBase: string, username: string, id: string): string {
 /** Text as X gives it back, reduced to what survives X's rewriting: entities decoded, URLs blanked, NFC, spaces. */
 export function comparable(text: string): string {
   return text
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
     .replace(/\bhttps?:\/\/\S+/gi, '<url>')
     .normalize('NFC')
     .replace(/\s+/g, ' ')

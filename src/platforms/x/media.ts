@@ -43,14 +43,34 @@ async function* segments(stream: Readable, size: number): AsyncGenerator<Buffer>
   if (length > 0) yield Buffer.concat(pending);
 }
 
-async function waitForProcessing(http: PlatformHttp, token: string, id: string, info: ProcessingInfo | undefined): Promise<void> {
+async function waitForProcessing(
+  http: PlatformHttp,
+  token: string,
+  id: string,
+  info: ProcessingInfo | undefined,
+): Promise<void> {
   const deadline = Date.now() + PROCESSING_DEADLINE_MS;
   let current = info;
   while (current && current.state !== 'succeeded') {
-    if (current.state === 'failed') throw new PlatformError('media_rejected', 'PLATFORM_MEDIA_REJECTED', `X could not process media ${id}: ${current.error?.message ?? 'processing failed'}`);
-    if (Date.now() > deadline) throw new PlatformError('transient', 'PLATFORM_UNAVAILABLE', `X was still processing media ${id} after ${PROCESSING_DEADLINE_MS / 60_000} minutes.`);
+    if (current.state === 'failed')
+      throw new PlatformError(
+        'media_rejected',
+        'PLATFORM_MEDIA_REJECTED',
+        `X could not process media ${id}: ${current.error?.message ?? 'processing failed'}`,
+      );
+    if (Date.now() > deadline)
+      throw new PlatformError(
+        'transient',
+        'PLATFORM_UNAVAILABLE',
+        `X was still processing media ${id} after ${PROCESSING_DEADLINE_MS / 60_000} minutes.`,
+      );
     await sleep(Math.min(Math.max(current.check_after_secs ?? 1, 1), 30) * 1000);
-    const res = await call(http, { method: 'GET', path: '/2/media/upload', bearer: token, query: { command: 'STATUS', media_id: id } });
+    const res = await call(http, {
+      method: 'GET',
+      path: '/2/media/upload',
+      bearer: token,
+      query: { command: 'STATUS', media_id: id },
+    });
     current = res.json<MediaAnswer>().data.processing_info;
   }
 }
@@ -59,20 +79,43 @@ async function uploadOne(http: PlatformHttp, token: string, media: MediaSource):
   const category = media.kind === 'video' ? 'tweet_video' : media.kind === 'gif' ? 'tweet_gif' : 'tweet_image';
   if (category === 'tweet_image') {
     const res = await call(http, {
-      method: 'POST', path: '/2/media/upload', bearer: token,
-      multipart: { media_category: category, media_type: media.contentType, media: { filename: media.id, contentType: media.contentType, data: () => media.open(), size: media.sizeBytes } }, timeoutMs: UPLOAD_TIMEOUT_MS,
+      method: 'POST',
+      path: '/2/media/upload',
+      bearer: token,
+      multipart: {
+        media_category: category,
+        media_type: media.contentType,
+        media: { filename: media.id, contentType: media.contentType, data: () => media.open(), size: media.sizeBytes },
+      },
+      timeoutMs: UPLOAD_TIMEOUT_MS,
     });
     const answer = res.json<MediaAnswer>().data;
     await waitForProcessing(http, token, answer.id, answer.processing_info);
     return answer.id;
   }
-  const init = await call(http, { method: 'POST', path: '/2/media/upload/initialize', bearer: token, json: { media_type: media.contentType, total_bytes: media.sizeBytes, media_category: category } });
+  const init = await call(http, {
+    method: 'POST',
+    path: '/2/media/upload/initialize',
+    bearer: token,
+    json: { media_type: media.contentType, total_bytes: media.sizeBytes, media_category: category },
+  });
   const id = init.json<MediaAnswer>().data.id;
   let index = 0;
   for await (const segment of segments(await media.open(), SEGMENT_BYTES)) {
     await call(http, {
-      method: 'POST', path: `/2/media/upload/${id}/append`, bearer: token,
-      multipart: { segment_index: String(index++), media: { filename: `${media.id}.${index}`, contentType: 'application/octet-stream', data: segment, size: segment.length } }, timeoutMs: UPLOAD_TIMEOUT_MS,
+      method: 'POST',
+      path: `/2/media/upload/${id}/append`,
+      bearer: token,
+      multipart: {
+        segment_index: String(index++),
+        media: {
+          filename: `${media.id}.${index}`,
+          contentType: 'application/octet-stream',
+          data: segment,
+          size: segment.length,
+        },
+      },
+      timeoutMs: UPLOAD_TIMEOUT_MS,
     });
   }
   const done = await call(http, { method: 'POST', path: `/2/media/upload/${id}/finalize`, bearer: token });
@@ -85,7 +128,12 @@ export async function uploadMedia(http: PlatformHttp, token: string, items: Medi
   for (const media of items) {
     const id = await uploadOne(http, token, media);
     if (media.altText) {
-      await call(http, { method: 'POST', path: '/2/media/metadata', bearer: token, json: { id, metadata: { alt_text: { text: media.altText.slice(0, 1000) } } } });
+      await call(http, {
+        method: 'POST',
+        path: '/2/media/metadata',
+        bearer: token,
+        json: { id, metadata: { alt_text: { text: media.altText.slice(0, 1000) } } },
+      });
     }
     out.push({ platformRef: id, kind: media.kind, altText: media.altText, width: media.width, height: media.height });
   }

@@ -17,8 +17,20 @@ function issue(kit: SimulatorKit, account: BskyAccount): Record<string, unknown>
     did: account.did,
     handle: account.handle,
     email: account.email,
-    accessJwt: kit.tokens.sign({ sub: account.did, typ: 'bsky_access', handle: account.handle, scope: 'com.atproto.appPass', ttlSeconds: ACCESS_TTL }),
-    refreshJwt: kit.tokens.sign({ sub: account.did, typ: 'bsky_refresh', handle: account.handle, scope: 'com.atproto.refresh', ttlSeconds: REFRESH_TTL }),
+    accessJwt: kit.tokens.sign({
+      sub: account.did,
+      typ: 'bsky_access',
+      handle: account.handle,
+      scope: 'com.atproto.appPass',
+      ttlSeconds: ACCESS_TTL,
+    }),
+    refreshJwt: kit.tokens.sign({
+      sub: account.did,
+      typ: 'bsky_refresh',
+      handle: account.handle,
+      scope: 'com.atproto.refresh',
+      ttlSeconds: REFRESH_TTL,
+    }),
     active: true,
   };
 }
@@ -34,7 +46,13 @@ export function accountFor(state: BskyState, did: string, handle: string): BskyA
   return account;
 }
 
-export function bearer(kit: SimulatorKit, state: BskyState, request: FastifyRequest, reply: FastifyReply, typ = 'bsky_access'): BskyAccount | undefined {
+export function bearer(
+  kit: SimulatorKit,
+  state: BskyState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  typ = 'bsky_access',
+): BskyAccount | undefined {
   const header = request.headers.authorization ?? '';
   if (!header.startsWith('Bearer ')) {
     reply.code(401).send(xrpcError('AuthMissing', 'Authentication Required'));
@@ -42,7 +60,13 @@ export function bearer(kit: SimulatorKit, state: BskyState, request: FastifyRequ
   }
   const check = kit.tokens.verify(header.slice(7), typ);
   if (!check.ok) {
-    reply.code(400).send(check.reason === 'expired' ? xrpcError('ExpiredToken', 'Token has expired') : xrpcError('InvalidToken', 'Token could not be verified'));
+    reply
+      .code(400)
+      .send(
+        check.reason === 'expired'
+          ? xrpcError('ExpiredToken', 'Token has expired')
+          : xrpcError('InvalidToken', 'Token could not be verified'),
+      );
     return undefined;
   }
   // ⚠ unverified: a real PDS lets a refresh token be reused within a grace period; here it works once.
@@ -55,17 +79,33 @@ export function bearer(kit: SimulatorKit, state: BskyState, request: FastifyRequ
 }
 
 export function registerBskyAuth(app: FastifyInstance, kit: SimulatorKit, state: BskyState): void {
-  app.get('/xrpc/com.atproto.server.describeServer', async () => ({ did: 'did:web:sandbox.herald', availableUserDomains: [HANDLE_DOMAIN], inviteCodeRequired: false }));
+  app.get('/xrpc/com.atproto.server.describeServer', async () => ({
+    did: 'did:web:sandbox.herald',
+    availableUserDomains: [HANDLE_DOMAIN],
+    inviteCodeRequired: false,
+  }));
 
   app.post('/xrpc/com.atproto.server.createAccount', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
     const handle = String(fields.handle ?? '').toLowerCase();
-    if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/.test(handle) || !handle.endsWith(HANDLE_DOMAIN)) {
-      return reply.code(400).send(xrpcError('InvalidHandle', `Handle must be a domain name ending in ${HANDLE_DOMAIN}.`));
+    if (
+      !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/.test(handle) ||
+      !handle.endsWith(HANDLE_DOMAIN)
+    ) {
+      return reply
+        .code(400)
+        .send(xrpcError('InvalidHandle', `Handle must be a domain name ending in ${HANDLE_DOMAIN}.`));
     }
-    if (typeof fields.password !== 'string' || fields.password.length < 8) return reply.code(400).send(xrpcError('InvalidRequest', 'Password must be at least 8 characters.'));
+    if (typeof fields.password !== 'string' || fields.password.length < 8)
+      return reply.code(400).send(xrpcError('InvalidRequest', 'Password must be at least 8 characters.'));
     if (state.handles.has(handle)) return reply.code(400).send(xrpcError('HandleNotAvailable', 'Handle already taken'));
-    const account: BskyAccount = { did: didFor(handle), handle, email: String(fields.email ?? `${handle}@sandbox.invalid`), password: fields.password, appPasswords: new Map() };
+    const account: BskyAccount = {
+      did: didFor(handle),
+      handle,
+      email: String(fields.email ?? `${handle}@sandbox.invalid`),
+      password: fields.password,
+      appPasswords: new Map(),
+    };
     state.accounts.set(account.did, account);
     state.handles.set(handle, account.did);
     const { did, accessJwt, refreshJwt } = issue(kit, account);
@@ -77,7 +117,8 @@ export function registerBskyAuth(app: FastifyInstance, kit: SimulatorKit, state:
     if (!account) return reply;
     const { fields } = parseBody(request.headers['content-type'], request.body);
     const name = String(fields.name ?? '');
-    if (!name || account.appPasswords.has(name)) return reply.code(400).send(xrpcError('InvalidRequest', 'An app password needs a new, non-empty name.'));
+    if (!name || account.appPasswords.has(name))
+      return reply.code(400).send(xrpcError('InvalidRequest', 'An app password needs a new, non-empty name.'));
     const password = [0, 1, 2, 3].map(() => randomBytes(3).toString('hex').slice(0, 4)).join('-');
     account.appPasswords.set(name, password);
     return { name, password, createdAt: new Date(kit.now()).toISOString(), privileged: false };
@@ -99,7 +140,8 @@ export function registerBskyAuth(app: FastifyInstance, kit: SimulatorKit, state:
 
   app.post('/xrpc/com.atproto.server.refreshSession', async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (body.length > 0) return reply.code(400).send(xrpcError('InvalidRequest', 'A request body was provided when none was expected'));
+    if (body.length > 0)
+      return reply.code(400).send(xrpcError('InvalidRequest', 'A request body was provided when none was expected'));
     const account = bearer(kit, state, request, reply, 'bsky_refresh');
     if (!account) return reply;
     const { did, handle, accessJwt, refreshJwt } = issue(kit, account);

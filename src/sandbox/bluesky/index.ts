@@ -6,13 +6,22 @@ import { registerBskyAuth } from './auth.ts';
 import { registerBskyRepo } from './repo.ts';
 import { createBskyState, xrpcError, type BskyState } from './state.ts';
 
-const NAMES: Record<number, string> = { 400: 'InvalidRequest', 401: 'AuthMissing', 404: 'MethodNotImplemented', 429: 'RateLimitExceeded', 500: 'InternalServerError', 502: 'UpstreamFailure', 503: 'NotEnoughResources' };
+const NAMES: Record<number, string> = {
+  400: 'InvalidRequest',
+  401: 'AuthMissing',
+  404: 'MethodNotImplemented',
+  429: 'RateLimitExceeded',
+  500: 'InternalServerError',
+  502: 'UpstreamFailure',
+  503: 'NotEnoughResources',
+};
 
 export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
   let state = createBskyState();
   const errorReply = (reply: FastifyReply, status: number, message: string) => {
     // An expired access token is a 400 ExpiredToken on a PDS, not a 401.
-    if (status === 401 && /expired/i.test(message)) return reply.code(400).send(xrpcError('ExpiredToken', 'Token has expired'));
+    if (status === 401 && /expired/i.test(message))
+      return reply.code(400).send(xrpcError('ExpiredToken', 'Token has expired'));
     return reply.code(status).send(xrpcError(NAMES[status] ?? 'InternalServerError', message));
   };
   return {
@@ -22,13 +31,22 @@ export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
       registerBskyAuth(app, kit, live);
       registerBskyRepo(app, kit, live, errorReply);
     },
-    posts: () => [...state.records.values()]
-      .filter((r) => r.collection === 'app.bsky.feed.post')
-      .map((r) => {
-        const embed = r.value.embed as { images?: unknown[]; video?: unknown } | undefined;
-        const reply = r.value.reply as { parent?: { uri?: string } } | undefined;
-        return { id: r.uri, account: r.did, text: String(r.value.text), replyTo: reply?.parent?.uri ?? null, media: embed?.images?.length ?? (embed?.video ? 1 : 0), createdAt: new Date(r.createdAt).toISOString(), deleted: false };
-      }),
+    posts: () =>
+      [...state.records.values()]
+        .filter((r) => r.collection === 'app.bsky.feed.post')
+        .map((r) => {
+          const embed = r.value.embed as { images?: unknown[]; video?: unknown } | undefined;
+          const reply = r.value.reply as { parent?: { uri?: string } } | undefined;
+          return {
+            id: r.uri,
+            account: r.did,
+            text: String(r.value.text),
+            replyTo: reply?.parent?.uri ?? null,
+            media: embed?.images?.length ?? (embed?.video ? 1 : 0),
+            createdAt: new Date(r.createdAt).toISOString(),
+            deleted: false,
+          };
+        }),
     reset() {
       state = createBskyState();
     },

@@ -13,7 +13,12 @@ const BLOB_LIMIT = 100_000_000; // a self-hosted PDS defaults to 5 MB (PDS_BLOB_
 
 type ErrorReply = (reply: FastifyReply, status: number, message: string) => FastifyReply;
 
-export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state: BskyState, errorReply: ErrorReply): void {
+export function registerBskyRepo(
+  app: FastifyInstance,
+  kit: SimulatorKit,
+  state: BskyState,
+  errorReply: ErrorReply,
+): void {
   app.post('/xrpc/com.atproto.repo.uploadBlob', async (request, reply) => {
     const account = bearer(kit, state, request, reply);
     if (!account) return reply;
@@ -22,13 +27,15 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));
     const fault = kit.faults.take('upload_media', account.did);
     if (applyFault(kit, { errorReply }, fault, request, reply, 'ietf') === 'sent') return reply;
-    if (fault?.fault === 'media_failed') return reply.code(400).send(xrpcError('InvalidRequest', 'Unable to process the blob (injected)'));
+    if (fault?.fault === 'media_failed')
+      return reply.code(400).send(xrpcError('InvalidRequest', 'Unable to process the blob (injected)'));
     if (fault?.fault === 'slow_media') await new Promise((r) => setTimeout(r, fault.delayMs ?? 3000));
     const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (data.length === 0) return reply.code(400).send(xrpcError('InvalidRequest', 'Request body is empty'));
     if (data.length > BLOB_LIMIT) return reply.code(400).send(xrpcError('BlobTooLarge', 'This file is too large'));
     // The PDS sniffs the bytes; the declared type only breaks ties.
-    const mimeType = sniff(data) ?? String(request.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!;
+    const mimeType =
+      sniff(data) ?? String(request.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!;
     const cid = cidOf(data, 'raw');
     state.blobs.set(cid, { cid, did: account.did, mimeType, size: data.length });
     return { blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: data.length } };
@@ -41,28 +48,56 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     const window = kit.windows.hit(`writes:${account.did}`, kit.limit(1666), 3600_000);
     reply.headers(windowHeaders(window, 'ietf'));
     if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));
-    const applied = applyFault(kit, { errorReply }, kit.faults.take('create_post', account.did), request, reply, 'ietf');
+    const applied = applyFault(
+      kit,
+      { errorReply },
+      kit.faults.take('create_post', account.did),
+      request,
+      reply,
+      'ietf',
+    );
     if (applied === 'sent') return reply;
     const { fields, valid } = parseBody(request.headers['content-type'], request.body);
     if (!valid) return reply.code(400).send(xrpcError('InvalidRequest', 'Request body must be JSON'));
-    if (fields.repo !== account.did && fields.repo !== account.handle) return reply.code(400).send(xrpcError('InvalidRequest', 'Invalid repo'));
-    if (typeof fields.collection !== 'string' || !/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.[A-Za-z]+$/.test(fields.collection)) return reply.code(400).send(xrpcError('InvalidRequest', 'Invalid collection'));
+    if (fields.repo !== account.did && fields.repo !== account.handle)
+      return reply.code(400).send(xrpcError('InvalidRequest', 'Invalid repo'));
+    if (
+      typeof fields.collection !== 'string' ||
+      !/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.[A-Za-z]+$/.test(fields.collection)
+    )
+      return reply.code(400).send(xrpcError('InvalidRequest', 'Invalid collection'));
     const rkey = fields.rkey === undefined ? newTid(kit.now()) : String(fields.rkey);
-    if (!isRecordKey(rkey)) return reply.code(400).send(xrpcError('InvalidRequest', `Invalid record key (got "${rkey}") at $.rkey`));
+    if (!isRecordKey(rkey))
+      return reply.code(400).send(xrpcError('InvalidRequest', `Invalid record key (got "${rkey}") at $.rkey`));
     const record = fields.record as Record<string, unknown> | undefined;
-    if (!record || typeof record !== 'object') return reply.code(400).send(xrpcError('InvalidRequest', 'Input must have the property "record"'));
+    if (!record || typeof record !== 'object')
+      return reply.code(400).send(xrpcError('InvalidRequest', 'Input must have the property "record"'));
     if (fields.collection === 'app.bsky.feed.post') {
       const issue = postRecordIssue(state, account.did, record);
-      if (issue?.startsWith('BlobNotFound:')) return reply.code(400).send(xrpcError('BlobNotFound', issue.slice('BlobNotFound:'.length)));
+      if (issue?.startsWith('BlobNotFound:'))
+        return reply.code(400).send(xrpcError('BlobNotFound', issue.slice('BlobNotFound:'.length)));
       if (issue) return reply.code(400).send(xrpcError('InvalidRequest', issue));
     }
     const uri = `at://${account.did}/${fields.collection}/${rkey}`;
     if (state.records.has(uri)) return reply.code(500).send(xrpcError('InternalServerError', 'Internal Server Error'));
     const cid = cidOf(JSON.stringify(record), 'dag-cbor');
-    const stored: BskyRecord = { uri, cid, did: account.did, collection: fields.collection, rkey, value: record, createdAt: kit.now() };
+    const stored: BskyRecord = {
+      uri,
+      cid,
+      did: account.did,
+      collection: fields.collection,
+      rkey,
+      value: record,
+      createdAt: kit.now(),
+    };
     state.records.set(uri, stored);
     if (applied === 'drop') return kit.dropConnection(request, reply);
-    return { uri, cid, commit: { cid: cidOf(`${uri}${cid}`, 'dag-cbor'), rev: newTid(kit.now()) }, validationStatus: 'valid' };
+    return {
+      uri,
+      cid,
+      commit: { cid: cidOf(`${uri}${cid}`, 'dag-cbor'), rev: newTid(kit.now()) },
+      validationStatus: 'valid',
+    };
   });
 
   app.get('/xrpc/com.atproto.repo.getRecord', async (request, reply) => {
@@ -71,7 +106,8 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     const uri = `at://${did}/${q.collection}/${q.rkey}`;
     const record = state.records.get(uri);
     if (!record) return reply.code(400).send(xrpcError('RecordNotFound', `Could not locate record: ${uri}`));
-    if (applyFault(kit, { errorReply }, kit.faults.take('lookup', record.did), request, reply, 'ietf') === 'sent') return reply;
+    if (applyFault(kit, { errorReply }, kit.faults.take('lookup', record.did), request, reply, 'ietf') === 'sent')
+      return reply;
     return { uri, cid: record.cid, value: record.value };
   });
 
@@ -79,10 +115,15 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     const q = request.query as Record<string, string | undefined>;
     const did = q.repo?.startsWith('did:') ? q.repo : state.handles.get(q.repo ?? '');
     const limit = Math.min(100, Math.max(1, Number(q.limit ?? 50) || 50));
-    const all = [...state.records.values()].filter((r) => r.did === did && r.collection === q.collection).sort((a, b) => (a.rkey < b.rkey ? 1 : -1));
+    const all = [...state.records.values()]
+      .filter((r) => r.did === did && r.collection === q.collection)
+      .sort((a, b) => (a.rkey < b.rkey ? 1 : -1));
     const start = q.cursor ? all.findIndex((r) => r.rkey < q.cursor!) : 0;
     const page = start < 0 ? [] : all.slice(start, start + limit);
-    return { records: page.map((r) => ({ uri: r.uri, cid: r.cid, value: r.value })), ...(page.length === limit ? { cursor: page.at(-1)!.rkey } : {}) };
+    return {
+      records: page.map((r) => ({ uri: r.uri, cid: r.cid, value: r.value })),
+      ...(page.length === limit ? { cursor: page.at(-1)!.rkey } : {}),
+    };
   });
 
   app.post('/xrpc/com.atproto.repo.deleteRecord', async (request, reply) => {
@@ -98,8 +139,16 @@ export function registerBskyRepo(app: FastifyInstance, kit: SimulatorKit, state:
     const { actor, rkey } = request.params as { actor: string; rkey: string };
     const did = actor.startsWith('did:') ? actor : state.handles.get(actor);
     const record = state.records.get(`at://${did}/app.bsky.feed.post/${rkey}`);
-    if (!record) return reply.code(404).type('text/plain').send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
+    if (!record)
+      return reply
+        .code(404)
+        .type('text/plain')
+        .send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
     const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-    return reply.type('text/html; charset=utf-8').send(`<!doctype html><meta charset="utf-8"><title>Sandbox Bluesky post</title><p><b>@${esc(actor)}</b> (Herald sandbox)</p><p>${esc(String(record.value.text))}</p>`);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><meta charset="utf-8"><title>Sandbox Bluesky post</title><p><b>@${esc(actor)}</b> (Herald sandbox)</p><p>${esc(String(record.value.text))}</p>`,
+      );
   });
 }

@@ -11,8 +11,16 @@ const VIDEO_MAX = 100_000_000; // ⚠ unverified which cap a given PDS applies (
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function blobIssue(state: BskyState, did: string, blob: unknown, accept: (mime: string) => boolean, max: number, at: string): string | undefined {
-  if (!isObj(blob) || blob.$type !== 'blob' || !isObj(blob.ref) || typeof blob.ref.$link !== 'string') return `Invalid app.bsky.feed.post record: Expected blob at ${at}`;
+function blobIssue(
+  state: BskyState,
+  did: string,
+  blob: unknown,
+  accept: (mime: string) => boolean,
+  max: number,
+  at: string,
+): string | undefined {
+  if (!isObj(blob) || blob.$type !== 'blob' || !isObj(blob.ref) || typeof blob.ref.$link !== 'string')
+    return `Invalid app.bsky.feed.post record: Expected blob at ${at}`;
   const stored = state.blobs.get(blob.ref.$link);
   if (!stored || stored.did !== did) return `BlobNotFound:Could not find blob: ${blob.ref.$link}`;
   if (!accept(stored.mimeType)) return `Invalid app.bsky.feed.post record: Wrong blob type ${stored.mimeType} at ${at}`;
@@ -21,11 +29,13 @@ function blobIssue(state: BskyState, did: string, blob: unknown, accept: (mime: 
 }
 
 function strongRef(state: BskyState, v: unknown, at: string): string | undefined {
-  if (!isObj(v) || typeof v.uri !== 'string' || typeof v.cid !== 'string') return `Invalid app.bsky.feed.post record: ${at} must be a strongRef {uri, cid}`;
+  if (!isObj(v) || typeof v.uri !== 'string' || typeof v.cid !== 'string')
+    return `Invalid app.bsky.feed.post record: ${at} must be a strongRef {uri, cid}`;
   // A real PDS only checks the shape (the AppView resolves replies); the simulator also checks that the
   // parent exists with that cid, so an adapter that threads wrongly is caught here.
   const record = state.records.get(v.uri);
-  if (!record || record.cid !== v.cid) return `Invalid app.bsky.feed.post record: ${at} does not reference an existing post with that cid`;
+  if (!record || record.cid !== v.cid)
+    return `Invalid app.bsky.feed.post record: ${at} does not reference an existing post with that cid`;
   return undefined;
 }
 
@@ -39,21 +49,43 @@ export function postRecordIssue(state: BskyState, did: string, r: Obj): string |
   if (count > 300) return bad(`grapheme too big (maximum 300, got ${count}) at $.record.text`);
   const bytes = Buffer.byteLength(r.text);
   if (bytes > 3000) return bad(`string too long (maximum 3000, got ${bytes}) at $.record.text`);
-  if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) return bad('Record/createdAt must be an valid atproto datetime');
-  if (r.langs !== undefined && (!Array.isArray(r.langs) || r.langs.length > 3)) return bad('Record/langs must not have more than 3 elements');
+  if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt)))
+    return bad('Record/createdAt must be an valid atproto datetime');
+  if (r.langs !== undefined && (!Array.isArray(r.langs) || r.langs.length > 3))
+    return bad('Record/langs must not have more than 3 elements');
   if (r.facets !== undefined) {
     if (!Array.isArray(r.facets)) return bad('Record/facets must be an array');
     for (const [i, f] of r.facets.entries()) {
       const index = isObj(f) && isObj(f.index) ? f.index : undefined;
-      if (!index || !Number.isInteger(index.byteStart) || !Number.isInteger(index.byteEnd) || (index.byteStart as number) < 0 || (index.byteEnd as number) < (index.byteStart as number)) return bad(`Record/facets/${i}/index must have integer byteStart ≤ byteEnd`);
+      if (
+        !index ||
+        !Number.isInteger(index.byteStart) ||
+        !Number.isInteger(index.byteEnd) ||
+        (index.byteStart as number) < 0 ||
+        (index.byteEnd as number) < (index.byteStart as number)
+      )
+        return bad(`Record/facets/${i}/index must have integer byteStart ≤ byteEnd`);
       const features = (f as Obj).features;
-      if (!Array.isArray(features) || features.length === 0) return bad(`Record/facets/${i}/features must be a non-empty array`);
+      if (!Array.isArray(features) || features.length === 0)
+        return bad(`Record/facets/${i}/features must be a non-empty array`);
       for (const feature of features) {
         if (!isObj(feature)) return bad(`Record/facets/${i}/features must hold objects`);
         const t = feature.$type;
-        if (t === 'app.bsky.richtext.facet#link' && typeof feature.uri === 'string' && URL.canParse(feature.uri)) continue;
-        if (t === 'app.bsky.richtext.facet#mention' && typeof feature.did === 'string' && feature.did.startsWith('did:')) continue;
-        if (t === 'app.bsky.richtext.facet#tag' && typeof feature.tag === 'string' && feature.tag.length > 0 && Buffer.byteLength(feature.tag) <= 640) continue;
+        if (t === 'app.bsky.richtext.facet#link' && typeof feature.uri === 'string' && URL.canParse(feature.uri))
+          continue;
+        if (
+          t === 'app.bsky.richtext.facet#mention' &&
+          typeof feature.did === 'string' &&
+          feature.did.startsWith('did:')
+        )
+          continue;
+        if (
+          t === 'app.bsky.richtext.facet#tag' &&
+          typeof feature.tag === 'string' &&
+          feature.tag.length > 0 &&
+          Buffer.byteLength(feature.tag) <= 640
+        )
+          continue;
         return bad(`Record/facets/${i}/features has an invalid or unknown feature`);
       }
     }
@@ -62,25 +94,50 @@ export function postRecordIssue(state: BskyState, did: string, r: Obj): string |
     const e = r.embed;
     if (!isObj(e)) return bad('Record/embed must be an object');
     if (e.$type === 'app.bsky.embed.images') {
-      if (!Array.isArray(e.images) || e.images.length < 1 || e.images.length > 4) return bad('Record/embed/images must have 1 to 4 elements');
+      if (!Array.isArray(e.images) || e.images.length < 1 || e.images.length > 4)
+        return bad('Record/embed/images must have 1 to 4 elements');
       for (const [i, img] of e.images.entries()) {
-        if (!isObj(img) || typeof img.alt !== 'string') return bad(`Record/embed/images/${i} must have the property "alt"`);
-        if (img.aspectRatio !== undefined && (!isObj(img.aspectRatio) || !Number.isInteger(img.aspectRatio.width) || !Number.isInteger(img.aspectRatio.height) || (img.aspectRatio.width as number) < 1 || (img.aspectRatio.height as number) < 1)) return bad(`Record/embed/images/${i}/aspectRatio must have positive integer width and height`);
-        const issue = blobIssue(state, did, img.image, (m) => m.startsWith('image/'), IMAGE_MAX, `$.record.embed.images[${i}].image`);
+        if (!isObj(img) || typeof img.alt !== 'string')
+          return bad(`Record/embed/images/${i} must have the property "alt"`);
+        if (
+          img.aspectRatio !== undefined &&
+          (!isObj(img.aspectRatio) ||
+            !Number.isInteger(img.aspectRatio.width) ||
+            !Number.isInteger(img.aspectRatio.height) ||
+            (img.aspectRatio.width as number) < 1 ||
+            (img.aspectRatio.height as number) < 1)
+        )
+          return bad(`Record/embed/images/${i}/aspectRatio must have positive integer width and height`);
+        const issue = blobIssue(
+          state,
+          did,
+          img.image,
+          (m) => m.startsWith('image/'),
+          IMAGE_MAX,
+          `$.record.embed.images[${i}].image`,
+        );
         if (issue) return issue;
       }
     } else if (e.$type === 'app.bsky.embed.video') {
       const issue = blobIssue(state, did, e.video, (m) => m === 'video/mp4', VIDEO_MAX, '$.record.embed.video');
       if (issue) return issue;
     } else if (e.$type === 'app.bsky.embed.external') {
-      if (!isObj(e.external) || typeof e.external.uri !== 'string' || typeof e.external.title !== 'string' || typeof e.external.description !== 'string') return bad('Record/embed/external must have uri, title and description');
+      if (
+        !isObj(e.external) ||
+        typeof e.external.uri !== 'string' ||
+        typeof e.external.title !== 'string' ||
+        typeof e.external.description !== 'string'
+      )
+        return bad('Record/embed/external must have uri, title and description');
     } else {
       return bad(`Record/embed has an unsupported $type ${String(e.$type)}`);
     }
   }
   if (r.reply !== undefined) {
     if (!isObj(r.reply)) return bad('Record/reply must be an object');
-    return strongRef(state, r.reply.root, '$.record.reply.root') ?? strongRef(state, r.reply.parent, '$.record.reply.parent');
+    return (
+      strongRef(state, r.reply.root, '$.record.reply.root') ?? strongRef(state, r.reply.parent, '$.record.reply.parent')
+    );
   }
   return undefined;
 }

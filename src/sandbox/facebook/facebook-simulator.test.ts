@@ -26,7 +26,12 @@ interface Answer {
   published: boolean;
 }
 
-async function graph(method: string, path: string, params: Record<string, string> = {}, body?: FormData): Promise<{ status: number; json: Answer; headers: Headers }> {
+async function graph(
+  method: string,
+  path: string,
+  params: Record<string, string> = {},
+  body?: FormData,
+): Promise<{ status: number; json: Answer; headers: Headers }> {
   const url = new URL(`${base}${path}`);
   let init: RequestInit = { method, redirect: 'manual' };
   if (method === 'GET' || method === 'DELETE') for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -36,16 +41,33 @@ async function graph(method: string, path: string, params: Record<string, string
   } else init = { ...init, body: new URLSearchParams(params) };
   const res = await fetch(url, init);
   const text = await res.text();
-  return { status: res.status, json: (text.startsWith('{') ? JSON.parse(text) : { text }) as Answer, headers: res.headers };
+  return {
+    status: res.status,
+    json: (text.startsWith('{') ? JSON.parse(text) : { text }) as Answer,
+    headers: res.headers,
+  };
 }
 
 async function signIn(username: string): Promise<{ user: string; pages: Array<{ id: string; access_token: string }> }> {
   if (tokens[username]) return tokens[username]!;
   const redirect = 'https://app.example/cb';
-  const dialog = await fetch(`${base}/v23.0/dialog/oauth?client_id=a&redirect_uri=${encodeURIComponent(redirect)}&state=s&scope=pages_show_list,pages_manage_posts,pages_read_engagement&sandbox_username=${username}`, { redirect: 'manual' });
+  const dialog = await fetch(
+    `${base}/v23.0/dialog/oauth?client_id=a&redirect_uri=${encodeURIComponent(redirect)}&state=s&scope=pages_show_list,pages_manage_posts,pages_read_engagement&sandbox_username=${username}`,
+    { redirect: 'manual' },
+  );
   const code = new URL(dialog.headers.get('location')!).searchParams.get('code')!;
-  const short = await graph('GET', '/v23.0/oauth/access_token', { client_id: 'a', client_secret: 'b', redirect_uri: redirect, code });
-  const long = await graph('GET', '/v23.0/oauth/access_token', { grant_type: 'fb_exchange_token', client_id: 'a', client_secret: 'b', fb_exchange_token: short.json.access_token });
+  const short = await graph('GET', '/v23.0/oauth/access_token', {
+    client_id: 'a',
+    client_secret: 'b',
+    redirect_uri: redirect,
+    code,
+  });
+  const long = await graph('GET', '/v23.0/oauth/access_token', {
+    grant_type: 'fb_exchange_token',
+    client_id: 'a',
+    client_secret: 'b',
+    fb_exchange_token: short.json.access_token,
+  });
   const pages = await graph('GET', '/v23.0/me/accounts', { access_token: long.json.access_token });
   tokens[username] = { user: long.json.access_token, pages: pages.json.data };
   return tokens[username]!;
@@ -73,41 +95,92 @@ describe('the Facebook simulator over raw HTTP', () => {
     assert.match(bad.headers.get('www-authenticate') ?? '', /invalid_token/);
     const { pages } = await signIn('shape_user');
     const other = await signIn('other_user');
-    const foreign = await graph('POST', `/v23.0/${other.pages[0]!.id}/feed`, { message: 'not mine', access_token: pages[0]!.access_token });
+    const foreign = await graph('POST', `/v23.0/${other.pages[0]!.id}/feed`, {
+      message: 'not mine',
+      access_token: pages[0]!.access_token,
+    });
     assert.equal(foreign.json.error.code, 200);
     const missing = await graph('GET', '/v23.0/123_456', { access_token: pages[0]!.access_token });
-    assert.deepEqual([missing.json.error.code, missing.json.error.error_subcode, missing.json.error.type], [100, 33, 'GraphMethodException']);
-    const version = await graph('POST', `/v99/${pages[0]!.id}/feed`, { message: 'x', access_token: pages[0]!.access_token });
+    assert.deepEqual(
+      [missing.json.error.code, missing.json.error.error_subcode, missing.json.error.type],
+      [100, 33, 'GraphMethodException'],
+    );
+    const version = await graph('POST', `/v99/${pages[0]!.id}/feed`, {
+      message: 'x',
+      access_token: pages[0]!.access_token,
+    });
     assert.equal(version.status, 400);
   });
 
   test('feed posts: empty, scheduled, over-long, bad link and link with photos are refused with (#100)', async () => {
     const { pages } = await signIn('feed_user');
     const page = pages[0]!;
-    const cases: Array<Record<string, string>> = [{}, { message: 'later', published: 'false', scheduled_publish_time: '1900000000' }, { message: 'x'.repeat(63_207) }, { message: 'bad link', link: 'ftp:/nope' }];
+    const cases: Array<Record<string, string>> = [
+      {},
+      { message: 'later', published: 'false', scheduled_publish_time: '1900000000' },
+      { message: 'x'.repeat(63_207) },
+      { message: 'bad link', link: 'ftp:/nope' },
+    ];
     for (const params of cases) {
       const res = await graph('POST', `/v23.0/${page.id}/feed`, { ...params, access_token: page.access_token });
       assert.equal(res.status, 400, JSON.stringify(params).slice(0, 80));
       assert.equal(res.json.error.code, 100);
     }
-    const photo = await graph('POST', `/v23.0/${page.id}/photos`, { published: 'false', access_token: page.access_token }, photoForm(png()));
-    const both = await graph('POST', `/v23.0/${page.id}/feed`, { message: 'both', link: 'https://a.example/x', 'attached_media[0]': JSON.stringify({ media_fbid: photo.json.id }), access_token: page.access_token });
+    const photo = await graph(
+      'POST',
+      `/v23.0/${page.id}/photos`,
+      { published: 'false', access_token: page.access_token },
+      photoForm(png()),
+    );
+    const both = await graph('POST', `/v23.0/${page.id}/feed`, {
+      message: 'both',
+      link: 'https://a.example/x',
+      'attached_media[0]': JSON.stringify({ media_fbid: photo.json.id }),
+      access_token: page.access_token,
+    });
     assert.equal(both.json.error.code, 100);
   });
 
   test("a photo must be an image, and attached_media only takes this Page's unpublished photos, once", async () => {
     const { pages } = await signIn('photo_user');
     const [mine, shop] = pages;
-    const notImage = await graph('POST', `/v23.0/${mine!.id}/photos`, { access_token: mine!.access_token }, photoForm(mp4(2048), 'image/png'));
+    const notImage = await graph(
+      'POST',
+      `/v23.0/${mine!.id}/photos`,
+      { access_token: mine!.access_token },
+      photoForm(mp4(2048), 'image/png'),
+    );
     assert.equal(notImage.json.error.code, 324);
-    const published = await graph('POST', `/v23.0/${mine!.id}/photos`, { message: 'a photo post', access_token: mine!.access_token }, photoForm(png()));
+    const published = await graph(
+      'POST',
+      `/v23.0/${mine!.id}/photos`,
+      { message: 'a photo post', access_token: mine!.access_token },
+      photoForm(png()),
+    );
     assert.match(published.json.post_id, new RegExp(`^${mine!.id}_`));
-    const shopPhoto = await graph('POST', `/v23.0/${shop!.id}/photos`, { published: 'false', access_token: shop!.access_token }, photoForm(png()));
-    const foreign = await graph('POST', `/v23.0/${mine!.id}/feed`, { message: 'borrowed', 'attached_media[0]': JSON.stringify({ media_fbid: shopPhoto.json.id }), access_token: mine!.access_token });
+    const shopPhoto = await graph(
+      'POST',
+      `/v23.0/${shop!.id}/photos`,
+      { published: 'false', access_token: shop!.access_token },
+      photoForm(png()),
+    );
+    const foreign = await graph('POST', `/v23.0/${mine!.id}/feed`, {
+      message: 'borrowed',
+      'attached_media[0]': JSON.stringify({ media_fbid: shopPhoto.json.id }),
+      access_token: mine!.access_token,
+    });
     assert.equal(foreign.json.error.code, 100);
-    const already = await graph('POST', `/v23.0/${mine!.id}/feed`, { message: 'again', 'attached_media[0]': JSON.stringify({ media_fbid: published.json.id }), access_token: mine!.access_token });
+    const already = await graph('POST', `/v23.0/${mine!.id}/feed`, {
+      message: 'again',
+      'attached_media[0]': JSON.stringify({ media_fbid: published.json.id }),
+      access_token: mine!.access_token,
+    });
     assert.equal(already.json.error.error_subcode, 1366051);
-    const garbled = await graph('POST', `/v23.0/${mine!.id}/feed`, { message: 'garbled', 'attached_media[0]': '{not json', access_token: mine!.access_token });
+    const garbled = await graph('POST', `/v23.0/${mine!.id}/feed`, {
+      message: 'garbled',
+      'attached_media[0]': '{not json',
+      access_token: mine!.access_token,
+    });
     assert.equal(garbled.json.error.code, 100);
   });
 
@@ -115,62 +188,141 @@ describe('the Facebook simulator over raw HTTP', () => {
     const { pages } = await signIn('video_user');
     const page = pages[0]!;
     const bytes = mp4(100_000);
-    const start = await graph('POST', `/v23.0/${page.id}/videos`, { upload_phase: 'start', file_size: String(bytes.length), access_token: page.access_token });
+    const start = await graph('POST', `/v23.0/${page.id}/videos`, {
+      upload_phase: 'start',
+      file_size: String(bytes.length),
+      access_token: page.access_token,
+    });
     assert.deepEqual([start.json.start_offset, start.json.end_offset], ['0', String(bytes.length)]);
     const chunk = (from: number, to: number) => {
       const form = new FormData();
       form.set('video_file_chunk', new Blob([bytes.subarray(from, to)]), 'chunk');
       return form;
     };
-    const early = await graph('POST', `/v23.0/${page.id}/videos`, { upload_phase: 'finish', upload_session_id: start.json.upload_session_id, access_token: page.access_token });
+    const early = await graph('POST', `/v23.0/${page.id}/videos`, {
+      upload_phase: 'finish',
+      upload_session_id: start.json.upload_session_id,
+      access_token: page.access_token,
+    });
     assert.equal(early.json.error.code, 6001);
-    const wrong = await graph('POST', `/v23.0/${page.id}/videos`, { upload_phase: 'transfer', upload_session_id: start.json.upload_session_id, start_offset: '10', access_token: page.access_token }, chunk(10, 100));
+    const wrong = await graph(
+      'POST',
+      `/v23.0/${page.id}/videos`,
+      {
+        upload_phase: 'transfer',
+        upload_session_id: start.json.upload_session_id,
+        start_offset: '10',
+        access_token: page.access_token,
+      },
+      chunk(10, 100),
+    );
     assert.equal(wrong.json.error.code, 6001);
-    const sent = await graph('POST', `/v23.0/${page.id}/videos`, { upload_phase: 'transfer', upload_session_id: start.json.upload_session_id, start_offset: '0', access_token: page.access_token }, chunk(0, bytes.length));
+    const sent = await graph(
+      'POST',
+      `/v23.0/${page.id}/videos`,
+      {
+        upload_phase: 'transfer',
+        upload_session_id: start.json.upload_session_id,
+        start_offset: '0',
+        access_token: page.access_token,
+      },
+      chunk(0, bytes.length),
+    );
     assert.equal(sent.json.start_offset, String(bytes.length));
-    const finish = await graph('POST', `/v23.0/${page.id}/videos`, { upload_phase: 'finish', upload_session_id: start.json.upload_session_id, published: 'false', access_token: page.access_token });
+    const finish = await graph('POST', `/v23.0/${page.id}/videos`, {
+      upload_phase: 'finish',
+      upload_session_id: start.json.upload_session_id,
+      published: 'false',
+      access_token: page.access_token,
+    });
     assert.deepEqual(finish.json, { success: true });
-    const status = async () => (await graph('GET', `/v23.0/${start.json.video_id}`, { fields: 'status', access_token: page.access_token })).json.status.video_status;
+    const status = async () =>
+      (await graph('GET', `/v23.0/${start.json.video_id}`, { fields: 'status', access_token: page.access_token })).json
+        .status.video_status;
     assert.equal(await status(), 'processing');
-    const notReady = await graph('POST', `/v23.0/${start.json.video_id}`, { published: 'true', access_token: page.access_token });
+    const notReady = await graph('POST', `/v23.0/${start.json.video_id}`, {
+      published: 'true',
+      access_token: page.access_token,
+    });
     assert.equal(notReady.json.error.error_subcode, 1363047);
     const started = Date.now();
     while ((await status()) !== 'ready') {
       assert.ok(Date.now() - started < 30_000, 'processing ends');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const published = await graph('POST', `/v23.0/${start.json.video_id}`, { published: 'true', description: 'the video', access_token: page.access_token });
+    const published = await graph('POST', `/v23.0/${start.json.video_id}`, {
+      published: 'true',
+      description: 'the video',
+      access_token: page.access_token,
+    });
     assert.deepEqual(published.json, { success: true });
-    const read = await graph('GET', `/v23.0/${start.json.video_id}`, { fields: 'published,post_id', access_token: page.access_token });
+    const read = await graph('GET', `/v23.0/${start.json.video_id}`, {
+      fields: 'published,post_id',
+      access_token: page.access_token,
+    });
     assert.equal(read.json.published, true);
-    assert.equal(sandbox.simulator('facebook').posts().find((p) => p.id === read.json.post_id)?.text, 'the video');
+    assert.equal(
+      sandbox
+        .simulator('facebook')
+        .posts()
+        .find((p) => p.id === read.json.post_id)?.text,
+      'the video',
+    );
   });
 
   test('the feed pages newest first with cursors and a next URL, and filters by since', async () => {
     const { pages } = await signIn('paging_user');
     const page = pages[0]!;
-    for (let i = 0; i < 5; i++) await graph('POST', `/v23.0/${page.id}/feed`, { message: `paged ${i}`, access_token: page.access_token });
-    const first = await graph('GET', `/v23.0/${page.id}/feed`, { limit: '2', fields: 'id,message,created_time,permalink_url', access_token: page.access_token });
-    assert.deepEqual(first.json.data.map((p: { message: string }) => p.message), ['paged 4', 'paged 3']);
+    for (let i = 0; i < 5; i++)
+      await graph('POST', `/v23.0/${page.id}/feed`, { message: `paged ${i}`, access_token: page.access_token });
+    const first = await graph('GET', `/v23.0/${page.id}/feed`, {
+      limit: '2',
+      fields: 'id,message,created_time,permalink_url',
+      access_token: page.access_token,
+    });
+    assert.deepEqual(
+      first.json.data.map((p: { message: string }) => p.message),
+      ['paged 4', 'paged 3'],
+    );
     assert.match(first.json.data[0]!.created_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
     assert.match(first.json.data[0]!.permalink_url, /\/web\/\d+\/posts\/\d+$/);
     const next = new URL(first.json.paging.next);
     assert.equal(next.searchParams.get('access_token'), null, 'the next URL does not repeat the token');
-    const second = await graph('GET', `/v23.0/${page.id}/feed`, { limit: '2', after: first.json.paging.cursors.after, access_token: page.access_token });
-    assert.deepEqual(second.json.data.map((p: { message: string }) => p.message), ['paged 2', 'paged 1']);
-    const future = await graph('GET', `/v23.0/${page.id}/feed`, { since: String(Math.floor(Date.now() / 1000) + 3600), access_token: page.access_token });
+    const second = await graph('GET', `/v23.0/${page.id}/feed`, {
+      limit: '2',
+      after: first.json.paging.cursors.after,
+      access_token: page.access_token,
+    });
+    assert.deepEqual(
+      second.json.data.map((p: { message: string }) => p.message),
+      ['paged 2', 'paged 1'],
+    );
+    const future = await graph('GET', `/v23.0/${page.id}/feed`, {
+      since: String(Math.floor(Date.now() / 1000) + 3600),
+      access_token: page.access_token,
+    });
     assert.deepEqual(future.json.data, []);
-    for (const limit of ['0', '101', 'many']) assert.equal((await graph('GET', `/v23.0/${page.id}/feed`, { limit, access_token: page.access_token })).json.error.code, 100);
+    for (const limit of ['0', '101', 'many'])
+      assert.equal(
+        (await graph('GET', `/v23.0/${page.id}/feed`, { limit, access_token: page.access_token })).json.error.code,
+        100,
+      );
   });
 
   test('the consent page is HTML with approve and cancel; a broken dialog request is an error page, not a redirect', async () => {
-    const page = await fetch(`${base}/v23.0/dialog/oauth?client_id=a&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=s&scope=pages_show_list`);
+    const page = await fetch(
+      `${base}/v23.0/dialog/oauth?client_id=a&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=s&scope=pages_show_list`,
+    );
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     const html = await page.text();
     assert.match(html, /name="sandbox_username"/);
     assert.match(html, /name="decision" value="deny"/);
-    for (const query of ['redirect_uri=https%3A%2F%2Fapp.example%2Fcb', 'client_id=a', 'client_id=a&redirect_uri=not-a-url']) {
+    for (const query of [
+      'redirect_uri=https%3A%2F%2Fapp.example%2Fcb',
+      'client_id=a',
+      'client_id=a&redirect_uri=not-a-url',
+    ]) {
       const res = await fetch(`${base}/v23.0/dialog/oauth?${query}`, { redirect: 'manual' });
       assert.equal(res.status, 400, query);
     }
@@ -182,15 +334,73 @@ describe('the Facebook simulator under arbitrary input', () => {
     const fc = (await import('fast-check')).default;
     const { pages } = await signIn('fuzz_user');
     const page = pages[0]!;
-    const paths = [`/v23.0/${page.id}/feed`, `/v23.0/${page.id}/photos`, `/v23.0/${page.id}/videos`, '/v23.0/me', '/v23.0/me/accounts', '/v23.0/oauth/access_token', '/v23.0/dialog/oauth', `/v23.0/${page.id}_1`, '/v23.0/1', '/v1/x', '/web/1/posts/2'];
-    const value = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('start', 'transfer', 'finish', 'true', 'false', '0', '-1', '1e9', '[]', '{}', '[{"media_fbid":"1"}]', 'https://a.example/x'));
-    await fc.assert(fc.asyncProperty(
-      fc.constantFrom('GET', 'POST', 'DELETE'), fc.constantFrom(...paths), fc.dictionary(fc.constantFrom('message', 'link', 'published', 'upload_phase', 'file_size', 'upload_session_id', 'start_offset', 'attached_media', 'attached_media[0]', 'limit', 'since', 'after', 'fields', 'code', 'client_id', 'client_secret', 'redirect_uri', 'grant_type', 'fb_exchange_token', 'description'), value), fc.boolean(),
-      async (method, path, params, withToken) => {
-        const res = await graph(method, path, withToken ? { ...params, access_token: page.access_token } : params);
-        assert.ok(res.status < 500, `${method} ${path} ${JSON.stringify(params)} → ${res.status}`);
-        if (res.status >= 400 && 'error' in res.json) assert.equal(typeof res.json.error.code, 'number');
-      },
-    ), { numRuns: 150 });
+    const paths = [
+      `/v23.0/${page.id}/feed`,
+      `/v23.0/${page.id}/photos`,
+      `/v23.0/${page.id}/videos`,
+      '/v23.0/me',
+      '/v23.0/me/accounts',
+      '/v23.0/oauth/access_token',
+      '/v23.0/dialog/oauth',
+      `/v23.0/${page.id}_1`,
+      '/v23.0/1',
+      '/v1/x',
+      '/web/1/posts/2',
+    ];
+    const value = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom(
+        'start',
+        'transfer',
+        'finish',
+        'true',
+        'false',
+        '0',
+        '-1',
+        '1e9',
+        '[]',
+        '{}',
+        '[{"media_fbid":"1"}]',
+        'https://a.example/x',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'DELETE'),
+        fc.constantFrom(...paths),
+        fc.dictionary(
+          fc.constantFrom(
+            'message',
+            'link',
+            'published',
+            'upload_phase',
+            'file_size',
+            'upload_session_id',
+            'start_offset',
+            'attached_media',
+            'attached_media[0]',
+            'limit',
+            'since',
+            'after',
+            'fields',
+            'code',
+            'client_id',
+            'client_secret',
+            'redirect_uri',
+            'grant_type',
+            'fb_exchange_token',
+            'description',
+          ),
+          value,
+        ),
+        fc.boolean(),
+        async (method, path, params, withToken) => {
+          const res = await graph(method, path, withToken ? { ...params, access_token: page.access_token } : params);
+          assert.ok(res.status < 500, `${method} ${path} ${JSON.stringify(params)} → ${res.status}`);
+          if (res.status >= 400 && 'error' in res.json) assert.equal(typeof res.json.error.code, 'number');
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

@@ -11,20 +11,32 @@ import type { FbState } from './state.ts';
 export { graphError } from '../meta/graph.ts';
 
 /** `(#100) message`: how Graph prefixes the message of a numbered API error. */
-export const invalidParameter = (reply: FastifyReply, message: string, subcode?: number) => graphError(reply, 400, { code: 100, subcode, message: `(#100) ${message}` });
+export const invalidParameter = (reply: FastifyReply, message: string, subcode?: number) =>
+  graphError(reply, 400, { code: 100, subcode, message: `(#100) ${message}` });
 
 /** The token of a Graph request, wherever the client put it (the shared reader, given query and body fields). */
 export function tokenOf(request: FastifyRequest, fields: Record<string, unknown> = {}): string {
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...(request.query as Record<string, unknown>), ...fields })) if (typeof v === 'string') params[k] = v;
+  for (const [k, v] of Object.entries({ ...(request.query as Record<string, unknown>), ...fields }))
+    if (typeof v === 'string') params[k] = v;
   return graphToken(request, params) ?? '';
 }
 
 /** The claims of a valid user or Page token, or undefined after Graph's code-190 answer. */
-export function checkToken(kit: SimulatorKit, state: FbState, request: FastifyRequest, reply: FastifyReply, kinds: Array<'fb_user' | 'fb_page'>, fields?: Record<string, unknown>): TokenClaims | undefined {
+export function checkToken(
+  kit: SimulatorKit,
+  state: FbState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kinds: Array<'fb_user' | 'fb_page'>,
+  fields?: Record<string, unknown>,
+): TokenClaims | undefined {
   const token = tokenOf(request, fields);
   if (!token) {
-    graphError(reply, 400, { code: 2500, message: 'An active access token must be used to query information about the current user.' });
+    graphError(reply, 400, {
+      code: 2500,
+      message: 'An active access token must be used to query information about the current user.',
+    });
     return undefined;
   }
   let expired = false;
@@ -32,14 +44,23 @@ export function checkToken(kit: SimulatorKit, state: FbState, request: FastifyRe
     const check = kit.tokens.verify(token, kind);
     if (check.ok) {
       if (state.deauthorized.has(String(check.claims.uid))) {
-        graphError(reply, 400, { code: 190, subcode: 458, message: 'Error validating access token: The user has not authorized application.' });
+        graphError(reply, 400, {
+          code: 190,
+          subcode: 458,
+          message: 'Error validating access token: The user has not authorized application.',
+        });
         return undefined;
       }
       return check.claims;
     }
     if (check.reason === 'expired') expired = true;
   }
-  if (expired) graphError(reply, 400, { code: 190, subcode: 463, message: `Error validating access token: Session has expired on ${new Date(kit.now()).toUTCString()}.` });
+  if (expired)
+    graphError(reply, 400, {
+      code: 190,
+      subcode: 463,
+      message: `Error validating access token: Session has expired on ${new Date(kit.now()).toUTCString()}.`,
+    });
   else graphError(reply, 400, { code: 190, message: 'Invalid OAuth access token - Cannot parse access token' });
   return undefined;
 }

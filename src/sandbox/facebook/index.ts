@@ -21,7 +21,16 @@ export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
       registerFbPages(app, kit, live, errorReply, () => app.prefix);
       registerFbVideos(app, kit, live, errorReply);
     },
-    posts: () => [...state.posts.values()].map((p) => ({ id: p.id, account: p.pageId, text: p.message, replyTo: null, media: p.photoIds.length + (p.videoId ? 1 : 0), createdAt: new Date(p.createdAt).toISOString(), deleted: p.deleted })),
+    posts: () =>
+      [...state.posts.values()].map((p) => ({
+        id: p.id,
+        account: p.pageId,
+        text: p.message,
+        replyTo: null,
+        media: p.photoIds.length + (p.videoId ? 1 : 0),
+        createdAt: new Date(p.createdAt).toISOString(),
+        deleted: p.deleted,
+      })),
     reset() {
       state = createFbState();
     },

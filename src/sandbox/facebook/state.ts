@@ -75,5 +75,13 @@ export interface FbState {
 }
 
 export function createFbState(): FbState {
-  return { users: new Map(), pages: new Map(), posts: new Map(), photos: new Map(), videos: new Map(), spent: new Set(), deauthorized: new Set() };
+  return {
+    users: new Map(),
+    pages: new Map(),
+    posts: new Map(),
+    photos: new Map(),
+    videos: new Map(),
+    spent: new Set(),
+    deauthorized: new Set(),
+  };
 }

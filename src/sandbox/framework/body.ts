@@ -18,7 +18,10 @@ export interface ParsedBody {
   valid: boolean;
 }
 
-function multipart(raw: Buffer, boundary: string): { fields: Record<string, unknown>; files: Record<string, UploadedFile> } | undefined {
+function multipart(
+  raw: Buffer,
+  boundary: string,
+): { fields: Record<string, unknown>; files: Record<string, UploadedFile> } | undefined {
   const fields: Record<string, unknown> = {};
   const files: Record<string, UploadedFile> = {};
   const delimiter = Buffer.from(`--${boundary}`);
@@ -40,7 +43,8 @@ function multipart(raw: Buffer, boundary: string): { fields: Record<string, unkn
     const type = declared ?? 'application/octet-stream';
     if (name !== undefined) {
       // A part is a file when it has a filename or a non-text type (twitter-api-v2 sends bytes without a filename).
-      if (filename !== undefined || (declared !== undefined && !declared.startsWith('text/'))) files[name] = { filename: filename ?? name, contentType: type, data: Buffer.from(data) };
+      if (filename !== undefined || (declared !== undefined && !declared.startsWith('text/')))
+        files[name] = { filename: filename ?? name, contentType: type, data: Buffer.from(data) };
       else {
         const value = data.toString('utf8');
         // Repeated fields (`media_ids[]`) become arrays.
@@ -63,14 +67,23 @@ function form(text: string): Record<string, unknown> {
 }
 
 export function parseBody(contentTypeHeader: string | undefined, body: unknown): ParsedBody {
-  const raw = Buffer.isBuffer(body) ? body : body === undefined || body === null ? Buffer.alloc(0) : Buffer.from(String(body));
+  const raw = Buffer.isBuffer(body)
+    ? body
+    : body === undefined || body === null
+      ? Buffer.alloc(0)
+      : Buffer.from(String(body));
   const contentType = (contentTypeHeader ?? '').split(';')[0]!.trim().toLowerCase();
   const empty = { contentType, raw, fields: {}, files: {}, valid: true };
   if (raw.length === 0) return empty;
   if (contentType === 'application/json') {
     try {
       const parsed = JSON.parse(raw.toString('utf8')) as unknown;
-      return { ...empty, fields: parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}, valid: Boolean(parsed && typeof parsed === 'object') };
+      return {
+        ...empty,
+        fields:
+          parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {},
+        valid: Boolean(parsed && typeof parsed === 'object'),
+      };
     } catch {
       return { ...empty, valid: false };
     }

@@ -4,14 +4,29 @@
 import type { FastifyReply } from 'fastify';
 
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Sends the consent page: every authorize parameter travels back as a hidden field. */
-export function sendConsentPage(reply: FastifyReply, o: { platform: string; action: string; params: Record<string, string | undefined>; scopes: string; defaultUsername: string }): FastifyReply {
+export function sendConsentPage(
+  reply: FastifyReply,
+  o: {
+    platform: string;
+    action: string;
+    params: Record<string, string | undefined>;
+    scopes: string;
+    defaultUsername: string;
+  },
+): FastifyReply {
   const hidden = Object.entries(o.params)
     .filter(([name, value]) => value !== undefined && name !== 'sandbox_username' && name !== 'decision')
-    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(String(value))}">`).join('');
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(String(value))}">`)
+    .join('');
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize an app · ${escape(o.platform)} (sandbox)</title></head>
 <body><main><h1>${escape(o.platform)} sandbox: authorize this app?</h1>
 <p>It asks for: <code>${escape(o.scopes)}</code></p>

@@ -44,10 +44,13 @@ export interface FaultBoard {
 export function isFaultRule(value: unknown): value is FaultRule {
   if (!value || typeof value !== 'object') return false;
   const r = value as Record<string, unknown>;
-  return typeof r.fault === 'string' && (FAULT_NAMES as readonly string[]).includes(r.fault)
-    && (r.probability === undefined || (typeof r.probability === 'number' && r.probability >= 0 && r.probability <= 1))
-    && (r.times === undefined || (Number.isInteger(r.times) && (r.times as number) >= 0))
-    && (r.skip === undefined || (Number.isInteger(r.skip) && (r.skip as number) >= 0));
+  return (
+    typeof r.fault === 'string' &&
+    (FAULT_NAMES as readonly string[]).includes(r.fault) &&
+    (r.probability === undefined || (typeof r.probability === 'number' && r.probability >= 0 && r.probability <= 1)) &&
+    (r.times === undefined || (Number.isInteger(r.times) && (r.times as number) >= 0)) &&
+    (r.skip === undefined || (Number.isInteger(r.skip) && (r.skip as number) >= 0))
+  );
 }
 
 export function createFaultBoard(random: () => number = Math.random): FaultBoard {
@@ -55,7 +58,11 @@ export function createFaultBoard(random: () => number = Math.random): FaultBoard
   const counts: Record<string, number> = {};
   return {
     add(rule) {
-      list.push({ ...rule, left: rule.times ?? (rule.probability !== undefined ? Infinity : 1), toSkip: rule.skip ?? 0 });
+      list.push({
+        ...rule,
+        left: rule.times ?? (rule.probability !== undefined ? Infinity : 1),
+        toSkip: rule.skip ?? 0,
+      });
     },
     clear() {
       list = [];

@@ -55,7 +55,14 @@ export interface SimulatorKit {
  * (or never will: `hang`), 'drop' when the caller must do the work and then drop the connection, and undefined
  * when the fault is the route's own business (media faults, X's duplicate) or there is none.
  */
-export function applyFault(kit: SimulatorKit, platform: Pick<PlatformSimulator, 'errorReply'>, fault: FaultRule | undefined, request: FastifyRequest, reply: FastifyReply, rateStyle: 'x' | 'mastodon' | 'ietf'): 'sent' | 'drop' | undefined {
+export function applyFault(
+  kit: SimulatorKit,
+  platform: Pick<PlatformSimulator, 'errorReply'>,
+  fault: FaultRule | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  rateStyle: 'x' | 'mastodon' | 'ietf',
+): 'sent' | 'drop' | undefined {
   if (!fault) return undefined;
   switch (fault.fault) {
     case 'rate_limited': {
@@ -100,7 +107,11 @@ export interface Simulator {
 
 const BODY_LIMIT = 512 * 1024 * 1024;
 
-export function createSimulator(name: PlatformName, build: (kit: SimulatorKit) => PlatformSimulator, options: SimulatorOptions): Simulator {
+export function createSimulator(
+  name: PlatformName,
+  build: (kit: SimulatorKit) => PlatformSimulator,
+  options: SimulatorOptions,
+): Simulator {
   const now = options.now ?? Date.now;
   const factor = options.rateLimitFactor ?? 1;
   const held = new Set<Socket>();
@@ -143,7 +154,9 @@ export function createSimulator(name: PlatformName, build: (kit: SimulatorKit) =
     },
     async plugin(app) {
       app.removeAllContentTypeParsers();
-      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) =>
+        done(null, body),
+      );
       app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
         const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
         return platform.errorReply(reply, status, status === 500 ? 'Internal Server Error' : error.message);
@@ -171,7 +184,13 @@ function registerControl(app: FastifyInstance, sim: Simulator): void {
       parsed = undefined;
     }
     const rules = Array.isArray(parsed) ? parsed : [parsed];
-    if (!rules.every(isFaultRule)) return reply.code(400).send({ error: 'Send a fault rule or a list of them: { fault, operation?, account?, times?, probability?, retryAfterSeconds?, delayMs? }.' });
+    if (!rules.every(isFaultRule))
+      return reply
+        .code(400)
+        .send({
+          error:
+            'Send a fault rule or a list of them: { fault, operation?, account?, times?, probability?, retryAfterSeconds?, delayMs? }.',
+        });
     for (const rule of rules as FaultRule[]) sim.faults.add(rule);
     return { rules: sim.faults.rules() };
   });
@@ -187,9 +206,24 @@ function registerControl(app: FastifyInstance, sim: Simulator): void {
 
 /** Headers of a fixed window in the X / Mastodon style. */
 export function windowHeaders(d: WindowDecision, style: 'x' | 'mastodon' | 'ietf'): Record<string, string> {
-  if (style === 'x') return { 'x-rate-limit-limit': String(d.limit), 'x-rate-limit-remaining': String(d.remaining), 'x-rate-limit-reset': String(Math.ceil(d.resetAt / 1000)) };
-  if (style === 'mastodon') return { 'x-ratelimit-limit': String(d.limit), 'x-ratelimit-remaining': String(d.remaining), 'x-ratelimit-reset': new Date(d.resetAt).toISOString() };
-  return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(Math.ceil(d.resetAt / 1000)), 'ratelimit-policy': `${d.limit}` };
+  if (style === 'x')
+    return {
+      'x-rate-limit-limit': String(d.limit),
+      'x-rate-limit-remaining': String(d.remaining),
+      'x-rate-limit-reset': String(Math.ceil(d.resetAt / 1000)),
+    };
+  if (style === 'mastodon')
+    return {
+      'x-ratelimit-limit': String(d.limit),
+      'x-ratelimit-remaining': String(d.remaining),
+      'x-ratelimit-reset': new Date(d.resetAt).toISOString(),
+    };
+  return {
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(Math.ceil(d.resetAt / 1000)),
+    'ratelimit-policy': `${d.limit}`,
+  };
 }
 
 /** A stable numeric id from a name (X user ids are numeric strings): the same name always maps to the same id. */

@@ -42,7 +42,8 @@ export function createTokenSigner(secret: string, now: () => number): TokenSigne
       if (parts.length !== 3) return { ok: false, reason: 'invalid' };
       const given = Buffer.from(parts[2]!, 'base64url');
       const expected = mac(`${parts[0]}.${parts[1]}`);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return { ok: false, reason: 'invalid' };
       let claims: TokenClaims;
       try {
         claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as TokenClaims;

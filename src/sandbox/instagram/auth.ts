@@ -10,7 +10,12 @@ import { requireGraphToken } from '../meta/graph.ts';
 import { registerMetaOAuth } from '../meta/oauth.ts';
 import type { IgState, IgUser } from './state.ts';
 
-export const IG_SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights'];
+export const IG_SCOPES = [
+  'instagram_business_basic',
+  'instagram_business_content_publish',
+  'instagram_business_manage_comments',
+  'instagram_business_manage_insights',
+];
 const CODE_TTL = 3600; // "Authorization Codes are valid for 1 hour and can only be used once"
 const SHORT_TTL = 3600;
 const LONG_TTL = 60 * 86_400;
@@ -26,7 +31,12 @@ export function igUserFor(state: IgState, username: string): IgUser {
   const id = numericId(`instagram:${username.toLowerCase()}`);
   let user = state.users.get(id);
   if (!user) {
-    user = { id, appScopedId: numericId(`instagram-app-scoped:${username.toLowerCase()}`), username: username.toLowerCase(), name: username.replace(/[._]/g, ' ') };
+    user = {
+      id,
+      appScopedId: numericId(`instagram-app-scoped:${username.toLowerCase()}`),
+      username: username.toLowerCase(),
+      name: username.replace(/[._]/g, ' '),
+    };
     state.users.set(id, user);
   }
   return user;
@@ -74,7 +84,13 @@ export function registerIgAuth(app: FastifyInstance, kit: SimulatorKit, state: I
 }
 
 /** The account behind a Graph call's token, or undefined after answering 190. */
-export function igAuthenticate(kit: SimulatorKit, state: IgState, request: FastifyRequest, reply: FastifyReply, params: Record<string, string>): IgUser | undefined {
+export function igAuthenticate(
+  kit: SimulatorKit,
+  state: IgState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Record<string, string>,
+): IgUser | undefined {
   const claims = requireGraphToken(kit, request, reply, params, IG_TOKEN);
   return claims ? igUserFor(state, String(claims.username)) : undefined;
 }

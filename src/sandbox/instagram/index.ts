@@ -19,7 +19,16 @@ export function instagramSimulator(kit: SimulatorKit): PlatformSimulator {
       registerIgAuth(app, kit, live);
       registerIgMedia(app, kit, live);
     },
-    posts: () => [...state.media.values()].map((m) => ({ id: m.id, account: m.owner, text: m.caption, replyTo: null, media: m.items, createdAt: new Date(m.timestamp).toISOString(), deleted: m.deleted })),
+    posts: () =>
+      [...state.media.values()].map((m) => ({
+        id: m.id,
+        account: m.owner,
+        text: m.caption,
+        replyTo: null,
+        media: m.items,
+        createdAt: new Date(m.timestamp).toISOString(),
+        deleted: m.deleted,
+      })),
     reset() {
       state = fresh();
     },

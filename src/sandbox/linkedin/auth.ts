@@ -13,9 +13,21 @@ import { liError, type LiMember, type LiOrganization, type LiState } from './sta
 const ACCESS_TTL = 60 * 24 * 3600; // 60 days
 const REFRESH_TTL = 365 * 24 * 3600; // 365 days from the first grant; refreshing does not extend it
 const CODE_TTL = 30 * 60; // ⚠ unverified: LinkedIn's docs say the code lives 30 minutes
-const KNOWN_SCOPES = new Set(['openid', 'profile', 'email', 'w_member_social', 'r_member_social', 'w_organization_social', 'r_organization_social', 'rw_organization_admin', 'r_member_postAnalytics', 'r_basicprofile']);
+const KNOWN_SCOPES = new Set([
+  'openid',
+  'profile',
+  'email',
+  'w_member_social',
+  'r_member_social',
+  'w_organization_social',
+  'r_organization_social',
+  'rw_organization_admin',
+  'r_member_postAnalytics',
+  'r_basicprofile',
+]);
 const USERNAME = /^[a-z0-9][a-z0-9_-]{0,99}$/i;
-const BAD_CODE = 'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired. Or external member binding exists';
+const BAD_CODE =
+  'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired. Or external member binding exists';
 
 const hash = (text: string) => createHash('sha256').update(text).digest();
 
@@ -32,10 +44,15 @@ export function memberFor(state: LiState, username: string): LiMember {
     state.members.set(id, member);
   }
   // Every sandbox member administers one company page of their own (organization authors, ACL look-ups).
-  const orgId = String(hash(`linkedin:org:${username.toLowerCase()}`).readUInt32BE(0) % 90_000_000 + 10_000_000);
+  const orgId = String((hash(`linkedin:org:${username.toLowerCase()}`).readUInt32BE(0) % 90_000_000) + 10_000_000);
   let org = state.organizations.get(orgId);
   if (!org) {
-    org = { id: orgId, name: `${member.name} Company`, vanityName: `${username.toLowerCase()}-company`, admins: new Set() };
+    org = {
+      id: orgId,
+      name: `${member.name} Company`,
+      vanityName: `${username.toLowerCase()}-company`,
+      admins: new Set(),
+    };
     state.organizations.set(orgId, org);
   }
   org.admins.add(id);
@@ -58,21 +75,36 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
   // GET shows the consent page (the shared sandbox one), or approves at once for `sandbox_username`; the page
   // posts back here with `decision`.
   const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const q = { ...(request.query as Record<string, string | undefined>), ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}) };
+    const q = {
+      ...(request.query as Record<string, string | undefined>),
+      ...(request.method === 'POST'
+        ? stringFields(parseBody(request.headers['content-type'], request.body).fields)
+        : {}),
+    };
     for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state'] as const) {
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
     }
-    if (q.response_type !== 'code') return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code');
+    if (q.response_type !== 'code')
+      return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code');
     let target: URL;
     try {
       target = new URL(q.redirect_uri!);
     } catch {
       return oauthError(reply, 400, 'invalid_request', 'The redirect_uri is not a valid URL');
     }
-    if (target.hash) return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
+    if (target.hash)
+      return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
     const unknown = q.scope!.split(/[ ,]+/).filter((s) => s && !KNOWN_SCOPES.has(s));
-    if (unknown.length > 0) return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
-    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'LinkedIn', action: request.url.split('?')[0]!, params: q, scopes: q.scope!, defaultUsername: 'sandbox_member' });
+    if (unknown.length > 0)
+      return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
+    if (request.method === 'GET' && !q.sandbox_username)
+      return sendConsentPage(reply, {
+        platform: 'LinkedIn',
+        action: request.url.split('?')[0]!,
+        params: q,
+        scopes: q.scope!,
+        defaultUsername: 'sandbox_member',
+      });
     target.searchParams.set('state', q.state!);
     if (q.decision === 'deny') {
       // LinkedIn's own error value when the member refuses (not RFC 6749's access_denied).
@@ -81,10 +113,24 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
       return reply.code(302).header('location', target.toString()).send();
     }
     const username = q.sandbox_username ?? 'sandbox_member';
-    if (!USERNAME.test(username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');
+    if (!USERNAME.test(username))
+      return oauthError(
+        reply,
+        400,
+        'invalid_request',
+        'sandbox_username must be letters, digits, - or _ (at most 100).',
+      );
     const member = memberFor(state, username);
     const scope = q.scope!.split(/[ ,]+/).filter(Boolean).join(' ');
-    const code = kit.tokens.sign({ sub: member.id, typ: 'li_code', username: member.username, cid: q.client_id, redirect: q.redirect_uri, scope, ttlSeconds: CODE_TTL });
+    const code = kit.tokens.sign({
+      sub: member.id,
+      typ: 'li_code',
+      username: member.username,
+      cid: q.client_id,
+      redirect: q.redirect_uri,
+      scope,
+      ttlSeconds: CODE_TTL,
+    });
     target.searchParams.set('code', code);
     return reply.code(302).header('location', target.toString()).send();
   };
@@ -98,7 +144,13 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
       if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
     }
     const fault = kit.faults.take('token');
-    if (fault?.fault === 'expired_token') return oauthError(reply, 400, 'invalid_request', 'The provided authorization grant or refresh token is invalid, expired or revoked');
+    if (fault?.fault === 'expired_token')
+      return oauthError(
+        reply,
+        400,
+        'invalid_request',
+        'The provided authorization grant or refresh token is invalid, expired or revoked',
+      );
     if (fault) return reply.code(503).send(liError(503, `Injected ${fault.fault}`));
     const secret = hash(f('client_secret')).toString('base64url').slice(0, 16);
     let sub: string;
@@ -107,20 +159,37 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
     let refreshExp: number;
     let refreshToken: string;
     if (f('grant_type') === 'authorization_code') {
-      for (const name of ['code', 'redirect_uri']) if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
+      for (const name of ['code', 'redirect_uri'])
+        if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
       const check = kit.tokens.verify(f('code'), 'li_code');
       if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
       const c = check.claims;
-      if (c.cid !== f('client_id') || c.redirect !== f('redirect_uri')) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
+      if (c.cid !== f('client_id') || c.redirect !== f('redirect_uri'))
+        return oauthError(reply, 400, 'invalid_request', BAD_CODE);
       state.spent.add(c.jti);
       ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
-      refreshToken = kit.tokens.sign({ sub, typ: 'li_refresh', username, scope, cid: f('client_id'), sec: secret, ttlSeconds: REFRESH_TTL });
+      refreshToken = kit.tokens.sign({
+        sub,
+        typ: 'li_refresh',
+        username,
+        scope,
+        cid: f('client_id'),
+        sec: secret,
+        ttlSeconds: REFRESH_TTL,
+      });
       refreshExp = Math.floor(kit.now() / 1000) + REFRESH_TTL;
     } else if (f('grant_type') === 'refresh_token') {
       const check = kit.tokens.verify(f('refresh_token'), 'li_refresh');
-      if (!check.ok || state.revoked.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', 'The provided authorization grant or refresh token is invalid, expired or revoked');
+      if (!check.ok || state.revoked.has(check.claims.jti))
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          'The provided authorization grant or refresh token is invalid, expired or revoked',
+        );
       const c = check.claims;
-      if (c.cid !== f('client_id')) return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client');
+      if (c.cid !== f('client_id'))
+        return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client');
       if (c.sec !== secret) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed');
       ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
       // Not rotated: the same refresh token comes back, with what is left of its first year.
@@ -130,7 +199,14 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
       return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
     }
     memberFor(state, username);
-    const access = kit.tokens.sign({ sub, typ: 'li_access', username, scope, cid: f('client_id'), ttlSeconds: ACCESS_TTL });
+    const access = kit.tokens.sign({
+      sub,
+      typ: 'li_access',
+      username,
+      scope,
+      cid: f('client_id'),
+      ttlSeconds: ACCESS_TTL,
+    });
     const nowSec = Math.floor(kit.now() / 1000);
     return {
       access_token: access,
@@ -139,13 +215,19 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
       refresh_token_expires_in: Math.max(0, refreshExp - nowSec),
       scope: scope.split(' ').join(','),
       token_type: 'Bearer',
-      ...(scope.split(' ').includes('openid') ? { id_token: kit.tokens.sign({ sub, typ: 'li_id_token', name: username, ttlSeconds: 3600 }) } : {}),
+      ...(scope.split(' ').includes('openid')
+        ? { id_token: kit.tokens.sign({ sub, typ: 'li_id_token', name: username, ttlSeconds: 3600 }) }
+        : {}),
     };
   });
 
   app.post('/oauth/v2/revoke', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
-    if (typeof fields.client_id !== 'string' || typeof fields.client_secret !== 'string' || typeof fields.token !== 'string') {
+    if (
+      typeof fields.client_id !== 'string' ||
+      typeof fields.client_secret !== 'string' ||
+      typeof fields.token !== 'string'
+    ) {
       return oauthError(reply, 400, 'invalid_request', 'client_id, client_secret and token are required');
     }
     for (const typ of ['li_access', 'li_refresh']) {
@@ -159,26 +241,55 @@ export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: L
     const member = authenticate(kit, state, request, reply, ['openid']);
     if (!member) return reply;
     const [given, ...rest] = member.name.split(' ');
-    return { sub: member.id, name: member.name, given_name: given, family_name: rest.join(' ') || given, picture: null, locale: { country: 'US', language: 'en' }, email_verified: false };
+    return {
+      sub: member.id,
+      name: member.name,
+      given_name: given,
+      family_name: rest.join(' ') || given,
+      picture: null,
+      locale: { country: 'US', language: 'en' },
+      email_verified: false,
+    };
   });
 }
 
 /** LinkedIn retires a version about a year after its release; a version from the future does not exist yet. */
-export function versionProblem(kit: SimulatorKit, header: string | string[] | undefined): { status: number; body: Record<string, unknown> } | undefined {
+export function versionProblem(
+  kit: SimulatorKit,
+  header: string | string[] | undefined,
+): { status: number; body: Record<string, unknown> } | undefined {
   const raw = Array.isArray(header) ? header[0] : header;
-  if (!raw) return { status: 400, body: liError(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' }) };
+  if (!raw)
+    return {
+      status: 400,
+      body: liError(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', {
+        code: 'VERSION_MISSING',
+      }),
+    };
   const m = /^(\d{4})(\d{2})(\d{2})?(?:\.\d+)?$/.exec(raw.trim());
   // ⚠ unverified: the answer to a malformed version; a well-formed inactive one is the 426 below (seen in the wild).
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) return { status: 400, body: liError(400, `Invalid version ${raw}: use YYYYMM.`, { code: 'INVALID_VERSION' }) };
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12)
+    return { status: 400, body: liError(400, `Invalid version ${raw}: use YYYYMM.`, { code: 'INVALID_VERSION' }) };
   const now = new Date(kit.now());
-  const months = (now.getUTCFullYear() * 12 + now.getUTCMonth()) - (Number(m[1]) * 12 + Number(m[2]) - 1);
+  const months = now.getUTCFullYear() * 12 + now.getUTCMonth() - (Number(m[1]) * 12 + Number(m[2]) - 1);
   const oldest = typeof kit.settings.linkedinVersionMonths === 'number' ? kit.settings.linkedinVersionMonths : 12;
-  if (months < 0 || months >= oldest) return { status: 426, body: liError(426, `Requested version ${raw} is not active`, { code: 'NONEXISTENT_VERSION' }) };
+  if (months < 0 || months >= oldest)
+    return {
+      status: 426,
+      body: liError(426, `Requested version ${raw} is not active`, { code: 'NONEXISTENT_VERSION' }),
+    };
   return undefined;
 }
 
 /** The member behind the bearer token, or undefined after LinkedIn's 401/403. */
-export function authenticate(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply, scopes: string[], anyOf = false): LiMember | undefined {
+export function authenticate(
+  kit: SimulatorKit,
+  state: LiState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scopes: string[],
+  anyOf = false,
+): LiMember | undefined {
   const header = request.headers.authorization ?? '';
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
   if (!token) {
@@ -187,19 +298,40 @@ export function authenticate(kit: SimulatorKit, state: LiState, request: Fastify
   }
   const check = kit.tokens.verify(token, 'li_access');
   if (!check.ok) {
-    reply.code(401).send(check.reason === 'expired'
-      ? liError(401, 'The token used in the request has expired', { serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN' })
-      : liError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }));
+    reply
+      .code(401)
+      .send(
+        check.reason === 'expired'
+          ? liError(401, 'The token used in the request has expired', {
+              serviceErrorCode: 65601,
+              code: 'EXPIRED_ACCESS_TOKEN',
+            })
+          : liError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }),
+      );
     return undefined;
   }
   if (state.revoked.has(check.claims.jti)) {
-    reply.code(401).send(liError(401, 'The token used in the request has been revoked by the user', { serviceErrorCode: 65602, code: 'REVOKED_ACCESS_TOKEN' }));
+    reply
+      .code(401)
+      .send(
+        liError(401, 'The token used in the request has been revoked by the user', {
+          serviceErrorCode: 65602,
+          code: 'REVOKED_ACCESS_TOKEN',
+        }),
+      );
     return undefined;
   }
   const granted = String(check.claims.scope).split(' ');
   const ok = anyOf ? scopes.some((s) => granted.includes(s)) : scopes.every((s) => granted.includes(s));
   if (!ok) {
-    reply.code(403).send(liError(403, `Not enough permissions to access: ${request.method} ${request.routeOptions.url ?? request.url}`, { serviceErrorCode: 100, code: 'ACCESS_DENIED' }));
+    reply
+      .code(403)
+      .send(
+        liError(403, `Not enough permissions to access: ${request.method} ${request.routeOptions.url ?? request.url}`, {
+          serviceErrorCode: 100,
+          code: 'ACCESS_DENIED',
+        }),
+      );
     return undefined;
   }
   return memberFor(state, String(check.claims.username));

@@ -5,7 +5,12 @@ import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts'
 import { authenticate, versionProblem } from './auth.ts';
 import { liError, type LiMember, type LiState } from './state.ts';
 
-export type Gate = (request: FastifyRequest, reply: FastifyReply, scopes: string[], anyOf?: boolean) => { member: LiMember; errors: Pick<PlatformSimulator, 'errorReply'> } | undefined;
+export type Gate = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scopes: string[],
+  anyOf?: boolean,
+) => { member: LiMember; errors: Pick<PlatformSimulator, 'errorReply'> } | undefined;
 
 export function createGate(kit: SimulatorKit, state: LiState, errors: Pick<PlatformSimulator, 'errorReply'>): Gate {
   return (request, reply, scopes, anyOf = false) => {
@@ -16,7 +21,11 @@ export function createGate(kit: SimulatorKit, state: LiState, errors: Pick<Platf
     }
     // ⚠ unverified: that LinkedIn refuses a /rest call without the Rest.li 2.0 header (the docs make it mandatory).
     if (request.headers['x-restli-protocol-version'] !== '2.0.0') {
-      reply.code(400).send(liError(400, 'X-Restli-Protocol-Version: 2.0.0 is required on /rest calls', { code: 'ILLEGAL_ARGUMENT' }));
+      reply
+        .code(400)
+        .send(
+          liError(400, 'X-Restli-Protocol-Version: 2.0.0 is required on /rest calls', { code: 'ILLEGAL_ARGUMENT' }),
+        );
       return undefined;
     }
     const member = authenticate(kit, state, request, reply, scopes, anyOf);

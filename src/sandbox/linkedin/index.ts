@@ -21,7 +21,9 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
   let state = createLiState();
   const errorReply = (reply: FastifyReply, status: number, message: string) => {
     const d = DETAILS[status] ?? {};
-    return reply.code(status).send(liError(status, d.message ?? message, { code: d.code, serviceErrorCode: d.serviceErrorCode }));
+    return reply
+      .code(status)
+      .send(liError(status, d.message ?? message, { code: d.code, serviceErrorCode: d.serviceErrorCode }));
   };
   return {
     errorReply,
@@ -36,7 +38,16 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
       registerLiMedia(app, kit, live, gate);
       registerLiPosts(app, kit, live, gate);
     },
-    posts: () => [...state.posts.values()].map((p) => ({ id: p.urn, account: p.author, text: p.plain, replyTo: null, media: p.mediaCount, createdAt: new Date(p.createdAt).toISOString(), deleted: p.deleted })),
+    posts: () =>
+      [...state.posts.values()].map((p) => ({
+        id: p.urn,
+        account: p.author,
+        text: p.plain,
+        replyTo: null,
+        media: p.mediaCount,
+        createdAt: new Date(p.createdAt).toISOString(),
+        deleted: p.deleted,
+      })),
     reset() {
       state = createLiState();
     },

@@ -15,11 +15,27 @@ import { inputError, liError, type AssetKind, type LiAsset, type LiMember, type 
 
 const MB = 1024 * 1024;
 const MAX_PIXELS = 36_152_320;
-const RULES: Record<AssetKind, { maxBytes: number; types: string[]; processingSetting: string; processingMs: number }> = {
-  image: { maxBytes: 8 * MB, types: ['image/jpeg', 'image/png', 'image/gif'], processingSetting: 'linkedinImageProcessingMs', processingMs: 300 }, // ⚠ size
-  video: { maxBytes: 500 * MB, types: ['video/mp4'], processingSetting: 'linkedinVideoProcessingMs', processingMs: 2500 }, // ⚠ size
-  document: { maxBytes: 100 * MB, types: ['application/pdf'], processingSetting: 'linkedinDocumentProcessingMs', processingMs: 800 }, // ⚠ size
-};
+const RULES: Record<AssetKind, { maxBytes: number; types: string[]; processingSetting: string; processingMs: number }> =
+  {
+    image: {
+      maxBytes: 8 * MB,
+      types: ['image/jpeg', 'image/png', 'image/gif'],
+      processingSetting: 'linkedinImageProcessingMs',
+      processingMs: 300,
+    }, // ⚠ size
+    video: {
+      maxBytes: 500 * MB,
+      types: ['video/mp4'],
+      processingSetting: 'linkedinVideoProcessingMs',
+      processingMs: 2500,
+    }, // ⚠ size
+    document: {
+      maxBytes: 100 * MB,
+      types: ['application/pdf'],
+      processingSetting: 'linkedinDocumentProcessingMs',
+      processingMs: 800,
+    }, // ⚠ size
+  };
 const DEFAULT_PART_BYTES = 4 * MB; // ⚠ unverified: the part size LinkedIn's uploadInstructions use
 const UPLOAD_URL_TTL_MS = 24 * 3600_000;
 const PREFIX: Record<AssetKind, string> = { image: 'D4D10AQ', video: 'D4D05AQ', document: 'D4D10AQH' };
@@ -35,7 +51,10 @@ export function mayActAs(state: LiState, member: LiMember, owner: string): boole
   return org !== undefined && organizationsOf(state, member).some((o) => o.id === org);
 }
 
-export function assetStatus(kit: SimulatorKit, a: LiAsset): 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED' {
+export function assetStatus(
+  kit: SimulatorKit,
+  a: LiAsset,
+): 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED' {
   if (a.uploadedAt === null) return 'WAITING_UPLOAD';
   if (kit.now() < a.readyAt) return 'PROCESSING';
   return a.failed ? 'PROCESSING_FAILED' : 'AVAILABLE';
@@ -52,12 +71,18 @@ function startProcessing(kit: SimulatorKit, a: LiAsset, data: Buffer): void {
   a.uploadedAt = kit.now();
   a.bytes = data.length;
   a.sniffed = sniffAll(data);
-  a.readyAt = a.uploadedAt + setting(kit, rule.processingSetting, rule.processingMs) + (a.fault?.fault === 'slow_media' ? (a.fault.delayMs ?? 3000) : 0);
-  if (!a.sniffed || !rule.types.includes(a.sniffed)) a.failed = `The file is not a supported ${a.kind} (${a.sniffed ?? 'unrecognised format'}).`;
-  else if (data.length > rule.maxBytes) a.failed = `The ${a.kind} is ${data.length} bytes; at most ${rule.maxBytes} are accepted.`;
+  a.readyAt =
+    a.uploadedAt +
+    setting(kit, rule.processingSetting, rule.processingMs) +
+    (a.fault?.fault === 'slow_media' ? (a.fault.delayMs ?? 3000) : 0);
+  if (!a.sniffed || !rule.types.includes(a.sniffed))
+    a.failed = `The file is not a supported ${a.kind} (${a.sniffed ?? 'unrecognised format'}).`;
+  else if (data.length > rule.maxBytes)
+    a.failed = `The ${a.kind} is ${data.length} bytes; at most ${rule.maxBytes} are accepted.`;
   else if (a.kind === 'image') {
     const size = imageSize(data);
-    if (size && size.width * size.height > MAX_PIXELS) a.failed = `The image has ${size.width * size.height} pixels; at most ${MAX_PIXELS}.`;
+    if (size && size.width * size.height > MAX_PIXELS)
+      a.failed = `The image has ${size.width * size.height} pixels; at most ${MAX_PIXELS}.`;
   }
   if (a.fault?.fault === 'media_failed') a.failed = 'Media processing failed (injected).';
 }
@@ -65,7 +90,11 @@ function startProcessing(kit: SimulatorKit, a: LiAsset, data: Buffer): void {
 function assetJson(kit: SimulatorKit, a: LiAsset, host: string): Record<string, unknown> {
   const status = assetStatus(kit, a);
   const out: Record<string, unknown> = { id: a.urn, owner: a.owner, status };
-  if (status === 'AVAILABLE') Object.assign(out, { downloadUrl: `${host}/dms/${encodeURIComponent(a.urn)}`, downloadUrlExpiresAt: kit.now() + 3600_000 });
+  if (status === 'AVAILABLE')
+    Object.assign(out, {
+      downloadUrl: `${host}/dms/${encodeURIComponent(a.urn)}`,
+      downloadUrlExpiresAt: kit.now() + 3600_000,
+    });
   if (a.kind === 'video') {
     if (status === 'PROCESSING_FAILED') out.processingFailureReason = a.failed;
     out.duration = status === 'AVAILABLE' ? 5000 : undefined;
@@ -84,10 +113,15 @@ function readJson(request: FastifyRequest, reply: FastifyReply): Record<string, 
 }
 
 export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: LiState, gate: Gate): void {
-  const nextId = (kind: AssetKind) => `urn:li:${kind}:${PREFIX[kind]}${randomBytes(12).toString('base64url').replace(/[-_]/g, 'Q')}`;
+  const nextId = (kind: AssetKind) =>
+    `urn:li:${kind}:${PREFIX[kind]}${randomBytes(12).toString('base64url').replace(/[-_]/g, 'Q')}`;
 
   /** initializeUpload of any kind: version, auth, faults, the owner check. */
-  async function initialize(kind: AssetKind, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | Record<string, unknown>> {
+  async function initialize(
+    kind: AssetKind,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | Record<string, unknown>> {
     const g = gate(request, reply, ['w_member_social', 'w_organization_social'], true);
     if (!g) return reply;
     const action = (request.query as Record<string, string | undefined>).action;
@@ -101,50 +135,138 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     const applied = applyFault(kit, g.errors, fault, request, reply, 'ietf');
     if (applied === 'sent') return reply;
     const init = fields.initializeUploadRequest as Record<string, unknown> | undefined;
-    if (!init || typeof init !== 'object') return reply.code(422).send(inputError('/initializeUploadRequest', 'FIELD_REQUIRED', 'initializeUploadRequest is required'));
-    if (typeof init.owner !== 'string') return reply.code(422).send(inputError('/initializeUploadRequest/owner', 'FIELD_REQUIRED', 'owner is required'));
-    if (!mayActAs(state, g.member, init.owner)) return reply.code(403).send(liError(403, `Not enough permissions to upload on behalf of ${init.owner}`, { serviceErrorCode: 100, code: 'ACCESS_DENIED' }));
+    if (!init || typeof init !== 'object')
+      return reply
+        .code(422)
+        .send(inputError('/initializeUploadRequest', 'FIELD_REQUIRED', 'initializeUploadRequest is required'));
+    if (typeof init.owner !== 'string')
+      return reply.code(422).send(inputError('/initializeUploadRequest/owner', 'FIELD_REQUIRED', 'owner is required'));
+    if (!mayActAs(state, g.member, init.owner))
+      return reply
+        .code(403)
+        .send(
+          liError(403, `Not enough permissions to upload on behalf of ${init.owner}`, {
+            serviceErrorCode: 100,
+            code: 'ACCESS_DENIED',
+          }),
+        );
     let declared: number | null = null;
     if (kind === 'video') {
       const size = init.fileSizeBytes;
-      if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) return reply.code(422).send(inputError('/initializeUploadRequest/fileSizeBytes', 'FIELD_REQUIRED', 'fileSizeBytes must be a positive integer'));
-      if (size > RULES.video.maxBytes) return reply.code(422).send(inputError('/initializeUploadRequest/fileSizeBytes', 'INVALID_VALUE', `A video may be at most ${RULES.video.maxBytes} bytes`));
+      if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0)
+        return reply
+          .code(422)
+          .send(
+            inputError(
+              '/initializeUploadRequest/fileSizeBytes',
+              'FIELD_REQUIRED',
+              'fileSizeBytes must be a positive integer',
+            ),
+          );
+      if (size > RULES.video.maxBytes)
+        return reply
+          .code(422)
+          .send(
+            inputError(
+              '/initializeUploadRequest/fileSizeBytes',
+              'INVALID_VALUE',
+              `A video may be at most ${RULES.video.maxBytes} bytes`,
+            ),
+          );
       declared = size;
     }
     const urn = nextId(kind);
     const partBytes = Math.max(1, setting(kit, 'linkedinVideoPartBytes', DEFAULT_PART_BYTES));
     const parts: LiAsset['parts'] = [];
-    if (declared !== null) for (let first = 0; first < declared; first += partBytes) parts.push({ firstByte: first, lastByte: Math.min(declared, first + partBytes) - 1, data: null, etag: null });
+    if (declared !== null)
+      for (let first = 0; first < declared; first += partBytes)
+        parts.push({ firstByte: first, lastByte: Math.min(declared, first + partBytes) - 1, data: null, etag: null });
     else parts.push({ firstByte: 0, lastByte: -1, data: null, etag: null });
     const asset: LiAsset = {
-      urn, kind, owner: init.owner, memberId: g.member.id, declaredBytes: declared, parts, uploadToken: parts.length > 1 ? randomBytes(18).toString('base64url') : '',
-      uploadedAt: null, readyAt: 0, failed: null, fault: fault && (fault.fault === 'slow_media' || fault.fault === 'media_failed') ? { fault: fault.fault, delayMs: fault.delayMs } : undefined,
-      sniffed: undefined, bytes: 0, createdAt: kit.now(),
+      urn,
+      kind,
+      owner: init.owner,
+      memberId: g.member.id,
+      declaredBytes: declared,
+      parts,
+      uploadToken: parts.length > 1 ? randomBytes(18).toString('base64url') : '',
+      uploadedAt: null,
+      readyAt: 0,
+      failed: null,
+      fault:
+        fault && (fault.fault === 'slow_media' || fault.fault === 'media_failed')
+          ? { fault: fault.fault, delayMs: fault.delayMs }
+          : undefined,
+      sniffed: undefined,
+      bytes: 0,
+      createdAt: kit.now(),
     };
     state.assets.set(urn, asset);
     const host = hostOf(request, app.prefix);
-    const urlOf = (index: number) => `${host}/dms-uploads/${encodeURIComponent(urn)}/${index}?ut=${kit.tokens.sign({ sub: urn, typ: 'li_upload', part: index, ttlSeconds: UPLOAD_URL_TTL_MS / 1000 })}`;
+    const urlOf = (index: number) =>
+      `${host}/dms-uploads/${encodeURIComponent(urn)}/${index}?ut=${kit.tokens.sign({ sub: urn, typ: 'li_upload', part: index, ttlSeconds: UPLOAD_URL_TTL_MS / 1000 })}`;
     const expires = kit.now() + UPLOAD_URL_TTL_MS;
-    const value = kind === 'video'
-      ? { uploadUrlsExpireAt: expires, video: urn, uploadInstructions: parts.map((p, i) => ({ uploadUrl: urlOf(i), firstByte: p.firstByte, lastByte: p.lastByte })), uploadToken: asset.uploadToken }
-      : { uploadUrlExpiresAt: expires, uploadUrl: urlOf(0), [kind]: urn };
+    const value =
+      kind === 'video'
+        ? {
+            uploadUrlsExpireAt: expires,
+            video: urn,
+            uploadInstructions: parts.map((p, i) => ({
+              uploadUrl: urlOf(i),
+              firstByte: p.firstByte,
+              lastByte: p.lastByte,
+            })),
+            uploadToken: asset.uploadToken,
+          }
+        : { uploadUrlExpiresAt: expires, uploadUrl: urlOf(0), [kind]: urn };
     if (applied === 'drop') return kit.dropConnection(request, reply);
     return { value };
   }
 
-  function finalize(request: FastifyRequest, reply: FastifyReply, member: LiMember, fields: Record<string, unknown>): FastifyReply | Record<string, unknown> {
+  function finalize(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: LiMember,
+    fields: Record<string, unknown>,
+  ): FastifyReply | Record<string, unknown> {
     const f = fields.finalizeUploadRequest as Record<string, unknown> | undefined;
-    if (!f || typeof f.video !== 'string') return reply.code(422).send(inputError('/finalizeUploadRequest/video', 'FIELD_REQUIRED', 'video is required'));
+    if (!f || typeof f.video !== 'string')
+      return reply.code(422).send(inputError('/finalizeUploadRequest/video', 'FIELD_REQUIRED', 'video is required'));
     const a = state.assets.get(f.video);
     if (!a || a.kind !== 'video') return reply.code(404).send(liError(404, `Video ${f.video} does not exist`));
-    if (a.memberId !== member.id) return reply.code(403).send(liError(403, 'Accessing this video resource is forbidden', { serviceErrorCode: 100 }));
+    if (a.memberId !== member.id)
+      return reply
+        .code(403)
+        .send(liError(403, 'Accessing this video resource is forbidden', { serviceErrorCode: 100 }));
     if (a.uploadedAt !== null) return reply.code(200).send();
-    if ((f.uploadToken ?? '') !== a.uploadToken) return reply.code(400).send(liError(400, 'The upload token does not match the video', { code: 'ILLEGAL_ARGUMENT' }));
+    if ((f.uploadToken ?? '') !== a.uploadToken)
+      return reply
+        .code(400)
+        .send(liError(400, 'The upload token does not match the video', { code: 'ILLEGAL_ARGUMENT' }));
     const ids = f.uploadedPartIds;
-    if (!Array.isArray(ids) || ids.length !== a.parts.length) return reply.code(400).send(liError(400, `uploadedPartIds must list the ${a.parts.length} part ETags in order`, { code: 'ILLEGAL_ARGUMENT' }));
+    if (!Array.isArray(ids) || ids.length !== a.parts.length)
+      return reply
+        .code(400)
+        .send(
+          liError(400, `uploadedPartIds must list the ${a.parts.length} part ETags in order`, {
+            code: 'ILLEGAL_ARGUMENT',
+          }),
+        );
     for (const [i, part] of a.parts.entries()) {
-      if (!part.etag) return reply.code(400).send(liError(400, `Part ${i} (bytes ${part.firstByte}-${part.lastByte}) was not uploaded`, { code: 'ILLEGAL_ARGUMENT' }));
-      if (ids[i] !== part.etag) return reply.code(400).send(liError(400, `uploadedPartIds[${i}] does not match the ETag of part ${i}`, { code: 'ILLEGAL_ARGUMENT' }));
+      if (!part.etag)
+        return reply
+          .code(400)
+          .send(
+            liError(400, `Part ${i} (bytes ${part.firstByte}-${part.lastByte}) was not uploaded`, {
+              code: 'ILLEGAL_ARGUMENT',
+            }),
+          );
+      if (ids[i] !== part.etag)
+        return reply
+          .code(400)
+          .send(
+            liError(400, `uploadedPartIds[${i}] does not match the ETag of part ${i}`, { code: 'ILLEGAL_ARGUMENT' }),
+          );
     }
     startProcessing(kit, a, Buffer.concat(a.parts.map((p) => p.data!)));
     return reply.code(200).send();
@@ -159,7 +281,8 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     const { urn, part } = request.params as { urn: string; part: string };
     const ut = String((request.query as Record<string, string | undefined>).ut ?? '');
     const check = kit.tokens.verify(ut, 'li_upload');
-    if (!check.ok || check.claims.sub !== urn || String(check.claims.part) !== part) return reply.code(403).send(liError(403, 'The upload URL is invalid or has expired'));
+    if (!check.ok || check.claims.sub !== urn || String(check.claims.part) !== part)
+      return reply.code(403).send(liError(403, 'The upload URL is invalid or has expired'));
     const a = state.assets.get(urn);
     const p = a?.parts[Number(part)];
     if (!a || !p) return reply.code(404).send(liError(404, 'Unknown upload'));
@@ -167,13 +290,22 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     if (data.length === 0) return reply.code(400).send(liError(400, 'The upload body is empty'));
     if (a.kind === 'video') {
       const expected = p.lastByte - p.firstByte + 1;
-      if (data.length !== expected) return reply.code(400).send(liError(400, `Part ${part} must be ${expected} bytes (bytes ${p.firstByte}-${p.lastByte}); got ${data.length}`));
+      if (data.length !== expected)
+        return reply
+          .code(400)
+          .send(
+            liError(
+              400,
+              `Part ${part} must be ${expected} bytes (bytes ${p.firstByte}-${p.lastByte}); got ${data.length}`,
+            ),
+          );
       p.data = data;
       p.etag = `/ambry-video/signedId/${createHash('sha256').update(data).digest('base64url').slice(0, 22)}`;
       return reply.code(200).header('etag', p.etag).send();
     }
     if (a.uploadedAt !== null) return reply.code(400).send(liError(400, 'The upload URL was already used'));
-    if (data.length > RULES[a.kind].maxBytes) return reply.code(413).send(liError(413, `The ${a.kind} is larger than ${RULES[a.kind].maxBytes} bytes`));
+    if (data.length > RULES[a.kind].maxBytes)
+      return reply.code(413).send(liError(413, `The ${a.kind} is larger than ${RULES[a.kind].maxBytes} bytes`));
     p.data = data;
     startProcessing(kit, a, data);
     return reply.code(201).send();
@@ -186,10 +318,13 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
       const applied = applyFault(kit, g.errors, kit.faults.take('media_status', g.member.id), request, reply, 'ietf');
       if (applied === 'sent') return reply;
       const a = state.assets.get((request.params as { urn: string }).urn);
-      if (!a || a.kind !== kind) return reply.code(404).send(liError(404, `${kind} ${(request.params as { urn: string }).urn} does not exist`));
-      if (!mayActAs(state, g.member, a.owner)) return reply.code(403).send(liError(403, `Accessing this ${kind} resource is forbidden`, { serviceErrorCode: 100 }));
+      if (!a || a.kind !== kind)
+        return reply.code(404).send(liError(404, `${kind} ${(request.params as { urn: string }).urn} does not exist`));
+      if (!mayActAs(state, g.member, a.owner))
+        return reply
+          .code(403)
+          .send(liError(403, `Accessing this ${kind} resource is forbidden`, { serviceErrorCode: 100 }));
       return assetJson(kit, a, hostOf(request, app.prefix));
     });
   }
 }
-

@@ -72,12 +72,31 @@ export interface LiState {
 }
 
 export function createLiState(): LiState {
-  return { members: new Map(), organizations: new Map(), posts: new Map(), assets: new Map(), spent: new Set(), revoked: new Set(), seq: 7_100_000_000_000_000_000n };
+  return {
+    members: new Map(),
+    organizations: new Map(),
+    posts: new Map(),
+    assets: new Map(),
+    spent: new Set(),
+    revoked: new Set(),
+    seq: 7_100_000_000_000_000_000n,
+  };
 }
 
 /** LinkedIn's error body: `{ status, serviceErrorCode?, code?, message }` (platforms.md §2 "Errors"). */
-export function liError(status: number, message: string, extra: { code?: string; serviceErrorCode?: number; errorDetails?: unknown; errorDetailType?: string } = {}): Record<string, unknown> {
-  return { status, ...(extra.serviceErrorCode !== undefined && { serviceErrorCode: extra.serviceErrorCode }), ...(extra.code && { code: extra.code }), message, ...(extra.errorDetailType && { errorDetailType: extra.errorDetailType }), ...(extra.errorDetails !== undefined && { errorDetails: extra.errorDetails }) };
+export function liError(
+  status: number,
+  message: string,
+  extra: { code?: string; serviceErrorCode?: number; errorDetails?: unknown; errorDetailType?: string } = {},
+): Record<string, unknown> {
+  return {
+    status,
+    ...(extra.serviceErrorCode !== undefined && { serviceErrorCode: extra.serviceErrorCode }),
+    ...(extra.code && { code: extra.code }),
+    message,
+    ...(extra.errorDetailType && { errorDetailType: extra.errorDetailType }),
+    ...(extra.errorDetails !== undefined && { errorDetails: extra.errorDetails }),
+  };
 }
 
 /** A 422 naming the offending field, in the `errorDetails.inputErrors` form LinkedIn uses for validation. */

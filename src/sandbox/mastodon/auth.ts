@@ -19,7 +19,8 @@ export interface InstanceConfig {
 }
 
 export function instanceConfig(kit: SimulatorKit): InstanceConfig {
-  const n = (key: string, fallback: number) => (typeof kit.settings[key] === 'number' ? (kit.settings[key] as number) : fallback);
+  const n = (key: string, fallback: number) =>
+    typeof kit.settings[key] === 'number' ? (kit.settings[key] as number) : fallback;
   return {
     maxCharacters: n('maxCharacters', 500),
     maxMediaAttachments: n('maxMediaAttachments', 4),
@@ -40,11 +41,29 @@ export function accountFor(state: MastoState, username: string): MastoAccount {
 }
 
 export function accountJson(a: MastoAccount, host: string): Record<string, unknown> {
-  return { id: a.id, username: a.username, acct: a.username, display_name: a.displayName, locked: false, bot: false, url: `${host}/@${a.username}`, avatar: `${host}/avatars/original/missing.png`, followers_count: 0, following_count: 0, statuses_count: 0, note: '' };
+  return {
+    id: a.id,
+    username: a.username,
+    acct: a.username,
+    display_name: a.displayName,
+    locked: false,
+    bot: false,
+    url: `${host}/@${a.username}`,
+    avatar: `${host}/avatars/original/missing.png`,
+    followers_count: 0,
+    following_count: 0,
+    statuses_count: 0,
+    note: '',
+  };
 }
 
 /** The account behind the bearer token, or undefined after Mastodon's 401. */
-export function authenticate(kit: SimulatorKit, state: MastoState, request: FastifyRequest, reply: FastifyReply): MastoAccount | undefined {
+export function authenticate(
+  kit: SimulatorKit,
+  state: MastoState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): MastoAccount | undefined {
   const header = request.headers.authorization ?? '';
   const check = kit.tokens.verify(header.startsWith('Bearer ') ? header.slice(7) : '', 'masto_access');
   if (!check.ok || state.revoked.has(check.claims.jti)) {
@@ -58,28 +77,86 @@ export function hostOf(request: FastifyRequest, prefix: string): string {
   return `${request.protocol}://${request.headers.host}${prefix}`;
 }
 
-export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state: MastoState, prefix: () => string): void {
+export function registerMastoAuth(
+  app: FastifyInstance,
+  kit: SimulatorKit,
+  state: MastoState,
+  prefix: () => string,
+): void {
   app.post('/api/v1/apps', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
-    const redirectUris = arrayField(fields, 'redirect_uris')?.map(String).flatMap((s) => s.split(/\s+/)).filter(Boolean) ?? [];
-    if (!fields.client_name || redirectUris.length === 0) return reply.code(422).send({ error: 'Validation failed: Name can\'t be blank, Redirect URI can\'t be blank' });
-    const app = { clientId: randomBytes(16).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'), redirectUris, scopes: String(fields.scopes ?? 'read') };
+    const redirectUris =
+      arrayField(fields, 'redirect_uris')
+        ?.map(String)
+        .flatMap((s) => s.split(/\s+/))
+        .filter(Boolean) ?? [];
+    if (!fields.client_name || redirectUris.length === 0)
+      return reply.code(422).send({ error: "Validation failed: Name can't be blank, Redirect URI can't be blank" });
+    const app = {
+      clientId: randomBytes(16).toString('base64url'),
+      clientSecret: randomBytes(24).toString('base64url'),
+      redirectUris,
+      scopes: String(fields.scopes ?? 'read'),
+    };
     state.apps.set(app.clientId, app);
-    return { id: numericId(app.clientId), name: fields.client_name, website: fields.website ?? null, redirect_uri: redirectUris.join('\n'), redirect_uris: redirectUris, client_id: app.clientId, client_secret: app.clientSecret, scopes: app.scopes.split(' ') };
+    return {
+      id: numericId(app.clientId),
+      name: fields.client_name,
+      website: fields.website ?? null,
+      redirect_uri: redirectUris.join('\n'),
+      redirect_uris: redirectUris,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      scopes: app.scopes.split(' '),
+    };
   });
 
   // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
   const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
     const posted = request.method === 'POST' ? parseBody(request.headers['content-type'], request.body).fields : {};
-    const q = { ...(request.query as Record<string, string | undefined>), ...Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<string, string> };
+    const q = {
+      ...(request.query as Record<string, string | undefined>),
+      ...(Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<
+        string,
+        string
+      >),
+    };
     const client = state.apps.get(q.client_id ?? '');
-    if (!client) return reply.code(400).send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client.' });
-    if (q.response_type !== 'code' || !q.redirect_uri || !client.redirectUris.includes(q.redirect_uri)) return reply.code(400).send({ error: 'invalid_request', error_description: 'response_type must be code and redirect_uri must be registered.' });
-    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'Mastodon', action: request.url.split('?')[0]!, params: q, scopes: q.scope ?? 'read', defaultUsername: 'sandbox' });
+    if (!client)
+      return reply
+        .code(400)
+        .send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client.' });
+    if (q.response_type !== 'code' || !q.redirect_uri || !client.redirectUris.includes(q.redirect_uri))
+      return reply
+        .code(400)
+        .send({
+          error: 'invalid_request',
+          error_description: 'response_type must be code and redirect_uri must be registered.',
+        });
+    if (request.method === 'GET' && !q.sandbox_username)
+      return sendConsentPage(reply, {
+        platform: 'Mastodon',
+        action: request.url.split('?')[0]!,
+        params: q,
+        scopes: q.scope ?? 'read',
+        defaultUsername: 'sandbox',
+      });
     if (q.decision === 'deny') return deniedRedirect(reply, q.redirect_uri, q.state);
     const username = q.sandbox_username ?? 'sandbox';
-    if (!/^[a-z0-9_]{1,30}$/i.test(username)) return reply.code(400).send({ error: 'invalid_request', error_description: 'sandbox_username is not a valid username.' });
-    const code = kit.tokens.sign({ sub: accountFor(state, username).id, typ: 'masto_code', username, cid: client.clientId, redirect: q.redirect_uri, scope: q.scope ?? 'read', challenge: q.code_challenge ?? null, ttlSeconds: 600 });
+    if (!/^[a-z0-9_]{1,30}$/i.test(username))
+      return reply
+        .code(400)
+        .send({ error: 'invalid_request', error_description: 'sandbox_username is not a valid username.' });
+    const code = kit.tokens.sign({
+      sub: accountFor(state, username).id,
+      typ: 'masto_code',
+      username,
+      cid: client.clientId,
+      redirect: q.redirect_uri,
+      scope: q.scope ?? 'read',
+      challenge: q.code_challenge ?? null,
+      ttlSeconds: 600,
+    });
     const target = new URL(q.redirect_uri);
     target.searchParams.set('code', code);
     if (q.state) target.searchParams.set('state', q.state);
@@ -92,7 +169,10 @@ export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state
   app.post('/oauth/revoke', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
     const client = state.apps.get(String(fields.client_id ?? ''));
-    if (!client || client.clientSecret !== fields.client_secret) return reply.code(403).send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
+    if (!client || client.clientSecret !== fields.client_secret)
+      return reply
+        .code(403)
+        .send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
     const check = kit.tokens.verify(String(fields.token ?? ''), 'masto_access');
     if (check.ok) state.revoked.add(check.claims.jti);
     return {};
@@ -101,15 +181,58 @@ export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state
   app.post('/oauth/token', async (request, reply) => {
     const { fields } = parseBody(request.headers['content-type'], request.body);
     const client = state.apps.get(String(fields.client_id ?? ''));
-    if (!client || client.clientSecret !== fields.client_secret) return reply.code(401).send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' });
-    if (fields.grant_type !== 'authorization_code') return reply.code(400).send({ error: 'unsupported_grant_type', error_description: 'The authorization grant type is not supported by the authorization server.' });
+    if (!client || client.clientSecret !== fields.client_secret)
+      return reply
+        .code(401)
+        .send({
+          error: 'invalid_client',
+          error_description:
+            'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+        });
+    if (fields.grant_type !== 'authorization_code')
+      return reply
+        .code(400)
+        .send({
+          error: 'unsupported_grant_type',
+          error_description: 'The authorization grant type is not supported by the authorization server.',
+        });
     const check = kit.tokens.verify(String(fields.code ?? ''), 'masto_code');
-    const invalidGrant = () => reply.code(400).send({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' });
-    if (!check.ok || state.spentCodes.has(check.claims.jti) || check.claims.cid !== client.clientId || check.claims.redirect !== fields.redirect_uri) return invalidGrant();
-    if (check.claims.challenge && createHash('sha256').update(String(fields.code_verifier ?? '')).digest('base64url') !== check.claims.challenge) return invalidGrant();
+    const invalidGrant = () =>
+      reply
+        .code(400)
+        .send({
+          error: 'invalid_grant',
+          error_description:
+            'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+        });
+    if (
+      !check.ok ||
+      state.spentCodes.has(check.claims.jti) ||
+      check.claims.cid !== client.clientId ||
+      check.claims.redirect !== fields.redirect_uri
+    )
+      return invalidGrant();
+    if (
+      check.claims.challenge &&
+      createHash('sha256')
+        .update(String(fields.code_verifier ?? ''))
+        .digest('base64url') !== check.claims.challenge
+    )
+      return invalidGrant();
     state.spentCodes.add(check.claims.jti);
-    const token = kit.tokens.sign({ sub: check.claims.sub, typ: 'masto_access', username: check.claims.username, scope: check.claims.scope, ttlSeconds: TOKEN_TTL });
-    return { access_token: token, token_type: 'Bearer', scope: check.claims.scope, created_at: Math.floor(kit.now() / 1000) };
+    const token = kit.tokens.sign({
+      sub: check.claims.sub,
+      typ: 'masto_access',
+      username: check.claims.username,
+      scope: check.claims.scope,
+      ttlSeconds: TOKEN_TTL,
+    });
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      scope: check.claims.scope,
+      created_at: Math.floor(kit.now() / 1000),
+    };
   });
 
   app.get('/api/v1/accounts/verify_credentials', async (request, reply) => {
@@ -125,8 +248,27 @@ export function registerMastoAuth(app: FastifyInstance, kit: SimulatorKit, state
       title: 'Herald sandbox Mastodon',
       version: '4.3.0',
       configuration: {
-        statuses: { max_characters: c.maxCharacters, max_media_attachments: c.maxMediaAttachments, characters_reserved_per_url: c.charactersReservedPerUrl },
-        media_attachments: { supported_mime_types: ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/quicktime', 'video/webm'], image_size_limit: c.imageSizeLimit, image_matrix_limit: 33_177_600, video_size_limit: c.videoSizeLimit, video_frame_rate_limit: 120, video_matrix_limit: 8_294_400 },
+        statuses: {
+          max_characters: c.maxCharacters,
+          max_media_attachments: c.maxMediaAttachments,
+          characters_reserved_per_url: c.charactersReservedPerUrl,
+        },
+        media_attachments: {
+          supported_mime_types: [
+            'image/jpeg',
+            'image/png',
+            'image/gif',
+            'image/webp',
+            'video/mp4',
+            'video/quicktime',
+            'video/webm',
+          ],
+          image_size_limit: c.imageSizeLimit,
+          image_matrix_limit: 33_177_600,
+          video_size_limit: c.videoSizeLimit,
+          video_frame_rate_limit: 120,
+          video_matrix_limit: 8_294_400,
+        },
         polls: { max_options: 4, max_characters_per_option: 50, min_expiration: 300, max_expiration: 2_629_746 },
       },
     };

@@ -7,11 +7,16 @@ import { registerMastoAuth } from './auth.ts';
 import { createMastoState, type MastoState } from './state.ts';
 import { registerMastoStatuses } from './statuses.ts';
 
-const MESSAGES: Record<number, string> = { 401: 'The access token is invalid', 429: 'Too many requests', 503: 'Service Unavailable' };
+const MESSAGES: Record<number, string> = {
+  401: 'The access token is invalid',
+  429: 'Too many requests',
+  503: 'Service Unavailable',
+};
 
 export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
   let state = createMastoState();
-  const errorReply = (reply: FastifyReply, status: number, message: string) => reply.code(status).send({ error: MESSAGES[status] ?? message });
+  const errorReply = (reply: FastifyReply, status: number, message: string) =>
+    reply.code(status).send({ error: MESSAGES[status] ?? message });
   return {
     errorReply,
     routes(app) {
@@ -19,7 +24,16 @@ export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
       registerMastoAuth(app, kit, live, () => app.prefix);
       registerMastoStatuses(app, kit, live, errorReply);
     },
-    posts: () => [...state.statuses.values()].map((s) => ({ id: s.id, account: s.accountId, text: s.text, replyTo: s.inReplyToId, media: s.mediaIds.length, createdAt: new Date(s.createdAt).toISOString(), deleted: s.deleted })),
+    posts: () =>
+      [...state.statuses.values()].map((s) => ({
+        id: s.id,
+        account: s.accountId,
+        text: s.text,
+        replyTo: s.inReplyToId,
+        media: s.mediaIds.length,
+        createdAt: new Date(s.createdAt).toISOString(),
+        deleted: s.deleted,
+      })),
     reset() {
       state = createMastoState();
     },

@@ -45,5 +45,13 @@ export interface MastoState {
 }
 
 export function createMastoState(): MastoState {
-  return { apps: new Map(), accounts: new Map(), statuses: new Map(), media: new Map(), idempotency: new Map(), spentCodes: new Set(), revoked: new Set() };
+  return {
+    apps: new Map(),
+    accounts: new Map(),
+    statuses: new Map(),
+    media: new Map(),
+    idempotency: new Map(),
+    spentCodes: new Set(),
+    revoked: new Set(),
+  };
 }

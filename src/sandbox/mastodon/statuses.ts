@@ -16,26 +16,59 @@ type ErrorReply = (reply: FastifyReply, status: number, message: string) => Fast
 
 function mediaJson(m: MastoMedia, host: string, now: number): Record<string, unknown> {
   const ready = now >= m.readyAt && !m.failed;
-  return { id: m.id, type: m.type, url: ready ? `${host}/media/${m.id}` : null, preview_url: ready ? `${host}/media/${m.id}/small` : null, remote_url: null, description: m.description, blurhash: null, meta: {} };
+  return {
+    id: m.id,
+    type: m.type,
+    url: ready ? `${host}/media/${m.id}` : null,
+    preview_url: ready ? `${host}/media/${m.id}/small` : null,
+    remote_url: null,
+    description: m.description,
+    blurhash: null,
+    meta: {},
+  };
 }
 
-export function registerMastoStatuses(app: FastifyInstance, kit: SimulatorKit, state: MastoState, errorReply: ErrorReply): void {
+export function registerMastoStatuses(
+  app: FastifyInstance,
+  kit: SimulatorKit,
+  state: MastoState,
+  errorReply: ErrorReply,
+): void {
   const host = (request: FastifyRequest) => hostOf(request, app.prefix);
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const statusJson = (s: MastoStatus, request: FastifyRequest): Record<string, unknown> => {
     const account = state.accounts.get(s.accountId)!;
     const h = host(request);
     return {
-      id: s.id, created_at: new Date(s.createdAt).toISOString(), in_reply_to_id: s.inReplyToId, in_reply_to_account_id: s.inReplyToId ? state.statuses.get(s.inReplyToId)?.accountId ?? null : null,
-      sensitive: s.sensitive, spoiler_text: s.spoilerText, visibility: s.visibility, language: s.language,
-      uri: `${h}/users/${account.username}/statuses/${s.id}`, url: `${h}/@${account.username}/${s.id}`,
-      replies_count: 0, reblogs_count: 0, favourites_count: 0, quotes_count: 0,
-      content: `<p>${esc(s.text).replace(/\n/g, '<br />')}</p>`, account: accountJson(account, h),
-      media_attachments: s.mediaIds.map((id) => mediaJson(state.media.get(id)!, h, kit.now())), mentions: [], tags: [], emojis: [], application: { name: 'Herald', website: null },
+      id: s.id,
+      created_at: new Date(s.createdAt).toISOString(),
+      in_reply_to_id: s.inReplyToId,
+      in_reply_to_account_id: s.inReplyToId ? (state.statuses.get(s.inReplyToId)?.accountId ?? null) : null,
+      sensitive: s.sensitive,
+      spoiler_text: s.spoilerText,
+      visibility: s.visibility,
+      language: s.language,
+      uri: `${h}/users/${account.username}/statuses/${s.id}`,
+      url: `${h}/@${account.username}/${s.id}`,
+      replies_count: 0,
+      reblogs_count: 0,
+      favourites_count: 0,
+      quotes_count: 0,
+      content: `<p>${esc(s.text).replace(/\n/g, '<br />')}</p>`,
+      account: accountJson(account, h),
+      media_attachments: s.mediaIds.map((id) => mediaJson(state.media.get(id)!, h, kit.now())),
+      mentions: [],
+      tags: [],
+      emojis: [],
+      application: { name: 'Herald', website: null },
     };
   };
   /** Every authenticated call: the token, 300 requests per 5 minutes per account, and the operation's faults. */
-  const gate = (request: FastifyRequest, reply: FastifyReply, operation: string): { account: MastoAccount; drop: boolean } | undefined => {
+  const gate = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    operation: string,
+  ): { account: MastoAccount; drop: boolean } | undefined => {
     const account = authenticate(kit, state, request, reply);
     if (!account) return undefined;
     const window = kit.windows.hit(`all:${account.id}`, kit.limit(300), 5 * 60_000);
@@ -53,19 +86,42 @@ export function registerMastoStatuses(app: FastifyInstance, kit: SimulatorKit, s
     if (!g) return reply;
     // ⚠ unverified: platforms.md gives 30 / 30 min for media uploads without saying whether v2 shares v1's limit.
     const window = kit.windows.hit(`media:${g.account.id}`, kit.limit(30), 30 * 60_000);
-    if (!window.allowed) return reply.headers(windowHeaders(window, 'mastodon')).code(429).send({ error: 'Too many requests' });
+    if (!window.allowed)
+      return reply.headers(windowHeaders(window, 'mastodon')).code(429).send({ error: 'Too many requests' });
     const body = parseBody(request.headers['content-type'], request.body);
     const file = body.files.file;
-    if (!file) return reply.code(422).send({ error: 'Validation failed: File can\'t be blank' });
+    if (!file) return reply.code(422).send({ error: "Validation failed: File can't be blank" });
     const type = sniff(file.data);
     const c = instanceConfig(kit);
-    const kind = type?.startsWith('image/') ? (type === 'image/gif' ? 'gifv' : 'image') : type?.startsWith('video/') ? 'video' : undefined;
+    const kind = type?.startsWith('image/')
+      ? type === 'image/gif'
+        ? 'gifv'
+        : 'image'
+      : type?.startsWith('video/')
+        ? 'video'
+        : undefined;
     if (!kind) return reply.code(422).send({ error: 'Validation failed: File content type is invalid' });
-    if (file.data.length > (kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit)) return reply.code(422).send({ error: `Validation failed: File file size must be less than ${kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit} Bytes` });
+    if (file.data.length > (kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit))
+      return reply
+        .code(422)
+        .send({
+          error: `Validation failed: File file size must be less than ${kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit} Bytes`,
+        });
     const fault = kit.faults.take('media_processing', g.account.id);
     const processing = kind === 'image' ? 0 : 1500;
-    const m: MastoMedia = { id: snowflake(kit.now()), accountId: g.account.id, type: kind, contentType: type!, size: file.data.length, description: typeof body.fields.description === 'string' ? body.fields.description : null, readyAt: kit.now() + processing + (fault?.fault === 'slow_media' ? (fault.delayMs ?? 3000) : 0), failed: fault?.fault === 'media_failed', attached: false };
-    if (m.description && m.description.length > 1500) return reply.code(422).send({ error: 'Validation failed: Description is too long (maximum is 1500 characters)' });
+    const m: MastoMedia = {
+      id: snowflake(kit.now()),
+      accountId: g.account.id,
+      type: kind,
+      contentType: type!,
+      size: file.data.length,
+      description: typeof body.fields.description === 'string' ? body.fields.description : null,
+      readyAt: kit.now() + processing + (fault?.fault === 'slow_media' ? (fault.delayMs ?? 3000) : 0),
+      failed: fault?.fault === 'media_failed',
+      attached: false,
+    };
+    if (m.description && m.description.length > 1500)
+      return reply.code(422).send({ error: 'Validation failed: Description is too long (maximum is 1500 characters)' });
     state.media.set(m.id, m);
     const ready = kit.now() >= m.readyAt && !m.failed;
     return reply.code(ready ? 200 : 202).send(mediaJson(m, host(request), kit.now()));
@@ -86,31 +142,60 @@ export function registerMastoStatuses(app: FastifyInstance, kit: SimulatorKit, s
     if (!g) return reply;
     const key = request.headers['idempotency-key'];
     const remembered = typeof key === 'string' ? state.idempotency.get(`${g.account.id}:${key}`) : undefined;
-    if (remembered && remembered.at > kit.now() - IDEMPOTENCY_TTL_MS) return statusJson(state.statuses.get(remembered.statusId)!, request);
+    if (remembered && remembered.at > kit.now() - IDEMPOTENCY_TTL_MS)
+      return statusJson(state.statuses.get(remembered.statusId)!, request);
     const body = parseBody(request.headers['content-type'], request.body);
     if (!body.valid) return reply.code(400).send({ error: 'The body is not valid.' });
     const f = body.fields;
     const text = typeof f.status === 'string' ? f.status : '';
     const mediaIds = (arrayField(f, 'media_ids') ?? []).map(String);
     const c = instanceConfig(kit);
-    if (text.trim() === '' && mediaIds.length === 0) return reply.code(422).send({ error: 'Validation failed: Text can\'t be blank' });
-    const length = measureWith(text, c.charactersReservedPerUrl) + (typeof f.spoiler_text === 'string' ? measureWith(f.spoiler_text, c.charactersReservedPerUrl) : 0);
-    if (length > c.maxCharacters) return reply.code(422).send({ error: `Validation failed: Text character limit of ${c.maxCharacters} exceeded` });
+    if (text.trim() === '' && mediaIds.length === 0)
+      return reply.code(422).send({ error: "Validation failed: Text can't be blank" });
+    const length =
+      measureWith(text, c.charactersReservedPerUrl) +
+      (typeof f.spoiler_text === 'string' ? measureWith(f.spoiler_text, c.charactersReservedPerUrl) : 0);
+    if (length > c.maxCharacters)
+      return reply.code(422).send({ error: `Validation failed: Text character limit of ${c.maxCharacters} exceeded` });
     const visibility = typeof f.visibility === 'string' ? f.visibility : 'public';
-    if (!VISIBILITIES.includes(visibility)) return reply.code(422).send({ error: 'Validation failed: Visibility is not included in the list' });
-    if (f.language !== undefined && f.language !== null && !/^[a-z]{2,3}(-[A-Za-z0-9]+)?$/.test(String(f.language))) return reply.code(422).send({ error: 'Validation failed: Language is not a valid ISO 639 code' });
-    if (mediaIds.length > c.maxMediaAttachments) return reply.code(422).send({ error: `Validation failed: Media attachments exceed the limit of ${c.maxMediaAttachments}` });
+    if (!VISIBILITIES.includes(visibility))
+      return reply.code(422).send({ error: 'Validation failed: Visibility is not included in the list' });
+    if (f.language !== undefined && f.language !== null && !/^[a-z]{2,3}(-[A-Za-z0-9]+)?$/.test(String(f.language)))
+      return reply.code(422).send({ error: 'Validation failed: Language is not a valid ISO 639 code' });
+    if (mediaIds.length > c.maxMediaAttachments)
+      return reply
+        .code(422)
+        .send({ error: `Validation failed: Media attachments exceed the limit of ${c.maxMediaAttachments}` });
     const media = mediaIds.map((id) => state.media.get(id));
-    if (media.some((m) => !m || m.accountId !== g.account.id)) return reply.code(422).send({ error: 'Validation failed: Media attachments are invalid' });
-    if (media.some((m) => m!.readyAt > kit.now() || m!.failed)) return reply.code(422).send({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' });
-    if (media.some((m) => m!.type === 'video') && media.length > 1) return reply.code(422).send({ error: 'Cannot attach a video to a post that already contains images' });
+    if (media.some((m) => !m || m.accountId !== g.account.id))
+      return reply.code(422).send({ error: 'Validation failed: Media attachments are invalid' });
+    if (media.some((m) => m!.readyAt > kit.now() || m!.failed))
+      return reply
+        .code(422)
+        .send({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' });
+    if (media.some((m) => m!.type === 'video') && media.length > 1)
+      return reply.code(422).send({ error: 'Cannot attach a video to a post that already contains images' });
     const inReplyTo = f.in_reply_to_id === undefined || f.in_reply_to_id === null ? null : String(f.in_reply_to_id);
-    if (inReplyTo !== null && (!state.statuses.get(inReplyTo) || state.statuses.get(inReplyTo)!.deleted)) return reply.code(404).send({ error: 'Record not found' });
+    if (inReplyTo !== null && (!state.statuses.get(inReplyTo) || state.statuses.get(inReplyTo)!.deleted))
+      return reply.code(404).send({ error: 'Record not found' });
     const bool = (v: unknown) => v === true || v === 'true' || v === '1';
-    const status: MastoStatus = { id: snowflake(kit.now()), accountId: g.account.id, text, spoilerText: typeof f.spoiler_text === 'string' ? f.spoiler_text : '', sensitive: bool(f.sensitive) || media.length > 0 && typeof f.spoiler_text === 'string' && f.spoiler_text !== '', visibility, language: typeof f.language === 'string' ? f.language : null, inReplyToId: inReplyTo, mediaIds, createdAt: kit.now(), deleted: false };
+    const status: MastoStatus = {
+      id: snowflake(kit.now()),
+      accountId: g.account.id,
+      text,
+      spoilerText: typeof f.spoiler_text === 'string' ? f.spoiler_text : '',
+      sensitive: bool(f.sensitive) || (media.length > 0 && typeof f.spoiler_text === 'string' && f.spoiler_text !== ''),
+      visibility,
+      language: typeof f.language === 'string' ? f.language : null,
+      inReplyToId: inReplyTo,
+      mediaIds,
+      createdAt: kit.now(),
+      deleted: false,
+    };
     state.statuses.set(status.id, status);
     for (const m of media) m!.attached = true;
-    if (typeof key === 'string') state.idempotency.set(`${g.account.id}:${key}`, { statusId: status.id, at: kit.now() });
+    if (typeof key === 'string')
+      state.idempotency.set(`${g.account.id}:${key}`, { statusId: status.id, at: kit.now() });
     if (g.drop) return kit.dropConnection(request, reply);
     return statusJson(status, request);
   });
@@ -145,14 +230,28 @@ export function registerMastoStatuses(app: FastifyInstance, kit: SimulatorKit, s
     const limit = Math.min(40, Math.max(1, Number(q.limit ?? 20) || 20));
     const id = (request.params as { id: string }).id;
     const list = [...state.statuses.values()]
-      .filter((s) => s.accountId === id && !s.deleted && (!q.max_id || BigInt(s.id) < BigInt(q.max_id)) && (!q.since_id || BigInt(s.id) > BigInt(q.since_id)))
+      .filter(
+        (s) =>
+          s.accountId === id &&
+          !s.deleted &&
+          (!q.max_id || BigInt(s.id) < BigInt(q.max_id)) &&
+          (!q.since_id || BigInt(s.id) > BigInt(q.since_id)),
+      )
       .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
       .slice(0, limit);
     return list.map((s) => statusJson(s, request));
   });
   app.get('/@:username/:id', async (request, reply) => {
     const s = state.statuses.get((request.params as { id: string }).id);
-    if (!s || s.deleted) return reply.code(404).type('text/plain').send('This status does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
-    return reply.type('text/html; charset=utf-8').send(`<!doctype html><meta charset="utf-8"><title>Sandbox Mastodon status</title><p><b>@${esc((request.params as { username: string }).username)}</b> (Herald sandbox)</p><p>${esc(s.text)}</p>`);
+    if (!s || s.deleted)
+      return reply
+        .code(404)
+        .type('text/plain')
+        .send('This status does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><meta charset="utf-8"><title>Sandbox Mastodon status</title><p><b>@${esc((request.params as { username: string }).username)}</b> (Herald sandbox)</p><p>${esc(s.text)}</p>`,
+      );
   });
 }

@@ -3,9 +3,15 @@
 // with `decision=approve|deny` and the chosen `sandbox_username`; a request that already names a
 // `sandbox_username` is approved at once (the X simulator's convention, used by tests and first-start seeding).
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\'': '&#39;' })[c]!);
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export function consentPage(input: { platform: string; appId: string; scopes: string[]; query: Record<string, string> }): string {
+export function consentPage(input: {
+  platform: string;
+  appId: string;
+  scopes: string[];
+  query: Record<string, string>;
+}): string {
   const hidden = Object.entries(input.query)
     .filter(([k]) => k !== 'decision' && k !== 'sandbox_username')
     .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)

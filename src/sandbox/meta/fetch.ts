@@ -21,7 +21,12 @@ const guards = new WeakMap<object, OutboundGuard | null>();
 function guardFor(settings: Record<string, unknown>): OutboundGuard | undefined {
   if (!guards.has(settings)) {
     const list = settings.mediaFetchAllowlist;
-    guards.set(settings, Array.isArray(list) ? createOutboundGuard({ allowlist: list.filter((v): v is string => typeof v === 'string') }) : null);
+    guards.set(
+      settings,
+      Array.isArray(list)
+        ? createOutboundGuard({ allowlist: list.filter((v): v is string => typeof v === 'string') })
+        : null,
+    );
   }
   return guards.get(settings) ?? undefined;
 }
@@ -34,9 +39,17 @@ export async function fetchMedia(url: string, settings: Record<string, unknown>)
   } catch {
     return { ok: false, reason: 'the URL is not valid' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `the ${parsed.protocol} scheme is not supported` };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { ok: false, reason: `the ${parsed.protocol} scheme is not supported` };
   try {
-    const res = await outboundRequest({ method: 'GET', url: parsed, headers: { 'user-agent': 'facebookexternalhit/1.1 (Herald sandbox)', accept: '*/*' }, timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: HEAD_BYTES, guard: guardFor(settings) });
+    const res = await outboundRequest({
+      method: 'GET',
+      url: parsed,
+      headers: { 'user-agent': 'facebookexternalhit/1.1 (Herald sandbox)', accept: '*/*' },
+      timeoutMs: FETCH_TIMEOUT_MS,
+      maxResponseBytes: HEAD_BYTES,
+      guard: guardFor(settings),
+    });
     if (res.status !== 200) return { ok: false, reason: `the URL answered HTTP ${res.status}` };
     const declared = Number(res.headers['content-length']);
     const size = Number.isFinite(declared) && declared > 0 ? declared : res.body.length;

@@ -28,7 +28,11 @@ export function fbtraceId(): string {
 
 /** The Graph error body: `{"error":{"message","type","code","error_subcode","is_transient","fbtrace_id",…}}`. */
 export function graphErrorBody(spec: GraphErrorSpec): { error: Record<string, unknown> } {
-  const error: Record<string, unknown> = { message: spec.message, type: spec.type ?? 'OAuthException', code: spec.code };
+  const error: Record<string, unknown> = {
+    message: spec.message,
+    type: spec.type ?? 'OAuthException',
+    code: spec.code,
+  };
   if (spec.subcode !== undefined) error.error_subcode = spec.subcode;
   error.is_transient = spec.isTransient ?? false;
   if (spec.userTitle) error.error_user_title = spec.userTitle;
@@ -38,15 +42,32 @@ export function graphErrorBody(spec: GraphErrorSpec): { error: Record<string, un
 }
 
 export function graphError(reply: FastifyReply, status: number, spec: GraphErrorSpec): FastifyReply {
-  return reply.code(status).header('www-authenticate', spec.code === 190 ? `OAuth "Facebook Platform" "invalid_token" "${spec.message.replace(/"/g, '\'')}"` : undefined).send(graphErrorBody(spec));
+  return reply
+    .code(status)
+    .header(
+      'www-authenticate',
+      spec.code === 190 ? `OAuth "Facebook Platform" "invalid_token" "${spec.message.replace(/"/g, "'")}"` : undefined,
+    )
+    .send(graphErrorBody(spec));
 }
 
 /** The simulator's `errorReply` for framework-level answers (404 unknown path, 5xx) in the Graph shape. */
 export function graphStatusReply(reply: FastifyReply, status: number, message: string): FastifyReply {
-  if (status === 404) return graphError(reply, 400, { message: `Unsupported request - method type or path: ${message}`, type: 'GraphMethodException', code: 100 });
+  if (status === 404)
+    return graphError(reply, 400, {
+      message: `Unsupported request - method type or path: ${message}`,
+      type: 'GraphMethodException',
+      code: 100,
+    });
   if (status === 401) return graphError(reply, 400, { message, code: 190 });
-  if (status === 429) return graphError(reply, 400, { message: 'Application request limit reached', code: 4, isTransient: true });
-  if (status >= 500) return graphError(reply, status, { message: 'An unexpected error has occurred. Please retry your request later.', code: 2, isTransient: true });
+  if (status === 429)
+    return graphError(reply, 400, { message: 'Application request limit reached', code: 4, isTransient: true });
+  if (status >= 500)
+    return graphError(reply, status, {
+      message: 'An unexpected error has occurred. Please retry your request later.',
+      code: 2,
+      isTransient: true,
+    });
   return graphError(reply, status, { message, code: 100 });
 }
 
@@ -54,7 +75,8 @@ export function graphStatusReply(reply: FastifyReply, status: number, message: s
 export function graphParams(request: FastifyRequest): { params: Record<string, string>; body: ParsedBody } {
   const body = parseBody(request.headers['content-type'], request.body);
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) if (typeof v === 'string') params[k] = v;
+  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>))
+    if (typeof v === 'string') params[k] = v;
   for (const [k, v] of Object.entries(body.fields)) {
     if (typeof v === 'string') params[k] = v;
     else if (typeof v === 'number' || typeof v === 'boolean') params[k] = String(v);
@@ -75,7 +97,14 @@ export function graphToken(request: FastifyRequest, params: Record<string, strin
  * expired (subcode 463) or revoked (subcode 460 here stands for "session invalidated"). Returns the claims, or
  * undefined after answering.
  */
-export function requireGraphToken(kit: SimulatorKit, request: FastifyRequest, reply: FastifyReply, params: Record<string, string>, typ: string, revoked: (jti: string) => boolean = () => false): TokenClaims | undefined {
+export function requireGraphToken(
+  kit: SimulatorKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Record<string, string>,
+  typ: string,
+  revoked: (jti: string) => boolean = () => false,
+): TokenClaims | undefined {
   const token = graphToken(request, params);
   if (!token) {
     graphError(reply, 400, { message: 'An access token is required to request this resource.', code: 104 });
@@ -91,7 +120,12 @@ export function requireGraphToken(kit: SimulatorKit, request: FastifyRequest, re
     return undefined;
   }
   if (revoked(check.claims.jti)) {
-    graphError(reply, 400, { message: 'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.', code: 190, subcode: 460 });
+    graphError(reply, 400, {
+      message:
+        'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.',
+      code: 190,
+      subcode: 460,
+    });
     return undefined;
   }
   return check.claims;
@@ -108,11 +142,30 @@ export function versionOf(url: string): string | null | false {
 }
 
 /** Usage headers of an answer: X-App-Usage and X-Business-Use-Case-Usage, as percentages of the budget used. */
-export function usageHeaders(businessId: string, type: string, usedPercent: number, regainMinutes = 0): Record<string, string> {
+export function usageHeaders(
+  businessId: string,
+  type: string,
+  usedPercent: number,
+  regainMinutes = 0,
+): Record<string, string> {
   const pct = Math.max(0, Math.min(100, Math.round(usedPercent)));
   return {
-    'x-app-usage': JSON.stringify({ call_count: pct, total_cputime: Math.round(pct / 2), total_time: Math.round(pct / 2) }),
-    'x-business-use-case-usage': JSON.stringify({ [businessId]: [{ type, call_count: pct, total_cputime: Math.round(pct / 2), total_time: Math.round(pct / 2), estimated_time_to_regain_access: regainMinutes }] }),
+    'x-app-usage': JSON.stringify({
+      call_count: pct,
+      total_cputime: Math.round(pct / 2),
+      total_time: Math.round(pct / 2),
+    }),
+    'x-business-use-case-usage': JSON.stringify({
+      [businessId]: [
+        {
+          type,
+          call_count: pct,
+          total_cputime: Math.round(pct / 2),
+          total_time: Math.round(pct / 2),
+          estimated_time_to_regain_access: regainMinutes,
+        },
+      ],
+    }),
   };
 }
 
@@ -121,7 +174,13 @@ export function usageHeaders(businessId: string, type: string, usedPercent: numb
  * with the usage headers at 100 % and the time to regain access; `expired_token` is 190/463; `server_error` is a
  * 500 with code 2 and `is_transient`; `hang` and `lost_response` as everywhere. Returns like `applyFault`.
  */
-export function applyGraphFault(kit: SimulatorKit, fault: FaultRule | undefined, request: FastifyRequest, reply: FastifyReply, usage: { businessId: string; type: string }): 'sent' | 'drop' | undefined {
+export function applyGraphFault(
+  kit: SimulatorKit,
+  fault: FaultRule | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  usage: { businessId: string; type: string },
+): 'sent' | 'drop' | undefined {
   if (!fault) return undefined;
   switch (fault.fault) {
     case 'rate_limited': {
@@ -133,10 +192,18 @@ export function applyGraphFault(kit: SimulatorKit, fault: FaultRule | undefined,
       return 'sent';
     }
     case 'expired_token':
-      graphError(reply, 400, { message: 'Error validating access token: Session has expired.', code: 190, subcode: 463 });
+      graphError(reply, 400, {
+        message: 'Error validating access token: Session has expired.',
+        code: 190,
+        subcode: 463,
+      });
       return 'sent';
     case 'server_error':
-      graphError(reply, 500, { message: 'An unexpected error has occurred. Please retry your request later.', code: 2, isTransient: true });
+      graphError(reply, 500, {
+        message: 'An unexpected error has occurred. Please retry your request later.',
+        code: 2,
+        isTransient: true,
+      });
       return 'sent';
     case 'hang':
       kit.hang(request, reply);
@@ -178,8 +245,12 @@ export interface ContainerTimings {
  * `containerExpiryMs`), so tests can shorten or stretch them; the defaults are realistic orders of magnitude
  * scaled down (⚠ Meta publishes no processing times; "wait ~30 s on average" for Threads video).
  */
-export function containerTimings(settings: Record<string, unknown>, defaults: Partial<ContainerTimings> = {}): ContainerTimings {
-  const pick = (name: string, fallback: number) => (typeof settings[name] === 'number' && (settings[name] as number) >= 0 ? (settings[name] as number) : fallback);
+export function containerTimings(
+  settings: Record<string, unknown>,
+  defaults: Partial<ContainerTimings> = {},
+): ContainerTimings {
+  const pick = (name: string, fallback: number) =>
+    typeof settings[name] === 'number' && (settings[name] as number) >= 0 ? (settings[name] as number) : fallback;
   return {
     imageMs: pick('containerImageMs', defaults.imageMs ?? 400),
     videoMs: pick('containerVideoMs', defaults.videoMs ?? 1500),
@@ -197,12 +268,24 @@ export interface ContainerStore<T> {
 }
 
 /** Containers with their life computed from the clock at each read. `nextId` gives Graph-style numeric ids. */
-export function createContainerStore<T>(now: () => number, timings: Pick<ContainerTimings, 'expiryMs'>, nextId: () => string): ContainerStore<T> {
+export function createContainerStore<T>(
+  now: () => number,
+  timings: Pick<ContainerTimings, 'expiryMs'>,
+  nextId: () => string,
+): ContainerStore<T> {
   const containers = new Map<string, SimContainer<T>>();
   return {
     create(owner, data, processingMs, failure = null) {
       const t = now();
-      const container: SimContainer<T> = { id: nextId(), owner, createdAt: t, readyAt: t + processingMs, failure, publishedAs: null, data };
+      const container: SimContainer<T> = {
+        id: nextId(),
+        owner,
+        createdAt: t,
+        readyAt: t + processingMs,
+        failure,
+        publishedAs: null,
+        data,
+      };
       containers.set(container.id, container);
       return container;
     },

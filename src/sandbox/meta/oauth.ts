@@ -59,9 +59,15 @@ export interface MetaOAuthSpec {
   };
 }
 
-const REDIRECT_MISMATCH = 'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request';
+const REDIRECT_MISMATCH =
+  'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request';
 
-export function registerMetaOAuth(app: FastifyInstance, kit: SimulatorKit, state: MetaOAuthState, spec: MetaOAuthSpec): void {
+export function registerMetaOAuth(
+  app: FastifyInstance,
+  kit: SimulatorKit,
+  state: MetaOAuthState,
+  spec: MetaOAuthSpec,
+): void {
   const fail = (reply: FastifyReply, message: string) => spec.oauthError(reply, { message });
   const m = spec.messages;
 
@@ -88,10 +94,22 @@ export function registerMetaOAuth(app: FastifyInstance, kit: SimulatorKit, state
       if (q.state) redirect.searchParams.set('state', q.state);
       return reply.code(302).header('location', redirect.toString()).send();
     }
-    if (!q.sandbox_username) return reply.type('text/html; charset=utf-8').send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
-    if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username)) return fail(reply, `sandbox_username must be a valid ${spec.platform} username.`);
+    if (!q.sandbox_username)
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
+    if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
+      return fail(reply, `sandbox_username must be a valid ${spec.platform} username.`);
     const user = spec.userFor(q.sandbox_username);
-    const code = kit.tokens.sign({ sub: user.id, typ: spec.codeType, username: user.username, cid: q.client_id, redirect: q.redirect_uri, scope: scopes.join(','), ttlSeconds: spec.codeTtl });
+    const code = kit.tokens.sign({
+      sub: user.id,
+      typ: spec.codeType,
+      username: user.username,
+      cid: q.client_id,
+      redirect: q.redirect_uri,
+      scope: scopes.join(','),
+      ttlSeconds: spec.codeTtl,
+    });
     redirect.searchParams.set('code', code);
     if (q.state) redirect.searchParams.set('state', q.state);
     // Meta appends `#_` to the redirect; it is not part of the code.
@@ -115,24 +133,43 @@ export function registerMetaOAuth(app: FastifyInstance, kit: SimulatorKit, state
     state.spentCodes.add(check.claims.jti);
     state.clientSecrets.set(params.client_id!, params.client_secret!);
     const user = spec.userFor(String(check.claims.username));
-    const token = kit.tokens.sign({ sub: user.id, typ: spec.tokenType, username: user.username, cid: params.client_id, scope: check.claims.scope, ll: false, ttlSeconds: spec.shortTtl });
+    const token = kit.tokens.sign({
+      sub: user.id,
+      typ: spec.tokenType,
+      username: user.username,
+      cid: params.client_id,
+      scope: check.claims.scope,
+      ll: false,
+      ttlSeconds: spec.shortTtl,
+    });
     return spec.codeResponse(token, user.id, String(check.claims.scope));
   });
 
-  const longLived = (claims: TokenClaims) => kit.tokens.sign({ sub: claims.sub, typ: spec.tokenType, username: claims.username, cid: claims.cid, scope: claims.scope, ll: true, ttlSeconds: spec.longTtl });
+  const longLived = (claims: TokenClaims) =>
+    kit.tokens.sign({
+      sub: claims.sub,
+      typ: spec.tokenType,
+      username: claims.username,
+      cid: claims.cid,
+      scope: claims.scope,
+      ll: true,
+      ttlSeconds: spec.longTtl,
+    });
   const usage = { businessId: 'app', type: spec.usageType };
 
   app.get('/access_token', async (request, reply) => {
     const { params } = graphParams(request);
     const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, usage);
     if (applied === 'sent') return reply;
-    if (params.grant_type !== spec.exchangeGrant) return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.exchangeGrant}.`, code: 100 });
+    if (params.grant_type !== spec.exchangeGrant)
+      return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.exchangeGrant}.`, code: 100 });
     if (!params.client_secret) return graphError(reply, 400, { message: m.exchangeMissingSecret, code: 100 });
     const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
     if (!claims) return reply;
     if (claims.ll) return graphError(reply, 400, { message: 'The access token is already long-lived.', code: 100 });
     const known = state.clientSecrets.get(String(claims.cid));
-    if (known !== undefined && known !== params.client_secret) return graphError(reply, 400, { message: 'Error validating client secret.', code: 1 });
+    if (known !== undefined && known !== params.client_secret)
+      return graphError(reply, 400, { message: 'Error validating client secret.', code: 1 });
     return { access_token: longLived(claims), token_type: 'bearer', expires_in: spec.longTtl };
   });
 
@@ -140,12 +177,18 @@ export function registerMetaOAuth(app: FastifyInstance, kit: SimulatorKit, state
     const { params } = graphParams(request);
     const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, usage);
     if (applied === 'sent') return reply;
-    if (params.grant_type !== spec.refreshGrant) return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.refreshGrant}.`, code: 100 });
+    if (params.grant_type !== spec.refreshGrant)
+      return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.refreshGrant}.`, code: 100 });
     const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
     if (!claims) return reply;
-    if (!claims.ll) return graphError(reply, 400, { message: 'Only long-lived access tokens can be refreshed.', code: 100 });
+    if (!claims.ll)
+      return graphError(reply, 400, { message: 'Only long-lived access tokens can be refreshed.', code: 100 });
     // ⚠ unverified: the code Meta uses for a token refreshed before it is 24 hours old.
-    if (kit.now() / 1000 - claims.iat < spec.minRefreshAge) return graphError(reply, 400, { message: 'The access token must be at least 24 hours old to be refreshed.', code: 100 });
+    if (kit.now() / 1000 - claims.iat < spec.minRefreshAge)
+      return graphError(reply, 400, {
+        message: 'The access token must be at least 24 hours old to be refreshed.',
+        code: 100,
+      });
     return { access_token: longLived(claims), token_type: 'bearer', expires_in: spec.longTtl };
   });
 }

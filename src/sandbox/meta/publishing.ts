@@ -6,7 +6,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { fetchMedia } from './fetch.ts';
-import { graphError, graphParams, usageHeaders, versionOf, type ContainerStatusName, type ContainerStore, type GraphErrorSpec, type SimContainer } from './graph.ts';
+import {
+  graphError,
+  graphParams,
+  usageHeaders,
+  versionOf,
+  type ContainerStatusName,
+  type ContainerStore,
+  type GraphErrorSpec,
+  type SimContainer,
+} from './graph.ts';
 
 /** A time as Graph writes it: `2025-01-02T03:04:05+0000`. */
 export function isoTime(ms: number): string {
@@ -15,7 +24,10 @@ export function isoTime(ms: number): string {
 
 /** The `fields` asked for, or the fallback when none are. */
 export function fieldsOf(params: Record<string, string>, fallback: string[]): string[] {
-  const list = (params.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  const list = (params.fields ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   return list.length > 0 ? list : fallback;
 }
 
@@ -52,7 +64,12 @@ export interface GraphCallSpec<A> {
 }
 
 /** What every Graph call goes through: version, token, the per-account call budget and the usage headers. */
-export function beginGraphCall<A>(kit: SimulatorKit, spec: GraphCallSpec<A>, request: FastifyRequest, reply: FastifyReply): { auth: A; params: Record<string, string> } | undefined {
+export function beginGraphCall<A>(
+  kit: SimulatorKit,
+  spec: GraphCallSpec<A>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): { auth: A; params: Record<string, string> } | undefined {
   const version = (request.params as { version?: string }).version;
   if (version !== undefined && versionOf(`/${version}/`) === false) {
     graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
@@ -64,7 +81,14 @@ export function beginGraphCall<A>(kit: SimulatorKit, spec: GraphCallSpec<A>, req
   const userId = spec.userId(auth);
   const window = kit.windows.hit(`${spec.windowPrefix}:${userId}`, kit.limit(spec.callsPerHour), 3600_000);
   const used = ((window.limit - window.remaining) / window.limit) * 100;
-  reply.headers(usageHeaders(userId, spec.usageType, window.allowed ? used : 100, window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000)));
+  reply.headers(
+    usageHeaders(
+      userId,
+      spec.usageType,
+      window.allowed ? used : 100,
+      window.allowed ? 0 : Math.ceil((window.resetAt - kit.now()) / 60_000),
+    ),
+  );
   if (!window.allowed) {
     graphError(reply, 400, spec.limited);
     return undefined;
@@ -75,7 +99,12 @@ export function beginGraphCall<A>(kit: SimulatorKit, spec: GraphCallSpec<A>, req
 /** The account a path names: its id or `me`; another account is out of reach of this token. */
 export function ownAccount(reply: FastifyReply, userId: string, id: string, prefix: string): boolean {
   if (id === 'me' || id === userId) return true;
-  graphError(reply, 400, { message: `${prefix} Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, subcode: 33 });
+  graphError(reply, 400, {
+    message: `${prefix} Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    type: 'GraphMethodException',
+    code: 100,
+    subcode: 33,
+  });
   return false;
 }
 
@@ -93,7 +122,14 @@ export interface VideoFailures {
  * not MP4/QuickTime, is over `maxBytes` or meets the `media_failed` fault shows as ERROR on the container once
  * processing (`processingMs` from now, or when the fetch ends) is over.
  */
-export function createVideoContainer<T>(kit: SimulatorKit, store: ContainerStore<T>, owner: string, data: T, url: string, options: { processingMs: number; maxBytes: number; faulted: boolean; failures: VideoFailures }): SimContainer<T> {
+export function createVideoContainer<T>(
+  kit: SimulatorKit,
+  store: ContainerStore<T>,
+  owner: string,
+  data: T,
+  url: string,
+  options: { processingMs: number; maxBytes: number; faulted: boolean; failures: VideoFailures },
+): SimContainer<T> {
   const container = store.create(owner, data, Number.POSITIVE_INFINITY);
   const started = kit.now();
   const f = options.failures;
@@ -116,9 +152,19 @@ export interface UnpublishableSpecs {
 }
 
 /** The refusal of publishing a container that is not FINISHED, or undefined when it is. */
-export function refuseUnpublishable<T>(reply: FastifyReply, status: ContainerStatusName, container: SimContainer<T>, specs: UnpublishableSpecs): FastifyReply | undefined {
+export function refuseUnpublishable<T>(
+  reply: FastifyReply,
+  status: ContainerStatusName,
+  container: SimContainer<T>,
+  specs: UnpublishableSpecs,
+): FastifyReply | undefined {
   if (status === 'IN_PROGRESS') return graphError(reply, 400, specs.notReady);
-  if (status === 'ERROR') return graphError(reply, 400, { message: `The media could not be published: ${container.failure}`, code: 100, subcode: 2207001 });
+  if (status === 'ERROR')
+    return graphError(reply, 400, {
+      message: `The media could not be published: ${container.failure}`,
+      code: 100,
+      subcode: 2207001,
+    });
   if (status === 'EXPIRED') return graphError(reply, 400, { message: specs.expired, code: 100, subcode: 2207020 });
   if (status === 'PUBLISHED') return graphError(reply, 400, { message: specs.published, code: 100, subcode: 2207008 });
   return undefined;

@@ -9,7 +9,17 @@ import { applyGraphFault, graphError, requireGraphToken } from '../meta/graph.ts
 import { registerMetaOAuth } from '../meta/oauth.ts';
 import type { ThState, ThUser } from './state.ts';
 
-export const TH_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights', 'threads_delete', 'threads_keyword_search', 'threads_manage_mentions', 'threads_location_tagging'];
+export const TH_SCOPES = [
+  'threads_basic',
+  'threads_content_publish',
+  'threads_manage_replies',
+  'threads_read_replies',
+  'threads_manage_insights',
+  'threads_delete',
+  'threads_keyword_search',
+  'threads_manage_mentions',
+  'threads_location_tagging',
+];
 const CODE_TTL = 600; // ⚠ unverified: Meta's codes live about 10 minutes
 const SHORT_TTL = 3600;
 const LONG_TTL = 60 * 86_400;
@@ -42,8 +52,10 @@ export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit, sta
     exchangeGrant: 'th_exchange_token',
     refreshGrant: 'th_refresh_token',
     userFor: (username) => thUserFor(state, username),
-    oauthError: (reply, error) => graphError(reply, 400, { message: error.message, code: error.code ?? 100, subcode: error.subcode }),
-    codeFault: (_kit, request, reply) => applyGraphFault(kit, kit.faults.take('token'), request, reply, { businessId: 'app', type: 'threads' }),
+    oauthError: (reply, error) =>
+      graphError(reply, 400, { message: error.message, code: error.code ?? 100, subcode: error.subcode }),
+    codeFault: (_kit, request, reply) =>
+      applyGraphFault(kit, kit.faults.take('token'), request, reply, { businessId: 'app', type: 'threads' }),
     codeResponse: (token, userId) => ({ access_token: token, user_id: userId }),
     messages: {
       authorizeMissing: required,
@@ -62,7 +74,15 @@ export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit, sta
   });
 }
 
-export function thAuthenticate(kit: SimulatorKit, state: ThState, request: FastifyRequest, reply: FastifyReply, params: Record<string, string>): { user: ThUser; scopes: string[] } | undefined {
+export function thAuthenticate(
+  kit: SimulatorKit,
+  state: ThState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Record<string, string>,
+): { user: ThUser; scopes: string[] } | undefined {
   const claims = requireGraphToken(kit, request, reply, params, TH_TOKEN);
-  return claims ? { user: thUserFor(state, String(claims.username)), scopes: String(claims.scope).split(',') } : undefined;
+  return claims
+    ? { user: thUserFor(state, String(claims.username)), scopes: String(claims.scope).split(',') }
+    : undefined;
 }

@@ -19,7 +19,16 @@ export function threadsSimulator(kit: SimulatorKit): PlatformSimulator {
       registerThreadsAuth(app, kit, live);
       registerThreadsPosts(app, kit, live);
     },
-    posts: () => [...state.posts.values()].map((p) => ({ id: p.id, account: p.owner, text: p.text, replyTo: p.replyTo, media: p.items, createdAt: new Date(p.timestamp).toISOString(), deleted: p.deleted })),
+    posts: () =>
+      [...state.posts.values()].map((p) => ({
+        id: p.id,
+        account: p.owner,
+        text: p.text,
+        replyTo: p.replyTo,
+        media: p.items,
+        createdAt: new Date(p.timestamp).toISOString(),
+        deleted: p.deleted,
+      })),
     reset() {
       state = fresh();
     },

@@ -49,7 +49,7 @@ export interface ThState {
 }
 
 export function createThState(now: () => number, expiryMs: number): ThState {
-  const nextId = graphIdFactory(Math.floor(now() / 1000) % 1_000_000 + 7);
+  const nextId = graphIdFactory((Math.floor(now() / 1000) % 1_000_000) + 7);
   return {
     users: new Map(),
     containers: createContainerStore<ThContainerData>(now, { expiryMs }, nextId),

@@ -41,14 +41,22 @@ export function userFor(state: XState, username: string): XUser {
 export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XState): void {
   // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
   const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const q = { ...(request.query as Record<string, string | undefined>), ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}) };
+    const q = {
+      ...(request.query as Record<string, string | undefined>),
+      ...(request.method === 'POST'
+        ? stringFields(parseBody(request.headers['content-type'], request.body).fields)
+        : {}),
+    };
     for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge'] as const) {
       if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
     }
-    if (q.response_type !== 'code') return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
+    if (q.response_type !== 'code')
+      return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
     // X documents `S256|plain`; its own client library sends `s256`, which X accepts: compare case-insensitively.
-    const method = (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
-    if (method !== 'S256' && method !== 'plain') return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
+    const method =
+      (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
+    if (method !== 'S256' && method !== 'plain')
+      return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
     if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
     let redirect: URL;
     try {
@@ -56,12 +64,30 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
     } catch {
       return oauthError(reply, 400, 'invalid_request', 'redirect_uri is not a URL.');
     }
-    if (request.method === 'GET' && !q.sandbox_username) return sendConsentPage(reply, { platform: 'X', action: request.url.split('?')[0]!, params: q, scopes: q.scope!, defaultUsername: 'sandbox_user' });
+    if (request.method === 'GET' && !q.sandbox_username)
+      return sendConsentPage(reply, {
+        platform: 'X',
+        action: request.url.split('?')[0]!,
+        params: q,
+        scopes: q.scope!,
+        defaultUsername: 'sandbox_user',
+      });
     if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
     const username = q.sandbox_username ?? 'sandbox_user';
-    if (!/^[A-Za-z0-9_]{1,15}$/.test(username)) return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
+    if (!/^[A-Za-z0-9_]{1,15}$/.test(username))
+      return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
     const user = userFor(state, username);
-    const code = kit.tokens.sign({ sub: user.id, typ: 'x_code', username, cid: q.client_id, redirect: q.redirect_uri, challenge: q.code_challenge, method, scope: q.scope, ttlSeconds: CODE_TTL });
+    const code = kit.tokens.sign({
+      sub: user.id,
+      typ: 'x_code',
+      username,
+      cid: q.client_id,
+      redirect: q.redirect_uri,
+      challenge: q.code_challenge,
+      method,
+      scope: q.scope,
+      ttlSeconds: CODE_TTL,
+    });
     redirect.searchParams.set('state', q.state!);
     redirect.searchParams.set('code', code);
     return reply.code(302).header('location', redirect.toString()).send();
@@ -75,35 +101,63 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
     if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
     const fault = kit.faults.take('token');
     // expired_token here: the refresh token is refused, as X does once it was revoked or already used.
-    if (fault?.fault === 'expired_token') return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
+    if (fault?.fault === 'expired_token')
+      return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
     if (fault) return reply.code(503).send(problem(503, 'Service Unavailable', `Injected ${fault.fault}`));
     let scope: string;
     let sub: string;
     let username: string;
     if (fields.grant_type === 'authorization_code') {
       const check = kit.tokens.verify(String(fields.code ?? ''), 'x_code');
-      if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
+      if (!check.ok || state.spent.has(check.claims.jti))
+        return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
       const c = check.claims;
-      if (c.cid !== clientId || c.redirect !== fields.redirect_uri) return oauthError(reply, 400, 'invalid_request', 'client_id or redirect_uri does not match the authorization request.');
+      if (c.cid !== clientId || c.redirect !== fields.redirect_uri)
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          'client_id or redirect_uri does not match the authorization request.',
+        );
       const verifier = String(fields.code_verifier ?? '');
       const expected = c.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-      if (expected !== c.challenge) return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
+      if (expected !== c.challenge)
+        return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
       state.spent.add(c.jti);
       ({ scope, sub, username } = { scope: String(c.scope), sub: c.sub, username: String(c.username) });
     } else if (fields.grant_type === 'refresh_token') {
       const check = kit.tokens.verify(String(fields.refresh_token ?? ''), 'x_refresh');
       // Refresh tokens rotate: each one works once (⚠ unverified in X's docs, observed in practice).
-      if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
-      if (check.claims.cid !== clientId) return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
+      if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti))
+        return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
+      if (check.claims.cid !== clientId)
+        return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
       state.spent.add(check.claims.jti);
-      ({ scope, sub, username } = { scope: String(check.claims.scope), sub: check.claims.sub, username: String(check.claims.username) });
+      ({ scope, sub, username } = {
+        scope: String(check.claims.scope),
+        sub: check.claims.sub,
+        username: String(check.claims.username),
+      });
     } else {
-      return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+      return oauthError(
+        reply,
+        400,
+        'unsupported_grant_type',
+        'grant_type must be authorization_code or refresh_token.',
+      );
     }
     userFor(state, username);
     const access = kit.tokens.sign({ sub, typ: 'x_access', username, scope, cid: clientId, ttlSeconds: ACCESS_TTL });
     const body: Record<string, unknown> = { token_type: 'bearer', expires_in: ACCESS_TTL, access_token: access, scope };
-    if (scope.split(' ').includes('offline.access')) body.refresh_token = kit.tokens.sign({ sub, typ: 'x_refresh', username, scope, cid: clientId, ttlSeconds: REFRESH_TTL });
+    if (scope.split(' ').includes('offline.access'))
+      body.refresh_token = kit.tokens.sign({
+        sub,
+        typ: 'x_refresh',
+        username,
+        scope,
+        cid: clientId,
+        ttlSeconds: REFRESH_TTL,
+      });
     return body;
   });
 
@@ -118,7 +172,13 @@ export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XS
 }
 
 /** The user behind the bearer token, or undefined after sending X's 401/403. */
-export function authenticate(kit: SimulatorKit, state: XState, request: FastifyRequest, reply: FastifyReply, scopes: string[]): XUser | undefined {
+export function authenticate(
+  kit: SimulatorKit,
+  state: XState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scopes: string[],
+): XUser | undefined {
   const header = request.headers.authorization ?? '';
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
   const check = kit.tokens.verify(token, 'x_access');
@@ -129,7 +189,16 @@ export function authenticate(kit: SimulatorKit, state: XState, request: FastifyR
   const granted = String(check.claims.scope).split(' ');
   const missing = scopes.filter((s) => !granted.includes(s));
   if (missing.length > 0) {
-    reply.code(403).send(problem(403, 'Forbidden', `Missing scopes: ${missing.join(', ')}`, 'https://api.x.com/2/problems/client-forbidden'));
+    reply
+      .code(403)
+      .send(
+        problem(
+          403,
+          'Forbidden',
+          `Missing scopes: ${missing.join(', ')}`,
+          'https://api.x.com/2/problems/client-forbidden',
+        ),
+      );
     return undefined;
   }
   return userFor(state, String(check.claims.username));

@@ -19,11 +19,21 @@ const CATEGORIES: Record<string, { types: string[]; maxBytes: number; processing
 const EXPIRES_AFTER_SECS = 86_400;
 
 function invalid(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(400).send({ errors: [{ message }], title: 'Invalid Request', detail: message, type: 'https://api.x.com/2/problems/invalid-request' });
+  return reply
+    .code(400)
+    .send({
+      errors: [{ message }],
+      title: 'Invalid Request',
+      detail: message,
+      type: 'https://api.x.com/2/problems/invalid-request',
+    });
 }
 
 /** Where processing stands: derived from the clock, so polling sees pending → in_progress → succeeded/failed. */
-export function mediaState(kit: SimulatorKit, m: XMedia): { state: 'pending' | 'in_progress' | 'succeeded' | 'failed'; progress: number } {
+export function mediaState(
+  kit: SimulatorKit,
+  m: XMedia,
+): { state: 'pending' | 'in_progress' | 'succeeded' | 'failed'; progress: number } {
   if (!m.finalized) return { state: 'pending', progress: 0 };
   const total = m.readyAt - m.startedAt;
   const elapsed = kit.now() - m.startedAt;
@@ -33,15 +43,30 @@ export function mediaState(kit: SimulatorKit, m: XMedia): { state: 'pending' | '
 }
 
 function mediaJson(kit: SimulatorKit, m: XMedia): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: m.id, media_key: `${m.category === 'tweet_video' ? 7 : 3}_${m.id}`, size: m.totalBytes, expires_after_secs: EXPIRES_AFTER_SECS };
+  const out: Record<string, unknown> = {
+    id: m.id,
+    media_key: `${m.category === 'tweet_video' ? 7 : 3}_${m.id}`,
+    size: m.totalBytes,
+    expires_after_secs: EXPIRES_AFTER_SECS,
+  };
   if (CATEGORIES[m.category]!.processingMs > 0 || m.failed || m.readyAt > m.startedAt) {
     const s = mediaState(kit, m);
-    out.processing_info = { state: s.state, progress_percent: s.progress, ...(s.state === 'pending' || s.state === 'in_progress' ? { check_after_secs: 1 } : {}), ...(s.state === 'failed' ? { error: { code: 1, name: 'InvalidMedia', message: m.failed } } : {}) };
+    out.processing_info = {
+      state: s.state,
+      progress_percent: s.progress,
+      ...(s.state === 'pending' || s.state === 'in_progress' ? { check_after_secs: 1 } : {}),
+      ...(s.state === 'failed' ? { error: { code: 1, name: 'InvalidMedia', message: m.failed } } : {}),
+    };
   }
   return out;
 }
 
-export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: XState, errorReply: (reply: FastifyReply, status: number, message: string) => FastifyReply): void {
+export function registerXMedia(
+  app: FastifyInstance,
+  kit: SimulatorKit,
+  state: XState,
+  errorReply: (reply: FastifyReply, status: number, message: string) => FastifyReply,
+): void {
   /** Common to every upload call: auth, the 1,875 / 15 min window, injected faults. */
   function gate(request: FastifyRequest, reply: FastifyReply) {
     const user = authenticate(kit, state, request, reply, ['media.write']);
@@ -58,30 +83,57 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
   }
 
   /** Starts processing at finalize; the checks X makes on the whole file end in `failed`. */
-  function finalize(m: XMedia, data: Buffer, fault: { fault: string; delayMs?: number } | undefined): string | undefined {
+  function finalize(
+    m: XMedia,
+    data: Buffer,
+    fault: { fault: string; delayMs?: number } | undefined,
+  ): string | undefined {
     const rule = CATEGORIES[m.category]!;
     const sniffed = sniff(data);
     if (data.length !== m.totalBytes) return `Appended ${data.length} bytes but total_bytes was ${m.totalBytes}.`;
     m.finalized = true;
     m.startedAt = kit.now();
     m.readyAt = m.startedAt + rule.processingMs + (fault?.fault === 'slow_media' ? (fault.delayMs ?? 3000) : 0);
-    if (!sniffed || !rule.types.includes(sniffed)) m.failed = `The bytes are not a ${m.category.replace('tweet_', '')} (${sniffed ?? 'unrecognised'}).`;
+    if (!sniffed || !rule.types.includes(sniffed))
+      m.failed = `The bytes are not a ${m.category.replace('tweet_', '')} (${sniffed ?? 'unrecognised'}).`;
     if (fault?.fault === 'media_failed') m.failed = 'Media processing failed (injected).';
     if (m.failed && m.readyAt === m.startedAt) m.readyAt += 1; // failures surface through processing_info
     return undefined;
   }
 
   function create(ownerId: string, mediaType: string, category: string, totalBytes: number): XMedia {
-    const m: XMedia = { id: snowflake(kit.now()), ownerId, mediaType, category, totalBytes, segments: new Map(), finalized: false, readyAt: 0, failed: null, startedAt: 0, createdAt: kit.now(), altText: null, fault: undefined };
+    const m: XMedia = {
+      id: snowflake(kit.now()),
+      ownerId,
+      mediaType,
+      category,
+      totalBytes,
+      segments: new Map(),
+      finalized: false,
+      readyAt: 0,
+      failed: null,
+      startedAt: 0,
+      createdAt: kit.now(),
+      altText: null,
+      fault: undefined,
+    };
     state.media.set(m.id, m);
     return m;
   }
 
-  function checkDeclared(reply: FastifyReply, mediaType: unknown, category: unknown, totalBytes: unknown): string | undefined {
-    if (typeof category !== 'string' || !CATEGORIES[category]) return `media_category must be one of ${Object.keys(CATEGORIES).join(', ')}.`;
+  function checkDeclared(
+    reply: FastifyReply,
+    mediaType: unknown,
+    category: unknown,
+    totalBytes: unknown,
+  ): string | undefined {
+    if (typeof category !== 'string' || !CATEGORIES[category])
+      return `media_category must be one of ${Object.keys(CATEGORIES).join(', ')}.`;
     const rule = CATEGORIES[category]!;
-    if (typeof mediaType !== 'string' || !rule.types.includes(mediaType)) return `media_type ${String(mediaType)} is not accepted for ${category}.`;
-    if (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 1) return 'total_bytes must be a positive integer.';
+    if (typeof mediaType !== 'string' || !rule.types.includes(mediaType))
+      return `media_type ${String(mediaType)} is not accepted for ${category}.`;
+    if (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 1)
+      return 'total_bytes must be a positive integer.';
     if (totalBytes > rule.maxBytes) return `File size exceeds ${rule.maxBytes} bytes for ${category}.`;
     void reply;
     return undefined;
@@ -91,7 +143,9 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
     const g = gate(request, reply);
     if (!g) return reply;
     const body = parseBody(request.headers['content-type'], request.body);
-    const file = body.files.media?.data ?? (typeof body.fields.media === 'string' ? Buffer.from(body.fields.media, 'base64') : undefined);
+    const file =
+      body.files.media?.data ??
+      (typeof body.fields.media === 'string' ? Buffer.from(body.fields.media, 'base64') : undefined);
     if (!file) return invalid(reply, 'media is required.');
     const category = String(body.fields.media_category ?? 'tweet_image');
     const mediaType = String(body.fields.media_type ?? sniff(file) ?? body.files.media?.contentType ?? '');
@@ -124,11 +178,14 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
     if (m.finalized) return invalid(reply, 'The upload was already finalized.');
     const body = parseBody(request.headers['content-type'], request.body);
     const index = Number(body.fields.segment_index);
-    const chunk = body.files.media?.data ?? (typeof body.fields.media === 'string' ? Buffer.from(body.fields.media, 'base64') : undefined);
-    if (!Number.isInteger(index) || index < 0 || index > 999) return invalid(reply, 'segment_index must be an integer from 0 to 999.');
+    const chunk =
+      body.files.media?.data ??
+      (typeof body.fields.media === 'string' ? Buffer.from(body.fields.media, 'base64') : undefined);
+    if (!Number.isInteger(index) || index < 0 || index > 999)
+      return invalid(reply, 'segment_index must be an integer from 0 to 999.');
     if (!chunk || chunk.length === 0) return invalid(reply, 'media (the segment bytes) is required.');
     m.segments.set(index, chunk);
-    return { data: { expires_at: Math.floor((m.createdAt / 1000) + EXPIRES_AFTER_SECS) } };
+    return { data: { expires_at: Math.floor(m.createdAt / 1000 + EXPIRES_AFTER_SECS) } };
   });
 
   app.post('/2/media/upload/:id/finalize', async (request, reply) => {
@@ -162,7 +219,8 @@ export function registerXMedia(app: FastifyInstance, kit: SimulatorKit, state: X
     const m = state.media.get(String(fields.id ?? ''));
     if (!m || m.ownerId !== user.id) return invalid(reply, 'Unknown media id.');
     const alt = (fields.metadata as { alt_text?: { text?: unknown } } | undefined)?.alt_text?.text;
-    if (typeof alt !== 'string' || alt.length > 1000) return invalid(reply, 'metadata.alt_text.text must be a string of at most 1000 characters.');
+    if (typeof alt !== 'string' || alt.length > 1000)
+      return invalid(reply, 'metadata.alt_text.text must be a string of at most 1000 characters.');
     m.altText = alt;
     return { data: { id: m.id, associated_metadata: { alt_text: { text: alt } } } };
   });

@@ -14,7 +14,8 @@ export interface ByteReader {
 export function bufferReader(data: Buffer): ByteReader {
   return {
     size: data.length,
-    read: async (offset, length) => data.subarray(Math.min(offset, data.length), Math.min(offset + length, data.length)),
+    read: async (offset, length) =>
+      data.subarray(Math.min(offset, data.length), Math.min(offset + length, data.length)),
   };
 }
 

@@ -12,7 +12,8 @@ export interface Dimensions {
 export type DimensionsResult = Dimensions | { unreadable: string };
 
 export function pngDimensions(head: Buffer): DimensionsResult {
-  if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return { unreadable: 'the PNG has no IHDR header where the format puts it' };
+  if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR')
+    return { unreadable: 'the PNG has no IHDR header where the format puts it' };
   return { width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
 }
 
@@ -34,7 +35,9 @@ export function webpDimensions(head: Buffer): DimensionsResult {
   if (chunk === 'VP8 ' && head.length >= 30 && head[23] === 0x9d && head[24] === 0x01 && head[25] === 0x2a) {
     return { width: head.readUInt16LE(26) & 0x3fff, height: head.readUInt16LE(28) & 0x3fff };
   }
-  return { unreadable: `the WebP has no readable VP8, VP8L or VP8X header (found "${chunk.replace(/[^\x20-\x7e]/g, '?')}")` };
+  return {
+    unreadable: `the WebP has no readable VP8, VP8L or VP8X header (found "${chunk.replace(/[^\x20-\x7e]/g, '?')}")`,
+  };
 }
 
 // Start-of-frame markers: baseline, extended, progressive, lossless, hierarchical and arithmetic variants.
@@ -46,7 +49,8 @@ export async function jpegDimensions(reader: ByteReader): Promise<DimensionsResu
   let offset = 2; // after SOI
   for (let i = 0; i < MAX_SEGMENTS; i++) {
     const header = await reader.read(offset, 9);
-    if (header.length < 4 || header[0] !== 0xff) return { unreadable: 'the JPEG ends or breaks off before its frame header' };
+    if (header.length < 4 || header[0] !== 0xff)
+      return { unreadable: 'the JPEG ends or breaks off before its frame header' };
     const marker = header[1]!;
     if (marker === 0xff) {
       offset += 1; // fill byte

@@ -110,7 +110,12 @@ export async function readVideoInfo(reader: ByteReader): Promise<VideoInfo> {
   const moovBox = top.find((b) => b.type === 'moov');
   if (!moovBox) {
     const reason = 'the file has no movie box (moov); it may be truncated';
-    return { durationMs: null, width: null, height: null, unreadable: (['duration_ms', 'width', 'height'] as const).map((field) => ({ field, reason })) };
+    return {
+      durationMs: null,
+      width: null,
+      height: null,
+      unreadable: (['duration_ms', 'width', 'height'] as const).map((field) => ({ field, reason })),
+    };
   }
   const moov = await children(reader, moovBox.start, moovBox.end);
   const info: VideoInfo = { durationMs: null, width: null, height: null, unreadable: [] };

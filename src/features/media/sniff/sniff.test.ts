@@ -8,11 +8,15 @@ import { gif, jpeg, mov, mp4, pdf, png, webp } from '../../../../test/helpers/me
 /** A reader that counts the bytes it hands out, to show that the box walk does not read a whole file. */
 function countingReader(data: Buffer): ByteReader & { bytesRead: number } {
   const inner = bufferReader(data);
-  const reader = { size: data.length, bytesRead: 0, read: async (offset: number, length: number) => {
-    const chunk = await inner.read(offset, length);
-    reader.bytesRead += chunk.length;
-    return chunk;
-  } };
+  const reader = {
+    size: data.length,
+    bytesRead: 0,
+    read: async (offset: number, length: number) => {
+      const chunk = await inner.read(offset, length);
+      reader.bytesRead += chunk.length;
+      return chunk;
+    },
+  };
   return reader;
 }
 
@@ -21,15 +25,24 @@ const cases: Array<[string, Buffer, Record<string, unknown>]> = [
   ['JPEG', jpeg(17, 9), { contentType: 'image/jpeg', width: 17, height: 9 }],
   ['GIF', gif(7, 4), { contentType: 'image/gif', width: 7, height: 4 }],
   ['WebP (lossless)', webp(6, 5), { contentType: 'image/webp', width: 6, height: 5 }],
-  ['MP4', mp4({ durationMs: 4200, width: 640, height: 360 }), { contentType: 'video/mp4', width: 640, height: 360, durationMs: 4200 }],
-  ['MOV', mov({ durationMs: 3000, width: 1920, height: 1080 }), { contentType: 'video/quicktime', width: 1920, height: 1080, durationMs: 3000 }],
+  [
+    'MP4',
+    mp4({ durationMs: 4200, width: 640, height: 360 }),
+    { contentType: 'video/mp4', width: 640, height: 360, durationMs: 4200 },
+  ],
+  [
+    'MOV',
+    mov({ durationMs: 3000, width: 1920, height: 1080 }),
+    { contentType: 'video/quicktime', width: 1920, height: 1080, durationMs: 3000 },
+  ],
   ['PDF', pdf(), { contentType: 'application/pdf', width: null, height: null, durationMs: null }],
 ];
 
 for (const [name, bytes, expected] of cases) {
   test(`${name} is recognised with its metadata`, async () => {
     const result = await sniff(bufferReader(bytes));
-    for (const [field, value] of Object.entries(expected)) assert.equal(result[field as keyof typeof result], value, field);
+    for (const [field, value] of Object.entries(expected))
+      assert.equal(result[field as keyof typeof result], value, field);
     assert.deepEqual(result.unreadable, []);
   });
 }
@@ -74,5 +87,8 @@ test('a truncated PNG reports unreadable dimensions instead of throwing', async 
   const result = await sniff(bufferReader(png().subarray(0, 20)));
   assert.equal(result.contentType, 'image/png');
   assert.deepEqual([result.width, result.height], [null, null]);
-  assert.deepEqual(result.unreadable.map((u) => u.field), ['width', 'height']);
+  assert.deepEqual(
+    result.unreadable.map((u) => u.field),
+    ['width', 'height'],
+  );
 });

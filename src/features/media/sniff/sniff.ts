@@ -27,7 +27,16 @@ const HEAD_BYTES = 64 * 1024;
 
 function fromDimensions(contentType: string, result: DimensionsResult): SniffResult {
   if ('unreadable' in result) {
-    return { contentType, width: null, height: null, durationMs: null, unreadable: [{ field: 'width', reason: result.unreadable }, { field: 'height', reason: result.unreadable }] };
+    return {
+      contentType,
+      width: null,
+      height: null,
+      durationMs: null,
+      unreadable: [
+        { field: 'width', reason: result.unreadable },
+        { field: 'height', reason: result.unreadable },
+      ],
+    };
   }
   return { contentType, width: result.width, height: result.height, durationMs: null, unreadable: [] };
 }
@@ -50,11 +59,23 @@ export async function sniff(source: ByteReader): Promise<SniffResult> {
     case 'video/x-m4v':
     case 'video/quicktime': {
       const info = await readVideoInfo(reader);
-      return { contentType, width: info.width, height: info.height, durationMs: info.durationMs, unreadable: info.unreadable };
+      return {
+        contentType,
+        width: info.width,
+        height: info.height,
+        durationMs: info.durationMs,
+        unreadable: info.unreadable,
+      };
     }
     case 'video/webm': {
       const reason = 'Herald does not read WebM (Matroska) metadata';
-      return { contentType, width: null, height: null, durationMs: null, unreadable: (['width', 'height', 'duration_ms'] as const).map((field) => ({ field, reason })) };
+      return {
+        contentType,
+        width: null,
+        height: null,
+        durationMs: null,
+        unreadable: (['width', 'height', 'duration_ms'] as const).map((field) => ({ field, reason })),
+      };
     }
     default:
       // Documents (PDF) and anything unrecognised: no pixel size or duration applies.

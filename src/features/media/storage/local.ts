@@ -25,7 +25,9 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 // What the signatures cover. Method and purpose differ, so an upload signature never works as a read one.
 function uploadMessage(t: Omit<UploadTicket, 'uploadKey'>): string {
-  return ['PUT', t.workspaceId, t.mediaId, t.contentType, t.maxBytes, t.declaredSize ?? '', seconds(t.expiresAt)].join('\n');
+  return ['PUT', t.workspaceId, t.mediaId, t.contentType, t.maxBytes, t.declaredSize ?? '', seconds(t.expiresAt)].join(
+    '\n',
+  );
 }
 function readMessage(t: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey' | 'expiresAt'>): string {
   return ['GET', t.workspaceId, t.mediaId, t.storageKey, seconds(t.expiresAt)].join('\n');
@@ -47,7 +49,12 @@ class UploadMeter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
     if (this.size > this.maxBytes) {
-      done(new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', `The upload is larger than the ${this.maxBytes} bytes this URL accepts (max_bytes).`));
+      done(
+        new AppError(
+          'PUBLIC_API_PAYLOAD_TOO_LARGE',
+          `The upload is larger than the ${this.maxBytes} bytes this URL accepts (max_bytes).`,
+        ),
+      );
       return;
     }
     this.hash.update(chunk);
@@ -69,15 +76,24 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
     driver: 'local',
 
     async signUpload(ticket) {
-      const query = new URLSearchParams({ expires: String(seconds(ticket.expiresAt)), signature: hmac(keyring, UPLOAD_PURPOSE, uploadMessage(ticket)) });
-      return { url: `${publicUrl}${UPLOAD_PATH}/${ticket.workspaceId}/${ticket.mediaId}?${query}`, headers: { 'Content-Type': ticket.contentType } };
+      const query = new URLSearchParams({
+        expires: String(seconds(ticket.expiresAt)),
+        signature: hmac(keyring, UPLOAD_PURPOSE, uploadMessage(ticket)),
+      });
+      return {
+        url: `${publicUrl}${UPLOAD_PATH}/${ticket.workspaceId}/${ticket.mediaId}?${query}`,
+        headers: { 'Content-Type': ticket.contentType },
+      };
     },
 
     verifyUpload: (ticket, signature) => verifyHmac(keyring, UPLOAD_PURPOSE, uploadMessage(ticket), signature),
     verifyRead: (ticket, signature) => verifyHmac(keyring, READ_PURPOSE, readMessage(ticket), signature),
 
     async signRead(ticket) {
-      const query = new URLSearchParams({ expires: String(seconds(ticket.expiresAt)), signature: hmac(keyring, READ_PURPOSE, readMessage(ticket)) });
+      const query = new URLSearchParams({
+        expires: String(seconds(ticket.expiresAt)),
+        signature: hmac(keyring, READ_PURPOSE, readMessage(ticket)),
+      });
       return `${publicUrl}${FILES_PATH}/${ticket.workspaceId}/${ticket.mediaId}?${query}`;
     },
 
@@ -94,7 +110,10 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
       }
       if (limits.exactBytes !== null && meter.size !== limits.exactBytes) {
         await rm(tempPath, { force: true });
-        throw new AppError('PUBLIC_API_BODY_INVALID', `This URL expects exactly ${limits.exactBytes} bytes (the size_bytes you announced); ${meter.size} arrived. Nothing was stored; PUT again.`);
+        throw new AppError(
+          'PUBLIC_API_BODY_INVALID',
+          `This URL expects exactly ${limits.exactBytes} bytes (the size_bytes you announced); ${meter.size} arrived. Nothing was stored; PUT again.`,
+        );
       }
       return { tempPath, size: meter.size, sha256: meter.hash.digest('hex') };
     },

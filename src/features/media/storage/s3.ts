@@ -36,16 +36,20 @@ async function loadSdk() {
 export function createS3Storage(config: S3Config): S3Storage {
   let loaded: Promise<{ sdk: Awaited<ReturnType<typeof loadSdk>>; client: S3Client }> | undefined;
   const s3 = () => (loaded ??= loadSdk().then((sdk) => ({ sdk, client: makeClient(sdk.S3Client) })));
-  const makeClient = (Client: typeof S3Client) => new Client({
-    region: config.region,
-    endpoint: config.endpoint,
-    forcePathStyle: config.forcePathStyle,
-    credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
-    // The SDK's default would add a CRC32 of an empty body to presigned PUT URLs, which any real upload then fails;
-    // many S3-compatible stores also lack the newer checksum headers. Checksums only where the API requires them.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const makeClient = (Client: typeof S3Client) =>
+    new Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      credentials:
+        config.accessKeyId && config.secretAccessKey
+          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
+          : undefined,
+      // The SDK's default would add a CRC32 of an empty body to presigned PUT URLs, which any real upload then fails;
+      // many S3-compatible stores also lack the newer checksum headers. Checksums only where the API requires them.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
   const Bucket = config.bucket;
 
   async function get(key: string, range?: string): Promise<Readable> {
@@ -59,14 +63,27 @@ export function createS3Storage(config: S3Config): S3Storage {
 
     async signUpload(ticket) {
       const { sdk, client } = await s3();
-      const command = new sdk.PutObjectCommand({ Bucket, Key: ticket.uploadKey, ContentType: ticket.contentType, ContentLength: ticket.declaredSize });
-      const url = await sdk.getSignedUrl(client, command, { ...expiringAt(ticket.expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
+      const command = new sdk.PutObjectCommand({
+        Bucket,
+        Key: ticket.uploadKey,
+        ContentType: ticket.contentType,
+        ContentLength: ticket.declaredSize,
+      });
+      const url = await sdk.getSignedUrl(client, command, {
+        ...expiringAt(ticket.expiresAt),
+        signableHeaders: new Set(['content-type', 'content-length']),
+      });
       return { url, headers: { 'Content-Type': ticket.contentType } };
     },
 
     async signRead(ticket) {
       const { sdk, client } = await s3();
-      const command = new sdk.GetObjectCommand({ Bucket, Key: ticket.storageKey, ResponseContentType: ticket.contentType, ResponseContentDisposition: inlineDisposition(ticket.filename) });
+      const command = new sdk.GetObjectCommand({
+        Bucket,
+        Key: ticket.storageKey,
+        ResponseContentType: ticket.contentType,
+        ResponseContentDisposition: inlineDisposition(ticket.filename),
+      });
       return sdk.getSignedUrl(client, command, expiringAt(ticket.expiresAt));
     },
 
@@ -111,18 +128,21 @@ export function createS3Storage(config: S3Config): S3Storage {
     async copy(fromKey, toKey, etag) {
       const { sdk, client } = await s3();
       try {
-          await client.send(new sdk.CopyObjectCommand({
-          Bucket,
-          Key: toKey,
-          CopySource: `${Bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
-          // Only the object that was measured: a PUT replayed in between makes the copy fail, not succeed silently.
-          CopySourceIfMatch: etag ?? undefined,
-          MetadataDirective: 'COPY',
-        }));
+        await client.send(
+          new sdk.CopyObjectCommand({
+            Bucket,
+            Key: toKey,
+            CopySource: `${Bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+            // Only the object that was measured: a PUT replayed in between makes the copy fail, not succeed silently.
+            CopySourceIfMatch: etag ?? undefined,
+            MetadataDirective: 'COPY',
+          }),
+        );
         return 'copied';
       } catch (error) {
         if (isNotFound(error)) return 'source_gone';
-        if (statusOf(error) === 412 || (error as { name?: string })?.name === 'PreconditionFailed') return 'source_changed';
+        if (statusOf(error) === 412 || (error as { name?: string })?.name === 'PreconditionFailed')
+          return 'source_changed';
         throw error;
       }
     },

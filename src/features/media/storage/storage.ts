@@ -68,7 +68,10 @@ export interface LocalStorage extends StorageReads {
   signUpload(ticket: UploadTicket): Promise<SignedUpload>;
   /** Whether `signature` is this server's signature of the upload ticket (current or previous secret). */
   verifyUpload(ticket: Omit<UploadTicket, 'uploadKey'>, signature: string): boolean;
-  verifyRead(ticket: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey' | 'expiresAt'>, signature: string): boolean;
+  verifyRead(
+    ticket: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey' | 'expiresAt'>,
+    signature: string,
+  ): boolean;
   /** Streams `body` to a temporary file, hashing as it goes, refusing more than `maxBytes`; fsyncs before returning. */
   receive(body: Readable, limits: { maxBytes: number; exactBytes: number | null }): Promise<LocalReceipt>;
   /** Publishes a received file under `key` (atomic rename, directory fsynced). */
