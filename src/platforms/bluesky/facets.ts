@@ -18,8 +18,8 @@ const URL_RE = /\bhttps?:\/\/[^\s<>"]+/gi;
 const MENTION_RE =
   /(^|[\s(])@(([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)\b/g;
 // Invisible joiners and the combining keycap are listed on purpose: they may not be part of a tag.
-// eslint-disable-next-line no-misleading-character-class
 const TAG_RE =
+  // eslint-disable-next-line no-misleading-character-class
   /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu;
 
 /** Links, mentions (resolved to DIDs by `resolve`; unresolvable handles stay plain text) and tags. */
