@@ -57,42 +57,36 @@ const shapes: Array<{ name: string; platform: 'instagram' | 'threads'; run(i: nu
     name: 'Instagram image',
     platform: 'instagram',
     run: async (i) =>
-      registry
-        .get('instagram')!
-        .publish(
-          sessions.instagram,
-          part('instagram', `bench image ${i}`, {
-            media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image()], {}),
-          }),
-        ),
+      registry.get('instagram')!.publish(
+        sessions.instagram,
+        part('instagram', `bench image ${i}`, {
+          media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image()], {}),
+        }),
+      ),
   },
   {
     name: 'Instagram carousel (3 images)',
     platform: 'instagram',
     run: async (i) =>
-      registry
-        .get('instagram')!
-        .publish(
-          sessions.instagram,
-          part('instagram', `bench carousel ${i}`, {
-            media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image(), image(), image()], {}),
-          }),
-        ),
+      registry.get('instagram')!.publish(
+        sessions.instagram,
+        part('instagram', `bench carousel ${i}`, {
+          media: await registry.get('instagram')!.prepareMedia(sessions.instagram, [image(), image(), image()], {}),
+        }),
+      ),
   },
   {
     name: 'Instagram Reel',
     platform: 'instagram',
     run: async (i) =>
-      registry
-        .get('instagram')!
-        .publish(
-          sessions.instagram,
-          part('instagram', `bench reel ${i}`, {
-            media: await registry
-              .get('instagram')!
-              .prepareMedia(sessions.instagram, [mediaSource(mp4(), 'video/mp4')], {}),
-          }),
-        ),
+      registry.get('instagram')!.publish(
+        sessions.instagram,
+        part('instagram', `bench reel ${i}`, {
+          media: await registry
+            .get('instagram')!
+            .prepareMedia(sessions.instagram, [mediaSource(mp4(), 'video/mp4')], {}),
+        }),
+      ),
   },
   {
     name: 'Threads text',
@@ -103,14 +97,12 @@ const shapes: Array<{ name: string; platform: 'instagram' | 'threads'; run(i: nu
     name: 'Threads image',
     platform: 'threads',
     run: async (i) =>
-      registry
-        .get('threads')!
-        .publish(
-          sessions.threads,
-          part('threads', `bench image ${i}`, {
-            media: await registry.get('threads')!.prepareMedia(sessions.threads, [image()], {}),
-          }),
-        ),
+      registry.get('threads')!.publish(
+        sessions.threads,
+        part('threads', `bench image ${i}`, {
+          media: await registry.get('threads')!.prepareMedia(sessions.threads, [image()], {}),
+        }),
+      ),
   },
   {
     name: 'Threads 3-part thread',

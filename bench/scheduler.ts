@@ -9,7 +9,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import { queuePublishJobs } from '../src/jobs/queue.ts';
+import { queuePublishJobs } from '../src/app/publish-queue.ts';
 import { addSandboxAccounts, prepareWorkspace, startHerald, type HeraldProcess, type Workspace } from './lib/herald.ts';
 import { quantile } from './lib/load.ts';
 import { cpuOf, cpuOfAll, freePort, runNode, sleep, startNodeServer } from './lib/processes.ts';

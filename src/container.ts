@@ -7,7 +7,7 @@ import { createMediaService, type MediaService } from './features/media/media.se
 import { createMediaStorage } from './features/media/storage/create.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
-import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './http/rate-limit.ts';
+import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './app/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';

@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { buildContainer } from '../src/container.ts';
 import { buildServer } from '../src/http/server.ts';
-import { AppError } from '../src/lib/errors.ts';
+import { AppError } from '../src/app/errors.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
 

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ERROR_CATALOGUE } from '../src/lib/errors.ts';
+import { ERROR_CATALOGUE } from '../src/app/errors.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { operationsOf, type Operation } from './helpers/openapi-operations.ts';
 

@@ -6,10 +6,10 @@ import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
 import { findBrand } from '../features/workspaces/workspaces.repo.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '../app/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { emptyContext, type RouteAccess } from './context.ts';
-import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from './rate-limit.ts';
+import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from '../app/rate-limit.ts';
 
 const UNKNOWN_ROUTE: RouteAccess = { scopes: 'public', workspace: false, mutates: false };
 

@@ -3,7 +3,7 @@
 // Content-Type; anything else that is not JSON gets 415.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '../app/errors.ts';
 import { jsonDepthExceeds } from '../lib/canonical-json.ts';
 
 const MAX_DEPTH = 32;

@@ -5,7 +5,7 @@ import type { Principal } from '../features/keys/authenticator.ts';
 import type { Scope } from '../features/keys/scopes.ts';
 import type { WorkspaceMode } from '../features/workspaces/workspaces.repo.ts';
 import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '../app/errors.ts';
 
 export interface RouteAccess {
   /** The scopes that grant access (any one suffices; empty: any valid key), or 'public' for routes that need no key. */

@@ -4,9 +4,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Socket } from 'node:net';
-import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { AppError, type ErrorCode, type ErrorDetail } from '../app/errors.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
-import { errorBody } from './envelope.ts';
+import { errorBody } from '../app/envelope.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 

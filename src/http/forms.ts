@@ -1,7 +1,7 @@
 // What server-rendered pages and the OAuth endpoints need besides JSON: cookies and
 // application/x-www-form-urlencoded bodies (parsed in the encapsulated contexts that accept them).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '../app/errors.ts';
 
 export type FormBody = Record<string, string | string[]>;
 

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from 'typebox';
 import type { RouteAccess } from './context.ts';
 import { openApiWebhooks } from '../features/webhooks/catalogue.ts';
-import { ERROR_CATALOGUE } from '../lib/errors.ts';
+import { ERROR_CATALOGUE } from '../app/errors.ts';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Bad request: malformed body or query, missing Idempotency-Key or workspace header.',

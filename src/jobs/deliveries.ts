@@ -10,7 +10,7 @@ import { JOB_SCHEMAS } from '../db/migrate.ts';
 import { createPool } from '../db/pool.ts';
 import { createDeliverer } from '../features/webhooks/delivery.ts';
 import type { Clock } from '../lib/clock.ts';
-import { DELIVER_WEBHOOK_TASK } from './delivery-queue.ts';
+import { DELIVER_WEBHOOK_TASK } from '../app/delivery-queue.ts';
 import { DEFAULT_LIVENESS, startLiveness, trackLockOwners, type LivenessOptions } from './liveness.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { pruneWebhookDeliveriesTask } from './tasks/prune-webhook-deliveries.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/db.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { createLogger } from '../lib/logger.ts';
-import { queuePublishJobs } from './queue.ts';
+import { queuePublishJobs } from '../app/publish-queue.ts';
 import { startWaker } from './waker.ts';
 
 let db: TestDatabase;

@@ -9,13 +9,13 @@ import type { Pool } from '../db/pool.ts';
 import type { Principal } from '../features/keys/authenticator.ts';
 import { findBrand } from '../features/workspaces/workspaces.repo.ts';
 import type { ServiceContext } from '../http/context.ts';
-import { errorBody } from '../http/envelope.ts';
+import { errorBody } from '../app/envelope.ts';
 import { toAppError } from '../http/errors.ts';
-import { runIdempotent } from '../http/idempotency.ts';
-import { bodyValidator } from '../http/validation.ts';
+import { runIdempotent } from '../app/idempotency.ts';
+import { bodyValidator } from '../app/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { sha256, type SecretKeyring } from '../lib/crypto.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from '../app/errors.ts';
 import { CONTROL_ARGS, controlSchema, type ToolDefinition, type ToolInput } from './tools/tool.ts';
 
 const AUTO_KEY_TTL_SECONDS = 10 * 60;

@@ -5,7 +5,7 @@ import type { Container } from '../container.ts';
 import type { Scope } from '../features/keys/scopes.ts';
 import { renderPageError } from '../features/users/login.routes.ts';
 import { acceptForms } from '../http/forms.ts';
-import { budgetsFor } from '../http/rate-limit.ts';
+import { budgetsFor } from '../app/rate-limit.ts';
 import { createDispatcher } from './dispatch.ts';
 import { registerMcpEndpoint } from './endpoint.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.routes.ts';

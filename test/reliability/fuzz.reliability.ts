@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fc from 'fast-check';
-import { ERROR_CATALOGUE } from '../../src/lib/errors.ts';
+import { ERROR_CATALOGUE } from '../../src/app/errors.ts';
 import { operationsOf, type Operation, type SchemaNode } from '../helpers/openapi-operations.ts';
 import { call, recordFigures, startFleet, type Fleet } from './harness.ts';
 

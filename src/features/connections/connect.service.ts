@@ -8,7 +8,7 @@ import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { decrypt, encrypt, hmac } from '../../lib/crypto.ts';
 import { appFor, ConnectFlowError, connectMethod, oauthContext, SANDBOX_APP } from './connect.platform.ts';
-import { AppError, validationFailed } from '../../lib/errors.ts';
+import { AppError, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
 import type { PlatformName } from '../../platforms/limits.ts';

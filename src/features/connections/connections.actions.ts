@@ -2,7 +2,7 @@
 // and disconnect it (`DELETE /v1/connections/{id}`): refused while scheduled posts depend on it unless forced,
 // which fails those targets; revoked at the platform where the platform can revoke; `connection.disconnected`.
 import type { ServiceContext } from '../../http/context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 import { isPlatformError } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
@@ -65,13 +65,11 @@ export async function disconnect(
       'PUBLIC_API_STATE_CONFLICT',
       `${posts.length} scheduled post(s) will publish through this connection; reschedule them onto another connection, cancel them, or send ?force=true to fail them.`,
       {
-        details: posts
-          .slice(0, 20)
-          .map((p) => ({
-            path: '/connection_id',
-            rule: 'scheduled_posts_depend',
-            message: `post ${p} is scheduled on this connection`,
-          })),
+        details: posts.slice(0, 20).map((p) => ({
+          path: '/connection_id',
+          rule: 'scheduled_posts_depend',
+          message: `post ${p} is scheduled on this connection`,
+        })),
       },
     );
   }

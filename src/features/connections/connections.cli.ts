@@ -9,7 +9,7 @@ import { resolveKeyring } from '../../lib/secrets.ts';
 import { createOutboundGuard } from '../../lib/ssrf.ts';
 import { isPlatformName, PLATFORM_NAMES, type PlatformName } from '../../platforms/limits.ts';
 import type { ServiceContext } from '../../http/context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
 import { createConnectLink } from './connect.service.ts';
 import { resealCredentials } from './lifecycle.ts';

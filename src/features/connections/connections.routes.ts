@@ -4,11 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
-import { mutation } from '../../http/idempotency.ts';
+import { mutation } from '../../app/idempotency.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { createConnectLink, type CreateLinkInput } from './connect.service.ts';
 import { disconnect, refreshNow, type ConnectionActionDeps } from './connections.actions.ts';
-import { Envelope, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
+import { Envelope, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { AppError, notFound } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
 import { loginWithAppPassword } from '../../platforms/bluesky/index.ts';

@@ -3,7 +3,7 @@
 // the refresh token kept when the platform sends none, refreshed ahead of expiry by a job, marked `expired`
 // (with `connection.expired`) when the platform refuses, and disconnected (revoked where the platform can).
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
-import { removePublishJobs } from '../../jobs/queue.ts';
+import { removePublishJobs } from '../../app/publish-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { isPlatformError, PlatformError, type Credentials, type PlatformSession } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';

@@ -4,7 +4,7 @@
 // GET racing a POST /complete) changes nothing and cleans up after itself.
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '../../db/pool.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { completeMedia, findMedia, type Completion, type MediaRow } from './media.repo.ts';

@@ -1,6 +1,6 @@
 // TypeBox schemas of the media API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, Timestamp } from '../../http/envelope.ts';
+import { NullableTimestamp, Timestamp } from '../../app/envelope.ts';
 import { UPLOAD_TYPES } from './media.types.ts';
 
 const Kind = Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('document')], {

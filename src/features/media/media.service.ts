@@ -7,7 +7,7 @@ import type { Pool, Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../http/context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import { AppError, notFound, validationFailed } from '../../lib/errors.ts';
+import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { PlatformName } from '../../platforms/limits.ts';

@@ -2,7 +2,7 @@
 // the signed upload (`PUT /uploads/…`), which answers once the media is ready or failed, and the signed
 // download (`GET /files/…`). Every refusal happens before a byte is stored, and leaves the media as it was.
 import type { Readable } from 'node:stream';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { completeLocal, type CompleteDeps } from './media.complete.ts';
 import { findMedia, type MediaRow } from './media.repo.ts';

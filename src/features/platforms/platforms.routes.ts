@@ -1,7 +1,7 @@
 // GET /v1/platforms: the capabilities document — every platform Herald knows, with its limits. No key needed.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { Envelope, ListOf, StringEnum } from '../../http/envelope.ts';
+import { Envelope, ListOf, StringEnum } from '../../app/envelope.ts';
 import { PLATFORM_LIMITS, describeLimits } from '../../platforms/catalogue.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';

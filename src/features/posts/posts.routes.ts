@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
-import { Envelope, ListOf } from '../../http/envelope.ts';
-import { mutation, type IdempotencyDeps } from '../../http/idempotency.ts';
+import { Envelope, ListOf } from '../../app/envelope.ts';
+import { mutation, type IdempotencyDeps } from '../../app/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
 import {
   ActionBody,

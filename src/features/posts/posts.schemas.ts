@@ -1,7 +1,7 @@
 // TypeBox schemas of the posts API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
-import { NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 
 const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 

@@ -8,7 +8,7 @@
 // posts costs a few statements per batch instead of some twenty-five per target. A batch is one transaction
 // where the single-target path was one; a failure path (rare) still runs target by target.
 import { withTransaction, type Pool, type PoolClient } from '../../db/pool.ts';
-import { queuePublishJobs } from '../../jobs/queue.ts';
+import { queuePublishJobs } from '../../app/publish-queue.ts';
 import { batcher } from '../../lib/batcher.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';

@@ -5,9 +5,9 @@ import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { acceptForms, formField } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
-import type { RateLimiter } from '../../http/rate-limit.ts';
+import type { RateLimiter } from '../../app/rate-limit.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 import { messagePage, signedInPage, signInForm } from './users.pages.ts';
 import { endSession, signIn, startSession } from './users.service.ts';
 import {

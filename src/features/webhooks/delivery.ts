@@ -3,7 +3,7 @@
 // schedule, or failed for good. The attempt's result and its consequences commit in one transaction.
 import type { Pool } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { queueDeliveries } from '../../jobs/delivery-queue.ts';
+import { queueDeliveries } from '../../app/delivery-queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';

@@ -3,7 +3,7 @@
 // exactly when the event does: nothing to relay, nothing a crash can lose.
 import type { Queryable } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
-import { queueDeliveries } from '../../jobs/delivery-queue.ts';
+import { queueDeliveries } from '../../app/delivery-queue.ts';
 import { insertDeliveries } from './deliveries.repo.ts';
 import { subscribedEndpointIds } from './endpoints.repo.ts';
 

@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import type { RouteAccess } from '../../http/context.ts';
-import { Envelope, ListOf } from '../../http/envelope.ts';
-import { mutation, type IdempotencyDeps } from '../../http/idempotency.ts';
-import { AppError } from '../../lib/errors.ts';
+import { Envelope, ListOf } from '../../app/envelope.ts';
+import { mutation, type IdempotencyDeps } from '../../app/idempotency.ts';
+import { AppError } from '../../app/errors.ts';
 import type { WebhookContext, WebhooksService } from './webhooks.service.ts';
 import {
   CreateWebhookBody,

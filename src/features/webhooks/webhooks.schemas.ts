@@ -1,6 +1,6 @@
 // TypeBox schemas of the webhooks API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, StringEnum, Timestamp } from '../../http/envelope.ts';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from './catalogue.ts';
 

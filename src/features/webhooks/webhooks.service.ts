@@ -2,11 +2,11 @@
 // delete, rotate the secret, send a test event, read the delivery log and retry a delivery. Each write happens
 // in the caller's transaction, jobs included.
 import type { Queryable } from '../../db/pool.ts';
-import { queueDeliveries } from '../../jobs/delivery-queue.ts';
+import { queueDeliveries } from '../../app/delivery-queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
-import { AppError, notFound, validationFailed } from '../../lib/errors.ts';
+import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
 import { appendEvent } from '../events/outbox.ts';

@@ -2,10 +2,10 @@
 // sessions and lockouts, used or expired OAuth codes, grants ended 30 days ago and registrations never used.
 import type { Pool } from '../../db/pool.ts';
 import { deleteExpiredSignInState, LOCKOUT } from '../../features/users/users.service.ts';
-import { deleteExpiredIdempotencyKeys } from '../../http/idempotency.ts';
+import { deleteExpiredIdempotencyKeys } from '../../app/idempotency.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { deleteUnusedClients } from '../../mcp/oauth/clients.service.ts';
-import { deleteEndedOAuthState } from '../../mcp/oauth/grants.repo.ts';
+import { deleteEndedOAuthState } from '../../features/oauth/grants.repo.ts';
 
 export function cleanupTask(deps: { pool: Pool; logger: Logger }) {
   return async function cleanup(): Promise<void> {

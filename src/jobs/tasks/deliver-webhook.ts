@@ -3,7 +3,7 @@
 // throws, and then graphile-worker's own retry runs the attempt again.
 import type { Task } from 'graphile-worker';
 import type { Deliverer } from '../../features/webhooks/delivery.ts';
-import type { DeliverWebhookPayload } from '../delivery-queue.ts';
+import type { DeliverWebhookPayload } from '../../app/delivery-queue.ts';
 
 export function deliverWebhookTask(deliver: Deliverer): Task {
   return async function deliverWebhook(payload) {

@@ -3,7 +3,7 @@
 // queue's retry of the job then reclaims the target.
 import type { Task } from 'graphile-worker';
 import { createPublisher, type PublishDeps } from '../../features/publishing/publish-target.ts';
-import type { PublishTargetPayload } from '../queue.ts';
+import type { PublishTargetPayload } from '../../app/publish-queue.ts';
 
 function isPayload(value: unknown): value is PublishTargetPayload {
   const p = value as Partial<PublishTargetPayload> | null;

@@ -6,8 +6,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { constantTimeEqual, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { OAuthError } from './errors.ts';
-import * as repo from './clients.repo.ts';
-import type { ClientAuthMethod, ClientRow } from './clients.repo.ts';
+import * as repo from '../../features/oauth/clients.repo.ts';
+import type { ClientAuthMethod, ClientRow } from '../../features/oauth/clients.repo.ts';
 import { parseScopeParam } from './scope-param.ts';
 
 export type { ClientRow };

@@ -3,7 +3,7 @@
 // never a 500 with internals and never the /v1 envelope.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../db/pool.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../../app/errors.ts';
 
 export type OAuthErrorCode =
   | 'invalid_request'

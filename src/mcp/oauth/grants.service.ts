@@ -12,7 +12,7 @@ import { decrypt, encrypt, sha256, type SecretKeyring } from '../../lib/crypto.t
 import { newId } from '../../lib/ids.ts';
 import type { ClientRow } from './clients.service.ts';
 import { OAuthError } from './errors.ts';
-import * as repo from './grants.repo.ts';
+import * as repo from '../../features/oauth/grants.repo.ts';
 import { formatScopes, parseScopeParam } from './scope-param.ts';
 
 export const CODE_TTL_MS = 10 * 60_000;

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../../db/pool.ts';
 import type { FormBody } from '../../http/forms.ts';
-import type { Budget, RateLimiter } from '../../http/rate-limit.ts';
+import type { Budget, RateLimiter } from '../../app/rate-limit.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { authenticateClient, registerClient, type ClientRow } from './clients.service.ts';
 import { OAuthError, registerOAuthErrorHandler } from './errors.ts';

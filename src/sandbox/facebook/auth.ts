@@ -88,16 +88,14 @@ export function registerFbAuth(app: FastifyInstance, kit: SimulatorKit, state: F
     }
     if (q.sandbox_username === undefined) {
       const query = Object.fromEntries(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined));
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(
-          consentPage({
-            platform: 'Facebook',
-            appId: q.client_id,
-            scopes: (q.scope ?? 'public_profile').split(','),
-            query,
-          }),
-        );
+      return reply.type('text/html; charset=utf-8').send(
+        consentPage({
+          platform: 'Facebook',
+          appId: q.client_id,
+          scopes: (q.scope ?? 'public_profile').split(','),
+          query,
+        }),
+      );
     }
     if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
       return dialogError(reply, 'sandbox_username must be 1–30 letters, digits, dots or underscores.');

@@ -185,12 +185,10 @@ function registerControl(app: FastifyInstance, sim: Simulator): void {
     }
     const rules = Array.isArray(parsed) ? parsed : [parsed];
     if (!rules.every(isFaultRule))
-      return reply
-        .code(400)
-        .send({
-          error:
-            'Send a fault rule or a list of them: { fault, operation?, account?, times?, probability?, retryAfterSeconds?, delayMs? }.',
-        });
+      return reply.code(400).send({
+        error:
+          'Send a fault rule or a list of them: { fault, operation?, account?, times?, probability?, retryAfterSeconds?, delayMs? }.',
+      });
     for (const rule of rules as FaultRule[]) sim.faults.add(rule);
     return { rules: sim.faults.rules() };
   });

@@ -298,40 +298,34 @@ export function authenticate(
   }
   const check = kit.tokens.verify(token, 'li_access');
   if (!check.ok) {
-    reply
-      .code(401)
-      .send(
-        check.reason === 'expired'
-          ? liError(401, 'The token used in the request has expired', {
-              serviceErrorCode: 65601,
-              code: 'EXPIRED_ACCESS_TOKEN',
-            })
-          : liError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }),
-      );
+    reply.code(401).send(
+      check.reason === 'expired'
+        ? liError(401, 'The token used in the request has expired', {
+            serviceErrorCode: 65601,
+            code: 'EXPIRED_ACCESS_TOKEN',
+          })
+        : liError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }),
+    );
     return undefined;
   }
   if (state.revoked.has(check.claims.jti)) {
-    reply
-      .code(401)
-      .send(
-        liError(401, 'The token used in the request has been revoked by the user', {
-          serviceErrorCode: 65602,
-          code: 'REVOKED_ACCESS_TOKEN',
-        }),
-      );
+    reply.code(401).send(
+      liError(401, 'The token used in the request has been revoked by the user', {
+        serviceErrorCode: 65602,
+        code: 'REVOKED_ACCESS_TOKEN',
+      }),
+    );
     return undefined;
   }
   const granted = String(check.claims.scope).split(' ');
   const ok = anyOf ? scopes.some((s) => granted.includes(s)) : scopes.every((s) => granted.includes(s));
   if (!ok) {
-    reply
-      .code(403)
-      .send(
-        liError(403, `Not enough permissions to access: ${request.method} ${request.routeOptions.url ?? request.url}`, {
-          serviceErrorCode: 100,
-          code: 'ACCESS_DENIED',
-        }),
-      );
+    reply.code(403).send(
+      liError(403, `Not enough permissions to access: ${request.method} ${request.routeOptions.url ?? request.url}`, {
+        serviceErrorCode: 100,
+        code: 'ACCESS_DENIED',
+      }),
+    );
     return undefined;
   }
   return memberFor(state, String(check.claims.username));

@@ -142,14 +142,12 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
     if (typeof init.owner !== 'string')
       return reply.code(422).send(inputError('/initializeUploadRequest/owner', 'FIELD_REQUIRED', 'owner is required'));
     if (!mayActAs(state, g.member, init.owner))
-      return reply
-        .code(403)
-        .send(
-          liError(403, `Not enough permissions to upload on behalf of ${init.owner}`, {
-            serviceErrorCode: 100,
-            code: 'ACCESS_DENIED',
-          }),
-        );
+      return reply.code(403).send(
+        liError(403, `Not enough permissions to upload on behalf of ${init.owner}`, {
+          serviceErrorCode: 100,
+          code: 'ACCESS_DENIED',
+        }),
+      );
     let declared: number | null = null;
     if (kind === 'video') {
       const size = init.fileSizeBytes;
@@ -245,22 +243,18 @@ export function registerLiMedia(app: FastifyInstance, kit: SimulatorKit, state: 
         .send(liError(400, 'The upload token does not match the video', { code: 'ILLEGAL_ARGUMENT' }));
     const ids = f.uploadedPartIds;
     if (!Array.isArray(ids) || ids.length !== a.parts.length)
-      return reply
-        .code(400)
-        .send(
-          liError(400, `uploadedPartIds must list the ${a.parts.length} part ETags in order`, {
+      return reply.code(400).send(
+        liError(400, `uploadedPartIds must list the ${a.parts.length} part ETags in order`, {
+          code: 'ILLEGAL_ARGUMENT',
+        }),
+      );
+    for (const [i, part] of a.parts.entries()) {
+      if (!part.etag)
+        return reply.code(400).send(
+          liError(400, `Part ${i} (bytes ${part.firstByte}-${part.lastByte}) was not uploaded`, {
             code: 'ILLEGAL_ARGUMENT',
           }),
         );
-    for (const [i, part] of a.parts.entries()) {
-      if (!part.etag)
-        return reply
-          .code(400)
-          .send(
-            liError(400, `Part ${i} (bytes ${part.firstByte}-${part.lastByte}) was not uploaded`, {
-              code: 'ILLEGAL_ARGUMENT',
-            }),
-          );
       if (ids[i] !== part.etag)
         return reply
           .code(400)

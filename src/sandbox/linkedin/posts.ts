@@ -347,14 +347,12 @@ export function registerLiPosts(app: FastifyInstance, kit: SimulatorKit, state: 
         .code(400)
         .send(liError(400, 'The author parameter is required with q=author', { code: 'ILLEGAL_ARGUMENT' }));
     if (!mayActAs(state, g.member, q.author))
-      return reply
-        .code(403)
-        .send(
-          liError(403, `Not enough permissions to read the posts of ${q.author}`, {
-            serviceErrorCode: 100,
-            code: 'ACCESS_DENIED',
-          }),
-        );
+      return reply.code(403).send(
+        liError(403, `Not enough permissions to read the posts of ${q.author}`, {
+          serviceErrorCode: 100,
+          code: 'ACCESS_DENIED',
+        }),
+      );
     const count = q.count === undefined ? 10 : Number(q.count);
     const start = q.start === undefined ? 0 : Number(q.start);
     if (!Number.isInteger(count) || count < 1 || count > 100)

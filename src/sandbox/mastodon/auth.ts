@@ -127,12 +127,10 @@ export function registerMastoAuth(
         .code(400)
         .send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client.' });
     if (q.response_type !== 'code' || !q.redirect_uri || !client.redirectUris.includes(q.redirect_uri))
-      return reply
-        .code(400)
-        .send({
-          error: 'invalid_request',
-          error_description: 'response_type must be code and redirect_uri must be registered.',
-        });
+      return reply.code(400).send({
+        error: 'invalid_request',
+        error_description: 'response_type must be code and redirect_uri must be registered.',
+      });
     if (request.method === 'GET' && !q.sandbox_username)
       return sendConsentPage(reply, {
         platform: 'Mastodon',
@@ -182,29 +180,23 @@ export function registerMastoAuth(
     const { fields } = parseBody(request.headers['content-type'], request.body);
     const client = state.apps.get(String(fields.client_id ?? ''));
     if (!client || client.clientSecret !== fields.client_secret)
-      return reply
-        .code(401)
-        .send({
-          error: 'invalid_client',
-          error_description:
-            'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
-        });
+      return reply.code(401).send({
+        error: 'invalid_client',
+        error_description:
+          'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+      });
     if (fields.grant_type !== 'authorization_code')
-      return reply
-        .code(400)
-        .send({
-          error: 'unsupported_grant_type',
-          error_description: 'The authorization grant type is not supported by the authorization server.',
-        });
+      return reply.code(400).send({
+        error: 'unsupported_grant_type',
+        error_description: 'The authorization grant type is not supported by the authorization server.',
+      });
     const check = kit.tokens.verify(String(fields.code ?? ''), 'masto_code');
     const invalidGrant = () =>
-      reply
-        .code(400)
-        .send({
-          error: 'invalid_grant',
-          error_description:
-            'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
-        });
+      reply.code(400).send({
+        error: 'invalid_grant',
+        error_description:
+          'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+      });
     if (
       !check.ok ||
       state.spentCodes.has(check.claims.jti) ||

@@ -102,11 +102,9 @@ export function registerMastoStatuses(
         : undefined;
     if (!kind) return reply.code(422).send({ error: 'Validation failed: File content type is invalid' });
     if (file.data.length > (kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit))
-      return reply
-        .code(422)
-        .send({
-          error: `Validation failed: File file size must be less than ${kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit} Bytes`,
-        });
+      return reply.code(422).send({
+        error: `Validation failed: File file size must be less than ${kind === 'image' ? c.imageSizeLimit : c.videoSizeLimit} Bytes`,
+      });
     const fault = kit.faults.take('media_processing', g.account.id);
     const processing = kind === 'image' ? 0 : 1500;
     const m: MastoMedia = {

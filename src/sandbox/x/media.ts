@@ -19,14 +19,12 @@ const CATEGORIES: Record<string, { types: string[]; maxBytes: number; processing
 const EXPIRES_AFTER_SECS = 86_400;
 
 function invalid(reply: FastifyReply, message: string): FastifyReply {
-  return reply
-    .code(400)
-    .send({
-      errors: [{ message }],
-      title: 'Invalid Request',
-      detail: message,
-      type: 'https://api.x.com/2/problems/invalid-request',
-    });
+  return reply.code(400).send({
+    errors: [{ message }],
+    title: 'Invalid Request',
+    detail: message,
+    type: 'https://api.x.com/2/problems/invalid-request',
+  });
 }
 
 /** Where processing stands: derived from the clock, so polling sees pending → in_progress → succeeded/failed. */

@@ -36,14 +36,12 @@ const ALLOWED_FIELDS = new Set([
 const DUPLICATE_WINDOW_MS = 24 * 3600_000; // ⚠ unverified: X does not document how far back duplicate detection looks
 
 function invalid(reply: FastifyReply, message: string): FastifyReply {
-  return reply
-    .code(400)
-    .send({
-      errors: [{ message }],
-      title: 'Invalid Request',
-      detail: 'One or more parameters to your request was invalid.',
-      type: 'https://api.x.com/2/problems/invalid-request',
-    });
+  return reply.code(400).send({
+    errors: [{ message }],
+    title: 'Invalid Request',
+    detail: 'One or more parameters to your request was invalid.',
+    type: 'https://api.x.com/2/problems/invalid-request',
+  });
 }
 
 /** X wraps every URL in a t.co link; the stored and returned text carries those links. */

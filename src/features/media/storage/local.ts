@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
-import { AppError } from '../../../lib/errors.ts';
+import { AppError } from '../../../app/errors.ts';
 import { fileSink } from '../../../lib/file-sink.ts';
 import { scavenging, youngCollector } from '../../../lib/young-gc.ts';
 import { fileReader } from '../sniff/byte-reader.ts';

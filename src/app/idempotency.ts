@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { decrypt, encrypt, sha256, type SecretKeyring } from '../lib/crypto.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from './errors.ts';
 import { successBody } from './envelope.ts';
 
 const NIL_WORKSPACE = '00000000-0000-0000-0000-000000000000';

@@ -1,7 +1,7 @@
 // The response envelope of API.md: `{ success, data, request_id }` or `{ success, error, request_id }`, and the
 // TypeBox schemas that describe it in the OpenAPI document.
 import { Type, type TSchema, type TUnsafe } from 'typebox';
-import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from './errors.ts';
 
 /** A string enum as plain JSON Schema (`type: string, enum: [...]`), which reads better in OpenAPI than anyOf of consts. */
 export function StringEnum<const T extends readonly string[]>(
