@@ -3,15 +3,14 @@
 // together. A transaction-scoped advisory lock on that triple lets exactly one request with a key run at a
 // time; a concurrent one gets 409 at once instead of waiting. Only 2xx answers are stored: an error rolls
 // everything back and frees the key.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
 import { decrypt, encrypt, sha256, type SecretKeyring } from '../lib/crypto.ts';
 import { AppError } from './errors.ts';
 import { successBody } from './envelope.ts';
 
 const NIL_WORKSPACE = '00000000-0000-0000-0000-000000000000';
-const TTL_HOURS = 24;
+/** How long a stored answer can be replayed (API.md "Idempotency": 24 hours). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 const PURPOSE = 'idempotency-body';
 
 export interface MutationResult {
@@ -27,27 +26,6 @@ export interface MutationOptions {
 export interface IdempotencyDeps {
   pool: Pool;
   keyring: SecretKeyring;
-}
-
-/** What makes two requests "the same request" for an idempotency key. */
-export function fingerprint(request: FastifyRequest): Buffer {
-  const [path, query = ''] = request.url.split('?', 2) as [string, string?];
-  const sortedQuery = [...new URLSearchParams(query).entries()]
-    .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1))
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-    .join('&');
-  const body = request.body === undefined || request.body === null ? '{}' : canonicalJson(request.body);
-  const parts = [
-    request.method,
-    path,
-    sortedQuery,
-    String(request.headers['x-herald-workspace-id'] ?? '')
-      .trim()
-      .toLowerCase(),
-    String(request.headers['x-herald-brand-id'] ?? '').trim(),
-    body,
-  ];
-  return sha256(parts.join('\n'));
 }
 
 function lockKey(workspaceId: string, userId: string, key: string): bigint {
@@ -155,32 +133,6 @@ export async function runIdempotent(
   } finally {
     client.release(broken);
   }
-}
-
-/**
- * Wraps a mutating handler: claims the idempotency key, runs `handler` in a transaction, stores and sends the
- * enveloped answer, or replays the stored answer for a retry.
- */
-export function mutation(
-  deps: IdempotencyDeps,
-  handler: (request: FastifyRequest, tx: PoolClient) => Promise<MutationResult>,
-  options: MutationOptions = {},
-) {
-  return async function idempotentHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const key = request.ctx.idempotencyKey;
-    const principal = request.ctx.principal;
-    if (!key || !principal) throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', 'Send an Idempotency-Key header.');
-    const claim = {
-      workspaceId: request.ctx.workspaceId,
-      userId: principal.userId,
-      key,
-      fingerprint: fingerprint(request),
-      ttlSeconds: TTL_HOURS * 3600,
-    };
-    const answer = await runIdempotent(deps, claim, request.id, (tx) => handler(request, tx), options);
-    if (answer.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.text);
-  };
 }
 
 /** Deletes answers older than 24 h (run periodically by the worker). */

@@ -3,7 +3,6 @@
 // compiled validators are cached per schema so the MCP tools can reuse exactly what REST uses.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
@@ -39,9 +38,7 @@ export function addSharedSchema(schema: { $id?: string }): void {
   for (const ajv of [bodyAjv, textAjv]) if (schema.$id && !ajv.getSchema(schema.$id)) ajv.addSchema(schema);
 }
 
-export function createValidatorCompiler(): FastifySchemaCompiler<object> {
-  return ({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyValidator(schema) : textAjv.compile(schema)) as ReturnType<
-      FastifySchemaCompiler<object>
-    >;
+/** The validator for a query string, path or header schema: values arrive as text, so numbers are coerced. */
+export function textValidator(schema: object): ValidateFunction {
+  return textAjv.compile(schema);
 }

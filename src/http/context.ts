@@ -3,9 +3,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../features/keys/authenticator.ts';
 import type { Scope } from '../features/keys/scopes.ts';
-import type { WorkspaceMode } from '../features/workspaces/workspaces.repo.ts';
+import type { WorkspaceMode } from '../app/context.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../app/errors.ts';
+import type { ServiceContext } from '../app/context.ts';
 
 export interface RouteAccess {
   /** The scopes that grant access (any one suffices; empty: any valid key), or 'public' for routes that need no key. */
@@ -51,22 +52,6 @@ export function emptyContext(envelope: boolean): RequestContext {
     idempotencyKey: null,
     rateLimitHeaders: {},
   };
-}
-
-/** What feature services need to know about the caller, independent of HTTP. */
-export interface ServiceContext {
-  db: Queryable;
-  workspaceId: string;
-  workspaceMode: WorkspaceMode;
-  /** The brand the request applies to: the header's, else the workspace's default; null when the key may not
-   *  use the default brand and sent no header (lists then cover the key's brands; creating needs a brand). */
-  brandId: string | null;
-  /** True when the caller named the brand in the header (a body `brand_id` must then match it). */
-  brandFromHeader: boolean;
-  /** Brands the key is limited to (null: all). */
-  allowedBrandIds: readonly string[] | null;
-  userId: string;
-  via: 'api' | 'mcp' | 'dashboard' | 'automation';
 }
 
 export function serviceContext(request: FastifyRequest, db: Queryable): ServiceContext {

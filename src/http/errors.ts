@@ -4,90 +4,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Socket } from 'node:net';
-import { AppError, type ErrorCode, type ErrorDetail } from '../app/errors.ts';
-import { isDatabaseUnavailable } from '../db/pool.ts';
+import { AppError, type ErrorCode } from '../app/errors.ts';
 import { errorBody } from '../app/envelope.ts';
+import { toAppError } from '../app/errors.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-  keyword?: string;
-  params?: Record<string, unknown>;
-}
-
-function detailsOf(issues: ValidationIssue[]): ErrorDetail[] {
-  return issues.slice(0, 20).map((issue) => {
-    let path = issue.instancePath || '';
-    let message = issue.message ?? 'is invalid';
-    if (issue.keyword === 'additionalProperties' && issue.params?.additionalProperty !== undefined) {
-      path = `${path}/${String(issue.params.additionalProperty)}`;
-      message = 'is not a known field';
-    } else if (issue.keyword === 'required' && issue.params?.missingProperty !== undefined) {
-      path = `${path}/${String(issue.params.missingProperty)}`;
-      message = 'is required';
-    } else if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
-      message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
-    }
-    return { path: path || '/', message };
-  });
-}
-
-/** Maps any thrown value to a catalogue error (without logging). */
-export function toAppError(error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
-  if (fe?.validation) {
-    const code: ErrorCode = fe.validationContext === 'body' ? 'PUBLIC_API_BODY_INVALID' : 'PUBLIC_API_QUERY_INVALID';
-    const details = detailsOf(fe.validation);
-    const where =
-      fe.validationContext === 'body'
-        ? 'body'
-        : fe.validationContext === 'params'
-          ? 'path'
-          : fe.validationContext === 'headers'
-            ? 'headers'
-            : 'query string';
-    const first = details[0];
-    return new AppError(code, `The ${where} is invalid${first ? `: ${first.path} ${first.message}` : ''}.`, {
-      details,
-    });
-  }
-  switch (fe?.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError(
-        fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'PUBLIC_API_UNSUPPORTED_MEDIA_TYPE' : 'PUBLIC_API_BODY_INVALID',
-        fe.message,
-      );
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError('PUBLIC_API_BODY_INVALID', 'The body is not valid JSON.');
-  }
-  // PostgreSQL text cannot hold U+0000 (22021) or a character the encoding lacks (22P05): bad input, not a fault.
-  if ((error as { code?: string })?.code === '22021' || (error as { code?: string })?.code === '22P05') {
-    return new AppError(
-      'PUBLIC_API_BODY_INVALID',
-      'The request contains a character Herald cannot store (such as U+0000).',
-    );
-  }
-  if (isDatabaseUnavailable(error)) {
-    return new AppError('PUBLIC_API_UNAVAILABLE', 'The database is unavailable; nothing was written. Retry shortly.', {
-      headers: { 'retry-after': '2' },
-    });
-  }
-  // Node's HTTP layer and Fastify mark client faults with a 4xx status; keep them 4xx.
-  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    if (fe.statusCode === 413)
-      return new AppError('PUBLIC_API_PAYLOAD_TOO_LARGE', 'The body is larger than this server accepts.');
-    if (fe.statusCode === 415) return new AppError('PUBLIC_API_UNSUPPORTED_MEDIA_TYPE', fe.message);
-    return new AppError('PUBLIC_API_BODY_INVALID', fe.message || 'The request is malformed.');
-  }
-  return undefined;
-}
 
 export function sendError(
   request: FastifyRequest,

@@ -33,7 +33,7 @@ import { registerBodyParsers } from './body.ts';
 import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { registerOpenApi, errorCatalogueRows } from './openapi.ts';
-import { createValidatorCompiler } from '../app/validation.ts';
+import { createValidatorCompiler } from './validation.ts';
 
 export interface ServerOptions {
   /** Paths outside /v1 whose bodies use the envelope (the local upload URL, added by the media feature). */

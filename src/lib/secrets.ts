@@ -2,11 +2,17 @@
 // generated once into the data dir (with a warning, since losing it means losing every encrypted token).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../config.ts';
 import { generateSecretKey, type SecretKeyring } from './crypto.ts';
 import type { Logger } from './logger.ts';
 
-export async function resolveKeyring(config: Config, logger: Pick<Logger, 'warn'>): Promise<SecretKeyring> {
+/** The settings the keyring comes from (a slice of the config, so that lib/ does not depend on config.ts). */
+export interface KeyringSettings {
+  secretKey: string | undefined;
+  previousSecretKeys: string[];
+  dataDir: string;
+}
+
+export async function resolveKeyring(config: KeyringSettings, logger: Pick<Logger, 'warn'>): Promise<SecretKeyring> {
   if (config.secretKey) return { current: config.secretKey, previous: config.previousSecretKeys };
   const file = path.join(config.dataDir, 'secret.key');
   let secret: string;

@@ -8,7 +8,7 @@ import type * as SdkTransport from '@modelcontextprotocol/sdk/server/webStandard
 import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
-import { toAppError } from '../http/errors.ts';
+import { toAppError } from '../app/errors.ts';
 import { budgetsFor, rateLimitHeaders, type RateLimiter } from '../app/rate-limit.ts';
 import type { Dispatcher } from './dispatch.ts';
 import { INSTRUCTIONS, SERVER_INFO } from './instructions.ts';

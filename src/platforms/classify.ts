@@ -2,7 +2,7 @@
 // status range) and an optional pattern on the body, first match wins. Each adapter's errors.ts is such a
 // table, unit-tested against the platform's real error bodies.
 import { DEFAULT_CODE, type PlatformErrorCode } from './errors.ts';
-import type { PlatformResponse } from './http.ts';
+import type { PlatformResponse } from './http-contract.ts';
 import { PlatformError, type PlatformErrorKind } from './types.ts';
 
 export interface ErrorRule {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { classify, type ErrorRule } from './classify.ts';
 import { BLUESKY_ERRORS } from './bluesky/errors.ts';
 import { PLATFORM_ERRORS } from './errors.ts';
-import type { PlatformResponse } from './http.ts';
+import type { PlatformResponse } from './http-contract.ts';
 import { MASTODON_ERRORS } from './mastodon/errors.ts';
 import { X_ERRORS } from './x/errors.ts';
 

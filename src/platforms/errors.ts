@@ -1,7 +1,16 @@
 // The PLATFORM_* codes of a failed target (API.md "Error codes"): one table, code → kind → category →
 // retryable. Adapters pick the code; the publish task reads the kind to decide (retry, fail, reconnect); the
 // API shows code, category and retryable on the target. /docs/errors renders this table.
-import type { PlatformErrorKind } from './types.ts';
+
+/** The seven kinds of adapter failure; the publish task alone decides what each means (retry, fail, reconnect). */
+export type PlatformErrorKind =
+  | 'auth_expired'
+  | 'rate_limited'
+  | 'invalid_content'
+  | 'media_rejected'
+  | 'transient'
+  | 'unknown_outcome'
+  | 'permanent';
 
 export type ErrorCategory = 'auth' | 'content' | 'media' | 'rate_limit' | 'platform' | 'network' | 'unknown';
 

@@ -17,21 +17,12 @@
 //               connection whose host is the simulator.
 import type { Readable } from 'node:stream';
 import type { Clock } from '../lib/clock.ts';
-import type { PlatformErrorCode } from './errors.ts';
-import type { PlatformHttp } from './http.ts';
+import type { PlatformErrorCode, PlatformErrorKind } from './errors.ts';
+import type { PlatformHttp } from './http-contract.ts';
 import type { MediaKind, PlatformLimits, PlatformName } from './limits.ts';
 
 export type { PlatformName } from './limits.ts';
-
-/** The seven kinds of adapter failure; the publish task alone decides what each means (retry, fail, reconnect). */
-export type PlatformErrorKind =
-  | 'auth_expired'
-  | 'rate_limited'
-  | 'invalid_content'
-  | 'media_rejected'
-  | 'transient'
-  | 'unknown_outcome'
-  | 'permanent';
+export type { PlatformErrorKind } from './errors.ts';
 
 /** A failure of a platform call, as plain data. Thrown by adapters and by the HTTP client. */
 export class PlatformError extends Error {

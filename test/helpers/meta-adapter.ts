@@ -2,7 +2,7 @@
 // account connected through the adapter's own sign-in as a session, and the authorize → consent page → decision
 // round trip of the OAuth simulators.
 import assert from 'node:assert/strict';
-import type { PlatformHttp } from '../../src/platforms/http.ts';
+import type { PlatformHttp } from '../../src/platforms/http-contract.ts';
 import {
   isPlatformError,
   type OAuthContext,

@@ -5,7 +5,7 @@
 // test workspace runs the same flow against the platform's simulator.
 import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import { decrypt, encrypt, hmac } from '../../lib/crypto.ts';
 import { appFor, ConnectFlowError, connectMethod, oauthContext, SANDBOX_APP } from './connect.platform.ts';
 import { AppError, validationFailed } from '../../app/errors.ts';

@@ -1,7 +1,7 @@
 // What a client may do to a connection besides reading it: refresh it now (`POST /v1/connections/{id}/refresh`)
 // and disconnect it (`DELETE /v1/connections/{id}`): refused while scheduled posts depend on it unless forced,
 // which fails those targets; revoked at the platform where the platform can revoke; `connection.disconnected`.
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import { AppError } from '../../app/errors.ts';
 import { isPlatformError } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';

@@ -8,7 +8,7 @@ import { createLogger } from '../../lib/logger.ts';
 import { resolveKeyring } from '../../lib/secrets.ts';
 import { createOutboundGuard } from '../../lib/ssrf.ts';
 import { isPlatformName, PLATFORM_NAMES, type PlatformName } from '../../platforms/limits.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import { AppError } from '../../app/errors.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
 import { createConnectLink } from './connect.service.ts';

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
-import { mutation } from '../../app/idempotency.ts';
+import { mutation } from '../../http/mutation.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { createConnectLink, type CreateLinkInput } from './connect.service.ts';
 import { disconnect, refreshNow, type ConnectionActionDeps } from './connections.actions.ts';

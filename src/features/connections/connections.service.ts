@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
-import type { ServiceContext } from '../../http/context.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import type { ServiceContext } from '../../app/context.ts';
+import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';

@@ -4,7 +4,8 @@
 import type { Clock } from '../../lib/clock.ts';
 import { decrypt, encrypt, type SecretKeyring } from '../../lib/crypto.ts';
 import type { OutboundGuard } from '../../lib/ssrf.ts';
-import { createPlatformHttp, type PlatformHttp, type Transport } from '../../platforms/http.ts';
+import { createPlatformHttp, type Transport } from '../../platforms/http.ts';
+import { type PlatformHttp } from '../../platforms/http-contract.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';
 import type { ConnectionInfo, Credentials, OAuthApp, PlatformSession } from '../../platforms/types.ts';

@@ -7,7 +7,7 @@ import { isWellFormedApiKey, sha256 } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findGrantByHash, touchKeys } from './keys.repo.ts';
-import type { WorkspaceMode } from '../workspaces/workspaces.repo.ts';
+import type { WorkspaceMode } from '../../app/context.ts';
 
 export interface Principal {
   keyId: string;

@@ -1,6 +1,6 @@
 // SQL for API keys. Keys are looked up by the SHA-256 of the presented token; the token is never stored.
 import type { Queryable } from '../../db/pool.ts';
-import type { WorkspaceMode } from '../workspaces/workspaces.repo.ts';
+import type { WorkspaceMode } from '../../app/context.ts';
 
 export interface KeyRow {
   id: string;

@@ -1,7 +1,7 @@
 // SQL for media records. Every function takes the workspace id, except the cleanup sweeps, which work across
 // workspaces by design and return each row's workspace id.
 import type { Queryable } from '../../db/pool.ts';
-import type { CursorPosition } from '../../lib/cursor.ts';
+import type { CursorPosition } from '../../app/cursor.ts';
 import type { Unreadable } from './sniff/sniff.ts';
 import type { UploadKind } from './media.types.ts';
 

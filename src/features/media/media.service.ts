@@ -4,9 +4,9 @@
 import type { Readable } from 'node:stream';
 import type { MediaConfig } from '../../config.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';

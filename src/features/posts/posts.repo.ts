@@ -1,7 +1,7 @@
 // SQL for posts, their targets and attempts. Every function takes the workspace id: no query reaches tenant
 // data without it.
 import type { Queryable } from '../../db/pool.ts';
-import type { CursorPosition } from '../../lib/cursor.ts';
+import type { CursorPosition } from '../../app/cursor.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
 

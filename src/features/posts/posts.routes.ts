@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
-import { mutation, type IdempotencyDeps } from '../../app/idempotency.ts';
+import { mutation } from '../../http/mutation.ts';
+import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
 import {
   ActionBody,

@@ -1,9 +1,9 @@
 // Posts: create, read, list, edit, cancel, delete and validate (API.md "Posts"). Each write changes the post,
 // its targets, its publish jobs and the events outbox in the caller's transaction, so they commit together.
 import { Value } from 'typebox/value';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PlatformName } from '../../platforms/limits.ts';

@@ -1,6 +1,7 @@
 // SQL for people: passwords, browser sessions, failed sign-ins and what a person may reach (memberships).
 import type { Queryable } from '../../db/pool.ts';
-import type { MemberRole, WorkspaceMode } from '../workspaces/workspaces.repo.ts';
+import type { MemberRole } from '../workspaces/workspaces.repo.ts';
+import type { WorkspaceMode } from '../../app/context.ts';
 
 export interface UserWithPassword {
   id: string;

@@ -1,6 +1,6 @@
 // SQL for webhook deliveries and their attempts. Every function takes the workspace id.
 import type { Queryable } from '../../db/pool.ts';
-import type { CursorPosition } from '../../lib/cursor.ts';
+import type { CursorPosition } from '../../app/cursor.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export type FailureReason = 'retries_exhausted' | 'endpoint_disabled' | 'endpoint_gone';

@@ -1,6 +1,6 @@
 // SQL for webhook endpoints. Every function takes the workspace id: no query reaches tenant data without it.
 import type { Queryable } from '../../db/pool.ts';
-import type { CursorPosition } from '../../lib/cursor.ts';
+import type { CursorPosition } from '../../app/cursor.ts';
 
 export type DisabledReason = 'manual' | 'endpoint_gone' | 'failing';
 

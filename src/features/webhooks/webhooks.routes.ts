@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import type { RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
-import { mutation, type IdempotencyDeps } from '../../app/idempotency.ts';
+import { mutation } from '../../http/mutation.ts';
+import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import { AppError } from '../../app/errors.ts';
 import type { WebhookContext, WebhooksService } from './webhooks.service.ts';
 import {

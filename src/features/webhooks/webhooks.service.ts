@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { queueDeliveries } from '../../app/delivery-queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';

@@ -1,7 +1,7 @@
 // SQL for users, workspaces, memberships and brands.
 import type { Queryable } from '../../db/pool.ts';
+import type { WorkspaceMode } from '../../app/context.ts';
 
-export type WorkspaceMode = 'live' | 'test';
 export type MemberRole = 'owner' | 'admin' | 'member';
 
 export interface WorkspaceRow {

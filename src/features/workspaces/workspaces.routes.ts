@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { Envelope, ListOf, StringEnum, Timestamp } from '../../app/envelope.ts';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { listWorkspacesByIds } from './workspaces.repo.ts';
 import { workspaceJson } from './workspaces.service.ts';
 

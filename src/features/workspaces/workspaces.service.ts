@@ -2,7 +2,8 @@
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { newId, newUuid } from '../../lib/ids.ts';
 import * as repo from './workspaces.repo.ts';
-import type { BrandRow, WorkspaceMode, WorkspaceRow } from './workspaces.repo.ts';
+import type { BrandRow, WorkspaceRow } from './workspaces.repo.ts';
+import type { WorkspaceMode } from '../../app/context.ts';
 
 // Serialises bootstraps of concurrent first starts (a different number from the migration lock).
 const BOOTSTRAP_LOCK = 7_245_812_002;

@@ -4,7 +4,7 @@ import type { Pool } from '../../db/pool.ts';
 import { deleteExpiredSignInState, LOCKOUT } from '../../features/users/users.service.ts';
 import { deleteExpiredIdempotencyKeys } from '../../app/idempotency.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { deleteUnusedClients } from '../../mcp/oauth/clients.service.ts';
+import { deleteUnusedClients } from '../../features/oauth/clients.repo.ts';
 import { deleteEndedOAuthState } from '../../features/oauth/grants.repo.ts';
 
 export function cleanupTask(deps: { pool: Pool; logger: Logger }) {

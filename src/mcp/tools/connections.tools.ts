@@ -1,7 +1,7 @@
 // MCP tools over the connections service (GET /v1/connections): which platform accounts a post can go to.
 import { listConnectionsFor } from '../../features/connections/connections.service.ts';
 import { ListQuery, type ListConnectionsQuery } from '../../features/connections/connections.routes.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { ToolDefinition } from './tool.ts';
 
 function ctxOf(service: ServiceContext | null): ServiceContext {

@@ -2,7 +2,7 @@
 // bytes through MCP, so create_media_upload returns the signed URL the user (or their code) PUTs the file to.
 import type { MediaService } from '../../features/media/media.service.ts';
 import { UploadUrlBody, type UploadUrlBody as UploadBody } from '../../features/media/media.schemas.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { ToolDefinition } from './tool.ts';
 
 function ctxOf(service: ServiceContext | null): ServiceContext {

@@ -8,7 +8,7 @@ import {
   type ListPostsQuery as ListQuery,
   type UpdatePostBody as UpdateBody,
 } from '../../features/posts/posts.schemas.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { ToolDefinition } from './tool.ts';
 
 type Post = Record<string, unknown> & {

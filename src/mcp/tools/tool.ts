@@ -6,7 +6,7 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../features/keys/authenticator.ts';
 import type { Scope } from '../../features/keys/scopes.ts';
-import type { ServiceContext } from '../../http/context.ts';
+import type { ServiceContext } from '../../app/context.ts';
 
 export interface ToolInput {
   /** The `id` argument (the REST path parameter), for tools that act on one resource. */

@@ -1,6 +1,6 @@
 // The XRPC procedures and queries Herald calls on a PDS (platforms.md §6 "Calls"), one function each.
 import { classify } from '../classify.ts';
-import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http.ts';
+import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { BLUESKY_ERRORS } from './errors.ts';
 
 export async function xrpc(http: PlatformHttp, request: PlatformRequest): Promise<PlatformResponse> {

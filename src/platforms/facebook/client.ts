@@ -2,7 +2,7 @@
 // through the shared Graph client (versioned paths, `access_token`, the error table); byte uploads are multipart.
 import { createGraphClient, DEFAULT_GRAPH_VERSION, graphPages, graphUsage, type GraphClient } from '../meta/graph.ts';
 import { classifyGraphError } from '../meta/graph-errors.ts';
-import type { MultipartFile, PlatformHttp } from '../http.ts';
+import type { MultipartFile, PlatformHttp } from '../http-contract.ts';
 import { FACEBOOK_ERRORS } from './errors.ts';
 
 /** The Graph host of real Page connections (uploads too: graph-video.facebook.com is deprecated in its favour). */

@@ -2,7 +2,7 @@
 // the bodies Facebook (and the simulator) send, so that a row added in front cannot shadow a shared one unnoticed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PlatformResponse } from '../http.ts';
+import type { PlatformResponse } from '../http-contract.ts';
 import { graphUsage } from '../meta/graph.ts';
 import { classifyGraphError } from '../meta/graph-errors.ts';
 import { FACEBOOK_ERRORS } from './errors.ts';

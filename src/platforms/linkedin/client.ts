@@ -2,7 +2,7 @@
 // configured LinkedIn-Version and X-Restli-Protocol-Version 2.0.0; URNs in paths and queries are URL-encoded.
 // A non-2xx answer becomes a PlatformError through LinkedIn's error table.
 import { classify } from '../classify.ts';
-import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http.ts';
+import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';
 import { LINKEDIN_ERRORS } from './errors.ts';
 

@@ -4,7 +4,7 @@
 // no idempotency key: reconciliation looks the part up among the author's recent posts by commentary, and a
 // re-send whose duplicate answer names our own earlier post takes that post instead of failing.
 import { randomBytes } from 'node:crypto';
-import type { PlatformHttp } from '../http.ts';
+import type { PlatformHttp } from '../http-contract.ts';
 import {
   PlatformError,
   type AccountInfo,

@@ -1,6 +1,6 @@
 // The Mastodon REST endpoints Herald calls (platforms.md §7 "Calls"), one function each.
 import { classify } from '../classify.ts';
-import type { MultipartFile, PlatformHttp, PlatformRequest, PlatformResponse } from '../http.ts';
+import type { MultipartFile, PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { MASTODON_ERRORS } from './errors.ts';
 
 export async function call(http: PlatformHttp, request: PlatformRequest): Promise<PlatformResponse> {

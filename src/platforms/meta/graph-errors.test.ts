@@ -1,7 +1,7 @@
 // The Meta Graph error table against real-shaped error bodies, the usage headers, and container polling.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PlatformResponse } from '../http.ts';
+import type { PlatformResponse } from '../http-contract.ts';
 import { classifyGraphError, parseGraphError } from './graph-errors.ts';
 import { containerStateOf, graphUsage, waitForContainer, type ContainerState } from './graph.ts';
 import { isPlatformError } from '../types.ts';

@@ -5,7 +5,7 @@
 // Sources: developers.facebook.com/docs/graph-api/guides/error-handling, the Instagram content-publishing error
 // codes quoted in platforms.md, and the cases peers mishandle (reference/peers.md).
 import { DEFAULT_CODE, type PlatformErrorCode } from '../errors.ts';
-import type { PlatformResponse } from '../http.ts';
+import type { PlatformResponse } from '../http-contract.ts';
 import { PlatformError, type PlatformErrorKind } from '../types.ts';
 
 /** The `error` object of a Graph answer. */

@@ -5,7 +5,7 @@
 // and the container status polling Instagram and Threads publishing both need (platforms.md §3, §5, §12).
 import { sleep } from '../classify.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PlatformHttp, PlatformResponse } from '../http.ts';
+import type { PlatformHttp, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';
 import { classifyGraphError, type GraphErrorRule } from './graph-errors.ts';
 

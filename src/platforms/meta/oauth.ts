@@ -4,7 +4,7 @@
 // (authorize with `sandbox_username`, then the same exchange). The platform's name, paths and grant types are
 // parameters.
 import { randomBytes } from 'node:crypto';
-import type { PlatformHttp } from '../http.ts';
+import type { PlatformHttp } from '../http-contract.ts';
 import { isPlatformError, PlatformError, type Credentials } from '../types.ts';
 import type { GraphClient } from './graph.ts';
 

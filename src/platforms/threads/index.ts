@@ -23,7 +23,7 @@ import {
   type GraphParams,
 } from '../meta/graph.ts';
 import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
-import type { PlatformHttp } from '../http.ts';
+import type { PlatformHttp } from '../http-contract.ts';
 import {
   PlatformError,
   type AdapterConfig,

@@ -1,7 +1,7 @@
 // X API v2 endpoints Herald calls, one function each (platforms.md §1 "Calls"). No decisions here: a non-2xx
 // answer becomes a PlatformError through X's error table.
 import { classify } from '../classify.ts';
-import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http.ts';
+import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { X_ERRORS } from './errors.ts';
 
 export async function call(http: PlatformHttp, request: PlatformRequest): Promise<PlatformResponse> {

@@ -4,7 +4,7 @@
 // twitter-api-v2 client, not in X's docs).
 import type { Readable } from 'node:stream';
 import { sleep } from '../classify.ts';
-import type { PlatformHttp } from '../http.ts';
+import type { PlatformHttp } from '../http-contract.ts';
 import { PlatformError, type MediaSource, type PreparedMedia } from '../types.ts';
 import { call } from './client.ts';
 

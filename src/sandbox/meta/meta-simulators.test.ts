@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createPlatformHttp, type PlatformHttp } from '../../platforms/http.ts';
+import { createPlatformHttp } from '../../platforms/http.ts';
+import { type PlatformHttp } from '../../platforms/http-contract.ts';
 import { createPlatformRegistry } from '../../platforms/registry.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 

@@ -1,7 +1,7 @@
 // Opaque keyset cursors (API.md "Envelope"): the position after the last item of a page, bound to the sort and
 // filters it was issued for, so reusing it with other filters is a clear 400 rather than a silent wrong page.
-import { sha256 } from './crypto.ts';
-import { AppError } from '../app/errors.ts';
+import { sha256 } from '../lib/crypto.ts';
+import { AppError } from './errors.ts';
 
 export interface CursorPosition {
   /** The sort key of the last item (an ISO timestamp), or null when it has none (unscheduled posts). */
