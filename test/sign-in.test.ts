@@ -2,7 +2,8 @@
 // account, lockout after repeated failures, and the `herald users` commands.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { main, type Io } from '../src/cli.ts';
+import type { Io } from '../src/cli/command.ts';
+import { main } from '../src/cli.ts';
 import { hashPassword, verifyPassword } from '../src/features/users/passwords.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
 import { createPerson, hiddenField } from './helpers/oauth.ts';

@@ -1,8 +1,8 @@
 // The `herald connections …` commands: connect sandbox accounts (each platform's own sign-in, run against its
 // simulator in-process), real Bluesky accounts (app password) and Mastodon accounts (access token), and list
 // them. Real hosts go through the SSRF guard; no token is ever printed.
-import type { Command, Io, Values } from '../../cli.ts';
-import { json, print, required, UsageError, withDatabase, workspaceArg } from '../../cli.ts';
+import type { Command, Io, Values } from '../../cli/command.ts';
+import { json, print, required, UsageError, withDatabase, workspaceArg } from '../../cli/command.ts';
 import { createConfiguredSimulators, createPlatformAccess } from '../../container.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { resolveKeyring } from '../../lib/secrets.ts';

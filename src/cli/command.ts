@@ -1,0 +1,83 @@
+// What every `herald` command is made of: its declaration, the input and output it gets, argument checks and
+// the database an admin command opens (migrated, or refused). Feature folders declare their commands with it.
+import type { ParseArgsConfig } from 'node:util';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase } from '../db/connect.ts';
+import { migrate, pendingMigrations } from '../db/migrate.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { ownerUserId } from '../features/workspaces/workspaces.service.ts';
+import { isUuid } from '../lib/ids.ts';
+
+export class UsageError extends Error {}
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  usage: string;
+  summary: string;
+  options: Options;
+  /** Positional arguments it takes (names, for the usage line). */
+  positionals?: string[];
+  run(values: Values, positionals: string[], io: Io): Promise<void>;
+}
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: Record<string, string | undefined>;
+  /** Reads a secret: typed without echo at a terminal (asked twice), else the first line of stdin. */
+  readSecret?(prompt: string): Promise<string>;
+}
+
+export const json = { json: { type: 'boolean' } } as const satisfies Options;
+
+export function required(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+export function workspaceArg(values: Values, name = 'workspace'): string {
+  const id = required(values, name).toLowerCase();
+  if (!isUuid(id)) throw new UsageError(`--${name} must be a workspace UUID (got "${values[name]}")`);
+  return id;
+}
+
+export function print(io: Io, values: Values, data: unknown, human: string): void {
+  io.out(values.json ? JSON.stringify(data, null, 2) : human);
+}
+
+/** Opens the database for an admin command; refuses to work on an unmigrated database unless `migrating`. */
+export async function withDatabase<T>(
+  io: Io,
+  fn: (pool: Pool, config: Config) => Promise<T>,
+  migrating = false,
+): Promise<T> {
+  const config = loadConfig(io.env);
+  const quiet = { info: () => {}, warn: (m: string) => io.err(m), error: (m: string) => io.err(m) };
+  const database = await openDatabase(config, quiet);
+  const pool = createPool(database.connectionString, 2, 'herald-cli');
+  try {
+    if (migrating) {
+      await migrate(pool);
+    } else {
+      const pending = await pendingMigrations(pool);
+      if (pending.length > 0)
+        throw new UsageError(
+          `the database is not migrated (${pending.length} pending); run \`herald migrate\` or \`herald init\` first`,
+        );
+    }
+    return await fn(pool, config);
+  } finally {
+    await pool.end();
+    await database.close();
+  }
+}
+
+/** The owner account's user id; a usage error before `herald init`. */
+export async function ownerOf(pool: Pool): Promise<string> {
+  const id = await ownerUserId(pool);
+  if (!id) throw new UsageError('no owner account yet; run `herald init` (or start the server once) first');
+  return id;
+}

@@ -1,0 +1,110 @@
+// `herald keys …`: API keys made, listed and revoked from the server's shell (the key is printed once).
+import { json, ownerOf, print, required, UsageError, withDatabase, type Command } from '../../cli/command.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './keys.service.ts';
+import { parseScopes, SCOPES } from './scopes.ts';
+
+export function keyCommands(): Record<string, Command> {
+  return {
+    'keys create': {
+      usage:
+        'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--expires-at <iso>] [--json]',
+      summary: `Create an API key for the owner account, limited to the given workspaces. Scopes: ${SCOPES.join(', ')}.`,
+      options: {
+        workspace: { type: 'string' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        'expires-at': { type: 'string' },
+        ...json,
+      },
+      async run(values, _p, io) {
+        const ids = required(values, 'workspace')
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean);
+        const bad = ids.filter((id) => !isUuid(id));
+        if (ids.length === 0 || bad.length > 0)
+          throw new UsageError(
+            `--workspace must be workspace UUIDs separated by commas (bad: ${bad.join(', ') || 'none given'})`,
+          );
+        const name = required(values, 'name');
+        const parsed = parseScopes(required(values, 'scopes'));
+        if ('unknown' in parsed)
+          throw new UsageError(
+            `unknown scope ${parsed.unknown.join(', ')}; use "all" or a comma list of: ${SCOPES.join(', ')}`,
+          );
+        let expiresAt: Date | null = null;
+        if (typeof values['expires-at'] === 'string') {
+          const raw = values['expires-at'];
+          expiresAt = new Date(raw);
+          if (!/(Z|[+-]\d\d:?\d\d)$/i.test(raw) || Number.isNaN(expiresAt.getTime()))
+            throw new UsageError('--expires-at must be an ISO 8601 time with a zone, e.g. 2027-01-01T00:00:00Z');
+        }
+        await withDatabase(io, async (pool) => {
+          try {
+            const { row, key } = await createKey(pool, {
+              userId: await ownerOf(pool),
+              name,
+              scopes: parsed.scopes,
+              workspaceIds: [...new Set(ids)],
+              expiresAt,
+            });
+            print(
+              io,
+              values,
+              {
+                id: row.id,
+                key,
+                scopes: row.scopes,
+                expires_at: row.expires_at?.toISOString() ?? null,
+                workspace_ids: row.workspace_ids,
+              },
+              `Key ${row.id} (shown once, store it now):\n${key}`,
+            );
+          } catch (error) {
+            if (error instanceof KeyInputError) throw new UsageError(error.message);
+            throw error;
+          }
+        });
+      },
+    },
+    'keys list': {
+      usage: 'herald keys list [--json]',
+      summary: 'List API keys (never the keys themselves).',
+      options: { ...json },
+      async run(values, _p, io) {
+        await withDatabase(io, async (pool) => {
+          const rows = await listKeys(pool);
+          const state = (k: (typeof rows)[number]) =>
+            k.revoked_at ? 'revoked' : k.expires_at && k.expires_at < new Date() ? 'expired' : 'active';
+          // An OAuth grant shows its newest key; revoking that key revokes the grant.
+          const label = (k: (typeof rows)[number]) =>
+            k.grant_id ? `OAuth: ${k.client_name ?? 'unknown client'} (grant ${k.grant_id}, renewed hourly)` : k.name;
+          print(
+            io,
+            values,
+            rows.map(keyJson),
+            rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}`).join('\n') ||
+              '(no keys)',
+          );
+        });
+      },
+    },
+    'keys revoke': {
+      usage: 'herald keys revoke <key-id>',
+      summary:
+        'Revoke a key; every server stops accepting it within a second. Revoking an OAuth key revokes its grant.',
+      options: { ...json },
+      positionals: ['key-id'],
+      async run(values, positionals, io) {
+        const id = positionals[0];
+        if (!id) throw new UsageError('the key id is required');
+        await withDatabase(io, async (pool) => {
+          const row = await revokeKey(pool, id);
+          if (!row) throw new UsageError(`no key ${id}`);
+          print(io, values, keyJson(row), `Key ${id} revoked.`);
+        });
+      },
+    },
+  };
+}
