@@ -5,7 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../src/lib/crypto.ts';
-import { ClientDocumentError, resolveClientDocument, type DocumentFetcher } from '../src/mcp/oauth/client-documents.ts';
+import {
+  ClientDocumentError,
+  resolveClientDocument,
+  type DocumentFetcher,
+} from '../src/features/oauth/client-documents.ts';
 import { Browser, consent, createPerson, listenTestApp, type ListeningApp } from './helpers/oauth.ts';
 
 let t: ListeningApp;

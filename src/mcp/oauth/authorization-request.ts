@@ -4,10 +4,10 @@
 // checked request travels signed, bound to the signed-in person, so it cannot be altered.
 import type { Scope } from '../../features/keys/scopes.ts';
 import { hmac, verifyHmac, type SecretKeyring } from '../../lib/crypto.ts';
-import type { ClientRow } from './clients.service.ts';
-import { ClientDocumentError } from './client-documents.ts';
+import type { ClientRow } from '../../features/oauth/clients.service.ts';
+import { ClientDocumentError } from '../../features/oauth/client-documents.ts';
 import { acceptedResource, type AuthServerUrls } from './metadata.ts';
-import { parseScopeParam } from './scope-param.ts';
+import { parseScopeParam } from '../../features/oauth/scope-param.ts';
 
 export interface AuthorizationRequest {
   clientId: string;

@@ -23,9 +23,9 @@ import {
   sealRequest,
   type AuthorizationRequest,
 } from './authorization-request.ts';
-import type { ClientRow } from './clients.service.ts';
+import type { ClientRow } from '../../features/oauth/clients.service.ts';
 import { consentPage, targetValue } from './consent.page.ts';
-import type { GrantsService } from './grants.service.ts';
+import type { GrantsService } from '../../features/oauth/grants.service.ts';
 import type { AuthServerUrls } from './metadata.ts';
 
 export interface AuthorizeDeps {

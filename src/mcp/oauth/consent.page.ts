@@ -3,7 +3,7 @@
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../features/keys/scopes.ts';
 import type { MembershipView } from '../../features/users/users.repo.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
-import type { ClientRow } from './clients.service.ts';
+import type { ClientRow } from '../../features/oauth/clients.service.ts';
 
 export interface ConsentView {
   client: ClientRow;

@@ -5,9 +5,10 @@ import type { Pool } from '../../db/pool.ts';
 import type { FormBody } from '../../http/forms.ts';
 import type { Budget, RateLimiter } from '../../app/rate-limit.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { authenticateClient, registerClient, type ClientRow } from './clients.service.ts';
-import { OAuthError, registerOAuthErrorHandler } from './errors.ts';
-import type { GrantsService } from './grants.service.ts';
+import { authenticateClient, registerClient, type ClientRow } from '../../features/oauth/clients.service.ts';
+import { OAuthError } from '../../features/oauth/oauth-error.ts';
+import { registerOAuthErrorHandler } from './errors.ts';
+import type { GrantsService } from '../../features/oauth/grants.service.ts';
 
 export interface TokenRoutesDeps {
   pool: Pool;

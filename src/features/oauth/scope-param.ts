@@ -1,5 +1,5 @@
 // The OAuth `scope` parameter: space-separated Herald scopes (the same names as API keys and REST use).
-import { isScope, type Scope } from '../../features/keys/scopes.ts';
+import { isScope, type Scope } from '../keys/scopes.ts';
 
 // OpenID's "give me a refresh token" scope: some clients always ask for it; Herald issues refresh tokens to
 // every client registered for the refresh_token grant, so it is accepted and means nothing more.

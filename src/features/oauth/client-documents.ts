@@ -5,9 +5,9 @@
 import type { Queryable } from '../../db/pool.ts';
 import { outboundRequest } from '../../lib/outbound.ts';
 import type { OutboundGuard } from '../../lib/ssrf.ts';
-import * as repo from '../../features/oauth/clients.repo.ts';
-import type { ClientRow } from '../../features/oauth/clients.repo.ts';
-import type { OAuthError } from './errors.ts';
+import * as repo from './clients.repo.ts';
+import type { ClientRow } from './clients.repo.ts';
+import type { OAuthError } from './oauth-error.ts';
 import { validateClientMetadata } from './clients.service.ts';
 
 /** A document fetched at most this often while people keep consenting; refreshes use the stored copy. */

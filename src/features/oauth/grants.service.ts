@@ -4,15 +4,15 @@
 // is returned (clients race their own refreshes). Decisions about time use the injected clock.
 import { randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type PoolClient } from '../../db/pool.ts';
-import { createKey, KeyInputError } from '../../features/keys/keys.service.ts';
-import { revokeKeyOnly } from '../../features/keys/keys.repo.ts';
-import type { Scope } from '../../features/keys/scopes.ts';
+import { createKey, KeyInputError } from '../keys/keys.service.ts';
+import { revokeKeyOnly } from '../keys/keys.repo.ts';
+import type { Scope } from '../keys/scopes.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decrypt, encrypt, sha256, type SecretKeyring } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ClientRow } from './clients.service.ts';
-import { OAuthError } from './errors.ts';
-import * as repo from '../../features/oauth/grants.repo.ts';
+import { OAuthError } from './oauth-error.ts';
+import * as repo from './grants.repo.ts';
 import { formatScopes, parseScopeParam } from './scope-param.ts';
 
 export const CODE_TTL_MS = 10 * 60_000;

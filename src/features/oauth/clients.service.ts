@@ -1,13 +1,12 @@
 // OAuth clients: Dynamic Client Registration (RFC 7591) with the rules MCP asks for — redirect URIs exact,
 // https or loopback only — and client authentication at the token and revocation endpoints.
 import { randomBytes } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/pool.ts';
 import { constantTimeEqual, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
-import { OAuthError } from './errors.ts';
-import * as repo from '../../features/oauth/clients.repo.ts';
-import type { ClientAuthMethod, ClientRow } from '../../features/oauth/clients.repo.ts';
+import { OAuthError } from './oauth-error.ts';
+import * as repo from './clients.repo.ts';
+import type { ClientAuthMethod, ClientRow } from './clients.repo.ts';
 import { parseScopeParam } from './scope-param.ts';
 
 export type { ClientRow };
@@ -180,7 +179,7 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
  * itself with `client_id`; a confidential one also proves its secret (Basic header or `client_secret` field).
  */
 export async function authenticateClient(
-  request: FastifyRequest,
+  request: { headers: { authorization?: string | undefined } },
   form: { client_id?: string; client_secret?: string },
   findClient: (id: string) => Promise<ClientRow | undefined>,
 ): Promise<ClientRow> {
