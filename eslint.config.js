@@ -1,9 +1,10 @@
-// Lint rules: typescript-eslint's recommended set plus the house rules of ARCHITECTURE.md.
+// Lint rules: typescript-eslint's recommended set, type-aware promise checks, and the house rules of
+// docs/conventions.md. Import boundaries and cycles are checked by dependency-cruiser (.dependency-cruiser.cjs).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.herald/', 'dashboard/dist/', 'test/.tmp/'] },
+  { ignores: ['**/node_modules/', '.herald/', 'dashboard/dist/', 'test/.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,6 +23,23 @@ export default tseslint.config(
         },
         { selector: 'TSEnumDeclaration', message: 'Enums are not erasable syntax; use a union of literals.' },
       ],
+    },
+  },
+  {
+    // A promise nobody awaits loses its error: type-aware, so it sees through every call's return type.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          // node:test's test() and describe() return promises the runner itself tracks.
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
     },
   },
   {

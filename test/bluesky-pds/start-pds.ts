@@ -12,5 +12,6 @@ const { TestNetworkNoAppView } = createRequire(import.meta.url)('@atproto/dev-en
 const network = await TestNetworkNoAppView.create({});
 process.stdout.write(`${JSON.stringify({ url: network.pds.url })}\n`);
 process.on('SIGTERM', () => {
-  network.close().finally(() => process.exit(0));
+  // Exit whether or not the network closes cleanly: the test that started it is done with it.
+  void network.close().finally(() => process.exit(0));
 });
