@@ -121,8 +121,10 @@ describe('scope matrix', () => {
   });
 
   test('a key with only the needed scope passes the scope check on every endpoint', async () => {
+    let checked = 0;
     for (const op of operations) {
       if (op.scopes.length === 0) continue;
+      checked++;
       const key = await t.key({ scopes: [op.scopes[0] as Scope] });
       const res = await t.inject({
         method: op.method as 'GET',
@@ -132,6 +134,8 @@ describe('scope matrix', () => {
       });
       assert.notEqual(res.json().error?.code, 'PUBLIC_API_SCOPE_FORBIDDEN', `${op.method} ${op.path}`);
     }
+    // Guards against passing on an empty list (an OpenAPI document that lost its scopes would check nothing).
+    assert.ok(checked >= 7, `checked ${checked} endpoints`);
   });
 });
 
@@ -142,7 +146,9 @@ describe('tenant isolation', () => {
     );
     const theirs = await t.workspace('test', rows[0]!.id);
     const mine = await t.key();
-    for (const op of operations.filter((o) => o.hasWorkspace)) {
+    const workspaceOps = operations.filter((o) => o.hasWorkspace);
+    assert.ok(workspaceOps.length >= 7, `only ${workspaceOps.length} workspace endpoints found in the OpenAPI`);
+    for (const op of workspaceOps) {
       const res = await t.inject({
         method: op.method as 'GET',
         url: fill(op.path, 'x'),
