@@ -3,6 +3,8 @@
 // -> SQL; src/app is what every face shares; platforms and the sandbox know nothing of Herald's features.
 // Tests may import anything, so rules start from non-test source files.
 const TEST = '\\.test\\.ts$';
+// Fixtures shared by a folder's tests (`*.fixture.ts`) are test code too.
+const TEST_SUPPORT = '\\.(test|fixture)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -18,14 +20,14 @@ module.exports = {
       name: 'platforms-stand-alone',
       severity: 'error',
       comment: 'Adapters get their config and an HTTP client; they import no features, db, jobs or sandbox.',
-      from: { path: '^src/platforms/', pathNot: TEST },
+      from: { path: '^src/platforms/', pathNot: TEST_SUPPORT },
       to: { path: '^src/(features|db|jobs|sandbox|app|http|mcp|cli|container|config|serve)' },
     },
     {
       name: 'sandbox-knows-no-features',
       severity: 'error',
       comment: 'The simulators are written from the platforms\' documentation, not from Herald\'s features.',
-      from: { path: '^src/sandbox/', pathNot: TEST },
+      from: { path: '^src/sandbox/', pathNot: TEST_SUPPORT },
       to: { path: '^src/(features|db|jobs|app|http|mcp|cli|container|config|serve)' },
     },
     {

@@ -1,10 +1,13 @@
-// Prints the README's configuration table from SETTINGS in src/config.ts (test/readme.test.ts keeps them equal).
+// Prints the configuration table (README and docs/api.md) from the settings declared in src/config/; the README
+// test and the API tables test keep both documents equal to it.
 import { SETTINGS } from '../src/config.ts';
+import { defaultText } from '../src/config/setting.ts';
 
 export function configTable(): string {
-  const rows = SETTINGS.map(
-    (s) => `| \`${s.name}\` | ${s.default.startsWith('(') ? s.default : `\`${s.default}\``} | ${s.description} |`,
-  );
+  const rows = SETTINGS.map((s) => {
+    const shown = defaultText(s);
+    return `| \`${s.name}\` | ${shown.startsWith('(') ? shown : `\`${shown}\``} | ${s.description} |`;
+  });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

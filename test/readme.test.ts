@@ -1,5 +1,5 @@
-// The README stays true: its first lines give the two commands, and its configuration table is exactly
-// SETTINGS from src/config.ts.
+// The README stays true: its first lines give the two commands, and its configuration table is exactly the one
+// generated from the settings declared in src/config/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -14,7 +14,7 @@ test('the README opens with the install-and-start command and the test command',
   assert.match(head, /npm test/);
 });
 
-test('the README configuration table is generated from SETTINGS (run `node scripts/config-table.ts`)', () => {
+test('the README configuration table is generated from the settings (run `node scripts/config-table.ts`)', () => {
   assert.ok(
     readme.includes(configTable()),
     'README.md configuration table is out of date: paste the output of `node scripts/config-table.ts`',

@@ -5,6 +5,40 @@ import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts'
 
 const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
+// The values of the enumerations below, exported for the API tables (docs/api.md).
+export const POST_STATUSES = [
+  'draft',
+  'pending_approval',
+  'scheduled',
+  'publishing',
+  'published',
+  'partially_published',
+  'failed',
+  'cancelled',
+] as const;
+export const TARGET_STATUSES = ['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'] as const;
+export const TARGET_ERROR_CATEGORIES = [
+  'auth',
+  'content',
+  'media',
+  'rate_limit',
+  'platform',
+  'network',
+  'unknown',
+] as const;
+export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'automation'] as const;
+export const POST_SORTS = ['-created_at', 'schedule_at', '-schedule_at'] as const;
+export const MASTODON_VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+export const THREADS_REPLY_CONTROLS = [
+  'everyone',
+  'accounts_you_follow',
+  'mentioned_only',
+  'parent_post_author_only',
+  'followers_only',
+] as const;
+export const LINKEDIN_VISIBILITIES = ['PUBLIC', 'CONNECTIONS'] as const;
+export const INSTAGRAM_POST_TYPES = ['feed', 'reel', 'story'] as const;
+
 const ContentOverride = Type.String({
   maxLength: 100_000,
   description: "Replaces the post's `content` on this platform.",
@@ -56,7 +90,7 @@ export const PlatformOptions = Type.Object(
         content: Type.Optional(ContentOverride),
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1500)),
-        visibility: Type.Optional(StringEnum(['public', 'unlisted', 'private', 'direct'])),
+        visibility: Type.Optional(StringEnum(MASTODON_VISIBILITIES)),
         spoiler_text: Type.Optional(
           Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' }),
         ),
@@ -71,10 +105,9 @@ export const PlatformOptions = Type.Object(
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTextsUpTo(1000, 20)),
         reply_control: Type.Optional(
-          StringEnum(
-            ['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only'],
-            { description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.' },
-          ),
+          StringEnum(THREADS_REPLY_CONTROLS, {
+            description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.',
+          }),
         ),
       },
       'Options for Threads.',
@@ -83,7 +116,7 @@ export const PlatformOptions = Type.Object(
       {
         content: Type.Optional(ContentOverride),
         visibility: Type.Optional(
-          StringEnum(['PUBLIC', 'CONNECTIONS'], {
+          StringEnum(LINKEDIN_VISIBILITIES, {
             description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.',
           }),
         ),
@@ -116,7 +149,7 @@ export const PlatformOptions = Type.Object(
     instagram: options(
       {
         content: Type.Optional(ContentOverride),
-        type: Type.Optional(StringEnum(['feed', 'reel', 'story'], { description: 'What to publish; default `feed`.' })),
+        type: Type.Optional(StringEnum(INSTAGRAM_POST_TYPES, { description: 'What to publish; default `feed`.' })),
         first_comment: Type.Optional(
           Type.String({
             maxLength: 2200,
@@ -215,21 +248,12 @@ export const UpdatePostBody = Type.Object(
 );
 export type UpdatePostBody = Static<typeof UpdatePostBody>;
 
-export const PostStatus = StringEnum([
-  'draft',
-  'pending_approval',
-  'scheduled',
-  'publishing',
-  'published',
-  'partially_published',
-  'failed',
-  'cancelled',
-]);
-export const TargetStatus = StringEnum(['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled']);
+export const PostStatus = StringEnum(POST_STATUSES);
+export const TargetStatus = StringEnum(TARGET_STATUSES);
 
 export const TargetError = Type.Object({
   code: Type.String({ description: 'A `PLATFORM_*` code.' }),
-  category: StringEnum(['auth', 'content', 'media', 'rate_limit', 'platform', 'network', 'unknown']),
+  category: StringEnum(TARGET_ERROR_CATEGORIES),
   message: Type.String(),
   retryable: Type.Boolean(),
   platform_status: Type.Union([Type.Integer(), Type.Null()]),
@@ -288,7 +312,7 @@ export const Post = Type.Object(
     published_at: NullableTimestamp,
     created_at: Timestamp,
     updated_at: Timestamp,
-    created_via: StringEnum(['api', 'mcp', 'dashboard', 'automation']),
+    created_via: StringEnum(POST_ORIGINS),
     approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
     targets: Type.Array(Target),
   },
@@ -326,7 +350,7 @@ export const ListPostsQuery = Type.Object(
     created_from: Type.Optional(Type.String({ format: 'date-time' })),
     created_to: Type.Optional(Type.String({ format: 'date-time' })),
     sort: Type.Optional(
-      StringEnum(['-created_at', 'schedule_at', '-schedule_at'], {
+      StringEnum(POST_SORTS, {
         description: 'Default `-created_at`; posts without a schedule come last.',
       }),
     ),

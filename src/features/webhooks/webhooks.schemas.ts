@@ -4,6 +4,19 @@ import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts'
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from './catalogue.ts';
 
+// The values of the enumerations below, exported for the API tables (docs/api.md).
+export const WEBHOOK_DISABLED_REASONS = ['manual', 'endpoint_gone', 'failing'] as const;
+export const DELIVERY_ATTEMPT_TRIGGERS = ['automatic', 'manual'] as const;
+export const DELIVERY_ATTEMPT_ERRORS = [
+  'http_status',
+  'timeout',
+  'connection_failed',
+  'connection_reset',
+  'address_blocked',
+] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const DELIVERY_FAILURE_REASONS = ['retries_exhausted', 'endpoint_disabled', 'endpoint_gone'] as const;
+
 const EventFilter = StringEnum(['*', ...SUBSCRIBABLE_EVENT_TYPES], { description: 'An event type, or `*`.' });
 const Events = Type.Array(EventFilter, {
   minItems: 1,
@@ -81,7 +94,7 @@ export const WebhookEndpoint = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(Type.String()),
     enabled: Type.Boolean(),
-    disabled_reason: Type.Union([StringEnum(['manual', 'endpoint_gone', 'failing']), Type.Null()], {
+    disabled_reason: Type.Union([StringEnum(WEBHOOK_DISABLED_REASONS), Type.Null()], {
       description:
         '`manual` (PATCH `enabled: false`), `endpoint_gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
     }),
@@ -108,7 +121,9 @@ export const WebhookEndpointWithSecret = Type.Intersect([
 
 export const Attempt = Type.Object({
   id: Type.String(),
-  trigger: StringEnum(['automatic', 'manual'], { description: '`manual`: a test event or a retry someone asked for.' }),
+  trigger: StringEnum(DELIVERY_ATTEMPT_TRIGGERS, {
+    description: '`manual`: a test event or a retry someone asked for.',
+  }),
   started_at: Timestamp,
   duration_ms: Type.Integer(),
   status_code: Type.Union([Type.Integer(), Type.Null()], {
@@ -118,7 +133,7 @@ export const Attempt = Type.Object({
   response_truncated: Type.Boolean(),
   error: Type.Union([
     Type.Object({
-      code: StringEnum(['http_status', 'timeout', 'connection_failed', 'connection_reset', 'address_blocked']),
+      code: StringEnum(DELIVERY_ATTEMPT_ERRORS),
       message: Type.String(),
     }),
     Type.Null(),
@@ -134,8 +149,8 @@ export const WebhookDelivery = Type.Object(
       description: 'The event delivered; also the `webhook-id` header, the same on every attempt.',
     }),
     event_type: Type.String(),
-    status: StringEnum(['pending', 'delivered', 'failed']),
-    failure_reason: Type.Union([StringEnum(['retries_exhausted', 'endpoint_disabled', 'endpoint_gone']), Type.Null()]),
+    status: StringEnum(DELIVERY_STATUSES),
+    failure_reason: Type.Union([StringEnum(DELIVERY_FAILURE_REASONS), Type.Null()]),
     attempt_count: Type.Integer(),
     next_attempt_at: Type.Union([Timestamp, Type.Null()], {
       description: 'When the next automatic attempt is due (pending only).',

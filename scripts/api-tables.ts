@@ -1,0 +1,147 @@
+// Prints the tables of the contract's names (scopes, settings, enumerations, error codes, event types) for
+// docs/api.md from the code; `--write` puts them between the markers there. test/api-tables.test.ts keeps them equal.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ERROR_CATALOGUE } from '../src/app/errors.ts';
+import { CONNECTION_STATUSES } from '../src/features/connections/connections.routes.ts';
+import { EVENT_TYPES } from '../src/features/events/outbox.ts';
+import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes } from '../src/features/keys/scopes.ts';
+import { Media } from '../src/features/media/media.schemas.ts';
+import { CONNECT_METHODS } from '../src/features/platforms/platforms.routes.ts';
+import {
+  INSTAGRAM_POST_TYPES,
+  LINKEDIN_VISIBILITIES,
+  MASTODON_VISIBILITIES,
+  POST_ORIGINS,
+  POST_SORTS,
+  POST_STATUSES,
+  TARGET_ERROR_CATEGORIES,
+  TARGET_STATUSES,
+  THREADS_REPLY_CONTROLS,
+} from '../src/features/posts/posts.schemas.ts';
+import { EVENT_CATALOGUE } from '../src/features/webhooks/catalogue.ts';
+import {
+  DELIVERY_ATTEMPT_ERRORS,
+  DELIVERY_ATTEMPT_TRIGGERS,
+  DELIVERY_FAILURE_REASONS,
+  DELIVERY_STATUSES,
+  WEBHOOK_DISABLED_REASONS,
+} from '../src/features/webhooks/webhooks.schemas.ts';
+import { WORKSPACE_MODES } from '../src/features/workspaces/workspaces.routes.ts';
+import { PLATFORM_ERRORS } from '../src/platforms/errors.ts';
+import { PLATFORM_NAMES } from '../src/platforms/limits.ts';
+import { configTable } from './config-table.ts';
+
+export const API_DOC = path.resolve(import.meta.dirname, '..', 'docs', 'api.md');
+export const BEGIN_MARKER = '<!-- BEGIN GENERATED: node scripts/api-tables.ts --write -->';
+export const END_MARKER = '<!-- END GENERATED -->';
+
+/** The values of a union of literals (`anyOf` of `const`), as the media schema writes its enumerations. */
+function literalValues(schema: unknown): string[] {
+  const anyOf = (schema as { anyOf?: Array<{ const?: unknown }> }).anyOf ?? [];
+  const values = anyOf.map((s) => s.const).filter((v): v is string => typeof v === 'string');
+  if (values.length === 0) throw new Error('not a union of string literals');
+  return values;
+}
+
+/** Every public enumeration: its name, where a client meets it, and its values. */
+export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly string[] }> = [
+  { name: 'Platform', where: '`platform` fields, `platforms` of a post', values: PLATFORM_NAMES },
+  { name: 'Post status', where: '`status` of a post', values: POST_STATUSES },
+  { name: 'Target status', where: '`targets[].status` of a post', values: TARGET_STATUSES },
+  { name: 'Target error category', where: '`targets[].error.category` of a post', values: TARGET_ERROR_CATEGORIES },
+  { name: 'Post origin', where: '`created_via` of a post', values: POST_ORIGINS },
+  { name: 'Post order', where: '`sort` of `GET /v1/posts`', values: POST_SORTS },
+  { name: 'Mastodon visibility', where: '`platform_options.mastodon.visibility`', values: MASTODON_VISIBILITIES },
+  { name: 'Threads reply control', where: '`platform_options.threads.reply_control`', values: THREADS_REPLY_CONTROLS },
+  { name: 'LinkedIn visibility', where: '`platform_options.linkedin.visibility`', values: LINKEDIN_VISIBILITIES },
+  { name: 'Instagram post type', where: '`platform_options.instagram.type`', values: INSTAGRAM_POST_TYPES },
+  { name: 'Media kind', where: '`kind` of a media', values: literalValues(Media.properties.kind) },
+  { name: 'Media status', where: '`status` of a media', values: literalValues(Media.properties.status) },
+  { name: 'Connection status', where: '`status` of a connection', values: CONNECTION_STATUSES },
+  { name: 'Connect method', where: '`connect.method` of a platform', values: CONNECT_METHODS },
+  { name: 'Workspace mode', where: '`mode` of a workspace', values: WORKSPACE_MODES },
+  {
+    name: 'Endpoint disabled reason',
+    where: '`disabled_reason` of a webhook endpoint',
+    values: WEBHOOK_DISABLED_REASONS,
+  },
+  { name: 'Delivery status', where: '`status` of a webhook delivery', values: DELIVERY_STATUSES },
+  {
+    name: 'Delivery failure reason',
+    where: '`failure_reason` of a webhook delivery',
+    values: DELIVERY_FAILURE_REASONS,
+  },
+  { name: 'Attempt trigger', where: '`trigger` of a delivery attempt', values: DELIVERY_ATTEMPT_TRIGGERS },
+  { name: 'Attempt error', where: '`error.code` of a delivery attempt', values: DELIVERY_ATTEMPT_ERRORS },
+];
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+const code = (text: string) => `\`${text}\``;
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+/** A Markdown table; an empty one is refused, so a list that lost its source cannot pass as documented. */
+function table(title: string, header: string[], rows: string[][]): string {
+  if (rows.length === 0) throw new Error(`the ${title} table has no rows`);
+  return [
+    `## ${title}`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n');
+}
+
+export function apiTables(): string {
+  const expandedAll = parseScopes('all');
+  const inAll = new Set<string>('scopes' in expandedAll ? expandedAll.scopes : []);
+  const settings = configTable();
+  if (settings.split('\n').length < 3) throw new Error('the Settings table has no rows');
+  return [
+    table(
+      'Scopes',
+      ['Scope', 'Grants', 'In `--scopes all`'],
+      SCOPES.map((s) => [code(s), SCOPE_DESCRIPTIONS[s], yesNo(inAll.has(s))]),
+    ),
+    ['## Settings', '', settings].join('\n'),
+    table(
+      'Enumerations',
+      ['Enumeration', 'Where', 'Values'],
+      ENUMERATIONS.map((e) => [e.name, e.where, e.values.map(code).join(', ')]),
+    ),
+    table(
+      'API error codes',
+      ['Code', 'HTTP status', 'Retryable', 'When'],
+      Object.entries(ERROR_CATALOGUE).map(([c, e]) => [code(c), String(e.status), yesNo(e.retryable), e.when]),
+    ),
+    table(
+      'Platform error codes',
+      ['Code', 'Category', 'Retryable', 'When'],
+      Object.entries(PLATFORM_ERRORS).map(([c, e]) => [code(c), code(e.category), yesNo(e.retryable), e.when]),
+    ),
+    table(
+      'Event types',
+      ['Type', 'Sent when'],
+      EVENT_TYPES.map((t) => [code(t), EVENT_CATALOGUE[t].description]),
+    ),
+  ].join('\n\n');
+}
+
+/** The generated region of docs/api.md, or undefined when its markers are missing. */
+export function generatedRegion(doc: string): string | undefined {
+  const begin = doc.indexOf(BEGIN_MARKER);
+  const end = doc.indexOf(END_MARKER);
+  if (begin < 0 || end < begin) return undefined;
+  return doc.slice(begin + BEGIN_MARKER.length, end).trim();
+}
+
+if (import.meta.main) {
+  if (process.argv.includes('--write')) {
+    const doc = await readFile(API_DOC, 'utf8');
+    if (generatedRegion(doc) === undefined)
+      throw new Error(`${API_DOC} lacks the markers ${BEGIN_MARKER} … ${END_MARKER}`);
+    const before = doc.slice(0, doc.indexOf(BEGIN_MARKER) + BEGIN_MARKER.length);
+    const after = doc.slice(doc.indexOf(END_MARKER));
+    await writeFile(API_DOC, `${before}\n\n${apiTables()}\n\n${after}`);
+  } else console.log(apiTables());
+}

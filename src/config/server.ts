@@ -1,0 +1,96 @@
+// Settings of the HTTP server, the database, secrets, logging and request budgets (the README lists them first).
+import { email, integer, list, oneOf, secret, text, url } from './parsers.ts';
+import { optionalSetting, setting } from './setting.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const SERVER_SETTINGS = {
+  port: setting({ name: 'PORT', default: 8080, parse: integer(0, 65535), description: 'TCP port of the HTTP server.' }),
+  host: setting({
+    name: 'HOST',
+    default: '127.0.0.1',
+    parse: text,
+    description: 'Interface the HTTP server binds to (`0.0.0.0` to listen on every interface).',
+  }),
+  dataDir: setting({
+    name: 'HERALD_DATA_DIR',
+    default: './.herald',
+    parse: text,
+    description:
+      'Where Herald keeps its files: the embedded PostgreSQL cluster, the generated secret key, local media.',
+  }),
+  databaseUrl: optionalSetting({
+    name: 'DATABASE_URL',
+    parse: url(['postgres:', 'postgresql:']),
+    description:
+      'PostgreSQL connection string. Unset: Herald starts an embedded PostgreSQL in the data dir and stops it on exit.',
+  }),
+  databasePoolSize: setting({
+    name: 'HERALD_DB_POOL_SIZE',
+    default: 20,
+    parse: integer(1, 1000),
+    description: 'Connections per process in the PostgreSQL pool.',
+  }),
+  redisUrl: optionalSetting({
+    name: 'REDIS_URL',
+    parse: url(['redis:', 'rediss:']),
+    description:
+      'Redis connection string. Set it when several API processes must share rate-limit budgets; unset, budgets are per process.',
+  }),
+  publicUrl: optionalSetting({
+    name: 'HERALD_PUBLIC_URL',
+    shownDefault: 'http://HOST:PORT',
+    parse: url(['http:', 'https:']),
+    description: 'The address clients use to reach Herald; signed URLs and links are built from it.',
+  }),
+  secretKey: optionalSetting({
+    name: 'HERALD_SECRET_KEY',
+    shownDefault: '(generated)',
+    parse: secret(32),
+    description:
+      'Secret for encryption at rest and signatures (at least 32 characters). Unset with the embedded database: generated into the data dir with a warning. Required with `DATABASE_URL`.',
+  }),
+  previousSecretKeys: setting({
+    name: 'HERALD_SECRET_KEYS_PREVIOUS',
+    default: [],
+    shownDefault: '(unset)',
+    parse: list,
+    description: 'Comma-separated former secret keys, still accepted to decrypt and verify after a rotation.',
+  }),
+  logLevel: setting<(typeof LOG_LEVELS)[number]>({
+    name: 'HERALD_LOG_LEVEL',
+    default: 'info',
+    parse: oneOf(LOG_LEVELS),
+    description: 'fatal, error, warn, info, debug, trace or silent.',
+  }),
+  bodyLimitBytes: setting({
+    name: 'HERALD_BODY_LIMIT_BYTES',
+    default: 1024 * 1024,
+    parse: integer(1024, 100 * 1024 * 1024),
+    description: 'Largest JSON request body accepted (413 above it).',
+  }),
+  rateLimitReadPerMinute: setting({
+    name: 'HERALD_RATE_LIMIT_READ_PER_MIN',
+    default: 1200,
+    parse: integer(1),
+    description: 'Read budget per API key per minute (GET and other non-mutating calls).',
+  }),
+  rateLimitWritePerMinute: setting({
+    name: 'HERALD_RATE_LIMIT_WRITE_PER_MIN',
+    default: 300,
+    parse: integer(1),
+    description: 'Write budget per API key per minute (POST, PATCH, PUT, DELETE).',
+  }),
+  rateLimitAnonymousPerMinute: setting({
+    name: 'HERALD_RATE_LIMIT_ANON_PER_MIN',
+    default: 60,
+    parse: integer(1),
+    description: 'Budget per client IP for calls without a valid key.',
+  }),
+  ownerEmail: setting({
+    name: 'HERALD_OWNER_EMAIL',
+    default: 'owner@herald.local',
+    parse: email,
+    description: 'Email of the owner account created at first start.',
+  }),
+};

@@ -1,0 +1,28 @@
+// Every setting Herald reads, in the order the configuration tables (README, docs/api.md) list them.
+import { ACCESS_SETTINGS } from './access.ts';
+import { MEDIA_SETTINGS, S3_SETTINGS } from './media.ts';
+import {
+  CONNECT_LINK_SETTINGS,
+  META_APP_SETTINGS,
+  META_SETTINGS,
+  PLATFORM_API_SETTINGS,
+  SANDBOX_SETTINGS,
+} from './platforms.ts';
+import { SERVER_SETTINGS } from './server.ts';
+import type { Setting } from './setting.ts';
+import { PUBLISHING_SETTINGS, WEBHOOK_SETTINGS, WORKER_SETTINGS } from './workers.ts';
+
+export const SETTINGS: readonly Setting<unknown>[] = [
+  ...Object.values(SERVER_SETTINGS),
+  ...Object.values(WORKER_SETTINGS),
+  ...Object.values(SANDBOX_SETTINGS),
+  ...Object.values(PLATFORM_API_SETTINGS),
+  ...Object.values(PUBLISHING_SETTINGS),
+  ...Object.values(WEBHOOK_SETTINGS),
+  ...Object.values(MEDIA_SETTINGS),
+  ...Object.values(S3_SETTINGS),
+  ...Object.values(ACCESS_SETTINGS),
+  ...Object.values(META_SETTINGS),
+  ...Object.values(META_APP_SETTINGS).flatMap((app) => [app.clientId, app.clientSecret]),
+  ...Object.values(CONNECT_LINK_SETTINGS),
+];
