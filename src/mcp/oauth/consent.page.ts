@@ -35,9 +35,7 @@ function targetOptions(memberships: MembershipView[], selected: string | undefin
       <option value="${all}" ${pick === all ? html`selected` : ''}>${label} — all brands</option>
       ${m.brands.map((b) => {
         const v = targetValue(m.workspace_id, b.id);
-        return html`<option value="${v}" ${pick === v ? html`selected` : ''}>
-          ${label} — only ${b.name}${b.is_default ? ' (default brand)' : ''}
-        </option>`;
+        return html`<option value="${v}" ${pick === v ? html`selected` : ''}>${label} — only ${b.name}${b.is_default ? ' (default brand)' : ''}</option>`;
       })}
     </optgroup>`;
   });
@@ -50,33 +48,27 @@ export function consentPage(v: ConsentView): SafeHtml {
       ? html`Identified by <code>${v.client.id}</code>.`
       : html`This application registered itself with Herald; the name is its own claim.`;
   return html`<h1>Allow <strong>${v.client.name}</strong> to use your Herald account?</h1>
-    <div class="card">
-      <p class="muted">${identity} After you answer, you return to <strong>${redirectHost}</strong>.</p>
-      ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
-      <form method="post" action="/oauth/authorize">
-        <input type="hidden" name="csrf" value="${v.csrf}" />
-        <input type="hidden" name="request" value="${v.sealed}" />
-        <label for="target">Where it may act</label>
-        <select id="target" name="target">
-          ${targetOptions(v.memberships, v.target)}
-        </select>
-        <label>What it may do</label>
-        ${v.scopes.map(
-          (s) =>
-            html`<label class="scope"
-              ><input type="checkbox" name="scope" value="${s}" ${v.checked.includes(s) ? html`checked` : ''} />
-              <span><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</span></label
-            >`,
-        )}
-        <p class="muted">
-          Access lasts ${v.grantTtlDays} days unless you revoke it sooner (<code>herald keys list</code>, then
-          <code>herald keys revoke</code>).
-        </p>
-        <div class="actions">
-          <button class="primary" type="submit" name="decision" value="allow">Allow</button>
-          <button type="submit" name="decision" value="deny">Deny</button>
-        </div>
-      </form>
+<div class="card">
+  <p class="muted">${identity} After you answer, you return to <strong>${redirectHost}</strong>.</p>
+  ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
+  <form method="post" action="/oauth/authorize">
+    <input type="hidden" name="csrf" value="${v.csrf}">
+    <input type="hidden" name="request" value="${v.sealed}">
+    <label for="target">Where it may act</label>
+    <select id="target" name="target">${targetOptions(v.memberships, v.target)}</select>
+    <label>What it may do</label>
+    ${v.scopes.map(
+      (
+        s,
+      ) => html`<label class="scope"><input type="checkbox" name="scope" value="${s}" ${v.checked.includes(s) ? html`checked` : ''}>
+      <span><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</span></label>`,
+    )}
+    <p class="muted">Access lasts ${v.grantTtlDays} days unless you revoke it sooner (<code>herald keys list</code>, then <code>herald keys revoke</code>).</p>
+    <div class="actions">
+      <button class="primary" type="submit" name="decision" value="allow">Allow</button>
+      <button type="submit" name="decision" value="deny">Deny</button>
     </div>
-    <p class="muted">Signed in as ${v.email}.</p>`;
+  </form>
+</div>
+<p class="muted">Signed in as ${v.email}.</p>`;
 }
