@@ -1,6 +1,14 @@
 // The Fastify face of idempotent writes: a route's mutating handler claims the request's Idempotency-Key and
 // runs through runIdempotent (src/app/idempotency.ts), which REST and MCP share.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  FastifyTypeProvider,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify';
 import type { PoolClient } from '../db/pool.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { sha256 } from '../lib/crypto.ts';
@@ -35,15 +43,44 @@ export function fingerprint(request: FastifyRequest): Buffer {
 }
 
 /**
+ * A route's request as Fastify hands it to the handler, spelled by its parts so that `mutation` infers them from
+ * the route it is passed to (schema and type provider): the wrapped handler then sees typed body, params, query.
+ */
+type RouteRequest<
+  RouteGeneric extends RouteGenericInterface,
+  SchemaCompiler extends FastifySchema,
+  TypeProvider extends FastifyTypeProvider,
+  ContextConfig,
+> = FastifyRequest<
+  RouteGeneric,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  SchemaCompiler,
+  TypeProvider,
+  ContextConfig
+>;
+
+/**
  * Wraps a mutating handler: claims the idempotency key, runs `handler` in a transaction, stores and sends the
  * enveloped answer, or replays the stored answer for a retry.
  */
-export function mutation(
+export function mutation<
+  RouteGeneric extends RouteGenericInterface,
+  SchemaCompiler extends FastifySchema,
+  TypeProvider extends FastifyTypeProvider,
+  ContextConfig,
+>(
   deps: IdempotencyDeps,
-  handler: (request: FastifyRequest, tx: PoolClient) => Promise<MutationResult>,
+  handler: (
+    request: RouteRequest<RouteGeneric, SchemaCompiler, TypeProvider, ContextConfig>,
+    tx: PoolClient,
+  ) => Promise<MutationResult>,
   options: MutationOptions = {},
 ) {
-  return async function idempotentHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return async function idempotentHandler(
+    request: RouteRequest<RouteGeneric, SchemaCompiler, TypeProvider, ContextConfig>,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const key = request.ctx.idempotencyKey;
     const principal = request.ctx.principal;
     if (!key || !principal) throw new AppError('PUBLIC_API_IDEMPOTENCY_REQUIRED', 'Send an Idempotency-Key header.');

@@ -201,7 +201,21 @@ export async function listMedia(
   return rows;
 }
 
-// ---- cleanup sweeps (all workspaces) -----------------------------------------------------------------------
+/** The row of a deleted media, for the purge job. */
+export async function findDeleted(db: Queryable, workspaceId: string, id: string): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL`,
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+/** Removes the row of a deleted media once its bytes are gone. */
+export async function purgeRow(db: Queryable, workspaceId: string, id: string): Promise<void> {
+  await db.query('DELETE FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL', [workspaceId, id]);
+}
+
+// ---- Across workspaces on purpose (the cleanup sweeps): docs/tables.md ----
 
 /** Pending uploads whose URL expired more than `graceSeconds` ago. */
 export async function findAbandonedUploads(db: Queryable, graceSeconds: number, limit: number): Promise<MediaRow[]> {
@@ -237,18 +251,4 @@ export async function findDeletedUnpurged(db: Queryable, olderThanSeconds: numbe
     [olderThanSeconds, limit],
   );
   return rows;
-}
-
-/** The row of a deleted media, for the purge job. */
-export async function findDeleted(db: Queryable, workspaceId: string, id: string): Promise<MediaRow | undefined> {
-  const { rows } = await db.query<MediaRow>(
-    `SELECT ${COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL`,
-    [workspaceId, id],
-  );
-  return rows[0];
-}
-
-/** Removes the row of a deleted media once its bytes are gone. */
-export async function purgeRow(db: Queryable, workspaceId: string, id: string): Promise<void> {
-  await db.query('DELETE FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL', [workspaceId, id]);
 }

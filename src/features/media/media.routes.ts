@@ -5,17 +5,11 @@ import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
+import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import { ActionBody } from '../posts/posts.schemas.ts';
 import type { MediaService } from './media.service.ts';
-import {
-  ListMediaQuery,
-  MediaIdParams,
-  UploadUrlBody,
-  UploadUrlResult,
-  type ListMediaQuery as ListQuery,
-  type UploadUrlBody as UploadBody,
-} from './media.schemas.ts';
+import { ListMediaQuery, MediaIdParams, UploadUrlBody, UploadUrlResult } from './media.schemas.ts';
 
 const read: RouteAccess = { scopes: ['media:write', 'posts:read'], workspace: true, mutates: false };
 const write: RouteAccess = { scopes: ['media:write'], workspace: true, mutates: true };
@@ -23,12 +17,12 @@ const action: RouteAccess = { ...write, actionBody: true };
 const MediaRef = Type.Ref('Media');
 
 export function registerMediaRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   deps: IdempotencyDeps & { pool: Pool; media: MediaService },
 ): void {
+  const app = typed(fastify);
   const { media } = deps;
   const tags = ['Media'];
-  const id = (request: { params: unknown }) => (request.params as { id: string }).id;
 
   app.post(
     '/media/upload-url',
@@ -52,7 +46,7 @@ export function registerMediaRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 201,
-      data: await media.createUpload(serviceContext(request, tx), request.body as UploadBody),
+      data: await media.createUpload(serviceContext(request, tx), request.body),
     })),
   );
 
@@ -69,7 +63,7 @@ export function registerMediaRoutes(
         response: { 200: Envelope(ListOf(MediaRef)) },
       },
     },
-    async (request) => media.list(serviceContext(request, deps.pool), request.query as ListQuery),
+    async (request) => media.list(serviceContext(request, deps.pool), request.query),
   );
 
   app.get(
@@ -86,7 +80,7 @@ export function registerMediaRoutes(
         response: { 200: Envelope(MediaRef) },
       },
     },
-    async (request) => media.get(serviceContext(request, deps.pool), id(request)),
+    async (request) => media.get(serviceContext(request, deps.pool), request.params.id),
   );
 
   app.post(
@@ -106,7 +100,7 @@ export function registerMediaRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await media.complete(serviceContext(request, tx), id(request)),
+      data: await media.complete(serviceContext(request, tx), request.params.id),
     })),
   );
 
@@ -129,7 +123,7 @@ export function registerMediaRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await media.remove(serviceContext(request, tx), id(request)),
+      data: await media.remove(serviceContext(request, tx), request.params.id),
     })),
   );
 }

@@ -4,6 +4,7 @@
 // in memory; the size cap is enforced per URL (max_bytes) while streaming. Errors use the envelope.
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
+import type { RawQuerystring } from '../../http/type-provider.ts';
 import type { MediaService } from './media.service.ts';
 import { inlineDisposition } from './content-disposition.ts';
 import { FILES_PATH, UPLOAD_PATH } from './storage/local.ts';
@@ -13,9 +14,16 @@ const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
 /** Paths whose errors and bodies use the API envelope (API.md "Headers"). */
 export const TRANSFER_ENVELOPE_PREFIXES = [`${UPLOAD_PATH}/`, `${FILES_PATH}/`];
 
-interface SignedParams {
-  workspaceId: string;
-  mediaId: string;
+// These routes have no schemas (hidden; the service checks the signed query), so their request types say what the
+// router and the parsers hand over.
+interface SignedRoute {
+  Params: { workspaceId: string; mediaId: string };
+  Querystring: RawQuerystring;
+}
+
+interface UploadRoute extends SignedRoute {
+  /** The request stream, from the catch-all parser below; undefined when the request has no body at all. */
+  Body: Readable | undefined;
 }
 
 export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { media: MediaService }): Promise<void> {
@@ -26,35 +34,33 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
     // the service does, against the URL's own max_bytes). A missing or wrong type is the service's 415.
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-    scope.put(`${UPLOAD_PATH}/:workspaceId/:mediaId`, { schema: { hide: true } }, async (request) => {
-      const { workspaceId, mediaId } = request.params as SignedParams;
+    scope.put<UploadRoute>(`${UPLOAD_PATH}/:workspaceId/:mediaId`, { schema: { hide: true } }, async (request) => {
+      const { workspaceId, mediaId } = request.params;
       // No overall request timeout (a 4 GiB upload may take an hour), but a client that stops sending is cut off.
       request.raw.setTimeout(UPLOAD_IDLE_TIMEOUT_MS, () => request.raw.destroy());
-      const query = request.query as Record<string, unknown>;
       return media.acceptLocalUpload({
         workspaceId,
         mediaId,
-        expires: query.expires,
-        signature: query.signature,
+        expires: request.query.expires,
+        signature: request.query.signature,
         contentType: request.headers['content-type'],
         contentLength: request.headers['content-length'],
-        body: (request.body as Readable | undefined) ?? request.raw,
+        body: request.body ?? request.raw,
       });
     });
 
     // HEAD declared here, not derived from GET: Fastify's derived HEAD would read the whole file and discard it.
-    scope.route({
+    scope.route<SignedRoute>({
       method: ['GET', 'HEAD'],
       url: `${FILES_PATH}/:workspaceId/:mediaId`,
       schema: { hide: true },
       handler: async (request, reply) => {
-        const { workspaceId, mediaId } = request.params as SignedParams;
-        const query = request.query as Record<string, unknown>;
+        const { workspaceId, mediaId } = request.params;
         const file = await media.openLocalFile({
           workspaceId,
           mediaId,
-          expires: query.expires,
-          signature: query.signature,
+          expires: request.query.expires,
+          signature: request.query.signature,
           range: request.headers.range,
         });
         reply

@@ -7,6 +7,8 @@ import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 
+export const CONNECT_METHODS = ['oauth', 'app_password'] as const;
+
 /** How accounts of a platform can be connected, per workspace mode (from the connect service). */
 export type ConnectAvailability = (platform: PlatformName) => {
   method: 'oauth' | 'app_password' | null;
@@ -47,7 +49,7 @@ const PlatformEntry = Type.Object({
   connect: Type.Optional(
     Type.Object(
       {
-        method: Type.Union([StringEnum(['oauth', 'app_password']), Type.Null()], {
+        method: Type.Union([StringEnum(CONNECT_METHODS), Type.Null()], {
           description: "`oauth`: the platform's consent; `app_password`: handle and app password on the hosted page.",
         }),
         live: Availability,

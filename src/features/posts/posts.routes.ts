@@ -5,6 +5,7 @@ import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
+import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
 import {
@@ -15,8 +16,6 @@ import {
   PostIdParams,
   UpdatePostBody,
   ValidateResult,
-  type ListPostsQuery as ListQuery,
-  type UpdatePostBody as UpdateBody,
 } from './posts.schemas.ts';
 
 const read: RouteAccess = { scopes: ['posts:read'], workspace: true, mutates: false };
@@ -25,9 +24,10 @@ const action: RouteAccess = { ...write, actionBody: true };
 const PostRef = Type.Ref('Post');
 
 export function registerPostsRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   deps: IdempotencyDeps & { pool: Pool; posts: PostsService },
 ): void {
+  const app = typed(fastify);
   const { posts } = deps;
   const tags = ['Posts'];
 
@@ -47,7 +47,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 201,
-      data: await posts.create(serviceContext(request, tx), request.body as CreatePostBody),
+      data: await posts.create(serviceContext(request, tx), request.body),
     })),
   );
 
@@ -65,7 +65,7 @@ export function registerPostsRoutes(
         response: { 200: Envelope(ListOf(PostRef)) },
       },
     },
-    async (request) => posts.list(serviceContext(request, deps.pool), request.query as ListQuery),
+    async (request) => posts.list(serviceContext(request, deps.pool), request.query),
   );
 
   app.get(
@@ -81,7 +81,7 @@ export function registerPostsRoutes(
         response: { 200: Envelope(PostRef) },
       },
     },
-    async (request) => posts.get(serviceContext(request, deps.pool), (request.params as { id: string }).id),
+    async (request) => posts.get(serviceContext(request, deps.pool), request.params.id),
   );
 
   app.patch(
@@ -101,11 +101,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await posts.update(
-        serviceContext(request, tx),
-        (request.params as { id: string }).id,
-        request.body as UpdateBody,
-      ),
+      data: await posts.update(serviceContext(request, tx), request.params.id, request.body),
     })),
   );
 
@@ -126,7 +122,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await posts.cancel(serviceContext(request, tx), (request.params as { id: string }).id),
+      data: await posts.cancel(serviceContext(request, tx), request.params.id),
     })),
   );
 
@@ -147,7 +143,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await posts.publish(serviceContext(request, tx), (request.params as { id: string }).id),
+      data: await posts.publish(serviceContext(request, tx), request.params.id),
     })),
   );
 
@@ -168,7 +164,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await posts.retry(serviceContext(request, tx), (request.params as { id: string }).id),
+      data: await posts.retry(serviceContext(request, tx), request.params.id),
     })),
   );
 
@@ -191,7 +187,7 @@ export function registerPostsRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await posts.remove(serviceContext(request, tx), (request.params as { id: string }).id),
+      data: await posts.remove(serviceContext(request, tx), request.params.id),
     })),
   );
 
@@ -209,6 +205,6 @@ export function registerPostsRoutes(
         response: { 200: Envelope(ValidateResult) },
       },
     },
-    async (request) => posts.validate(serviceContext(request, deps.pool), request.body as CreatePostBody),
+    async (request) => posts.validate(serviceContext(request, deps.pool), request.body),
   );
 }

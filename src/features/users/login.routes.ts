@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { acceptForms, formField } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
+import type { RawQuerystring } from '../../http/type-provider.ts';
 import type { RateLimiter } from '../../app/rate-limit.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { AppError } from '../../app/errors.ts';
@@ -71,8 +72,10 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
     const web: WebSessionDeps = { db: deps.pool, keyring: deps.keyring, config: deps.config };
     const hide = { schema: { hide: true } };
 
-    pages.get('/login', hide, async (request, reply) => {
-      const returnTo = safeReturnPath((request.query as Record<string, string | undefined>).return_to);
+    pages.get<{ Querystring: RawQuerystring }>('/login', hide, async (request, reply) => {
+      // Sent twice, return_to is ambiguous: ignored, like a repeated form field.
+      const { return_to: given } = request.query;
+      const returnTo = safeReturnPath(typeof given === 'string' ? given : undefined);
       const user = await currentUser(web, request);
       if (user && returnTo) return reply.redirect(returnTo, 303);
       if (user)

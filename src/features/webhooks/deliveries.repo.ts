@@ -283,6 +283,8 @@ export async function failDelivery(
   );
 }
 
+// ---- Across workspaces on purpose (housekeeping): docs/tables.md ----
+
 /** Retention: finished deliveries (and their attempts) older than `before`, in batches; returns how many went. */
 export async function pruneFinishedDeliveries(db: Queryable, before: Date, batch = 5000): Promise<number> {
   // Retention is the one cross-workspace statement here: it deletes by age, the same rule for every tenant.

@@ -6,6 +6,7 @@ import type { Pool, Queryable } from '../../db/pool.ts';
 import type { RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
+import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import { AppError } from '../../app/errors.ts';
 import type { WebhookContext, WebhooksService } from './webhooks.service.ts';
@@ -42,13 +43,12 @@ function webhookContext(request: FastifyRequest, db: Queryable): WebhookContext 
 }
 
 export function registerWebhooksRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   deps: IdempotencyDeps & { pool: Pool; webhooks: WebhooksService },
 ): void {
+  const app = typed(fastify);
   const { webhooks, pool } = deps;
   const tags = ['Webhooks'];
-  const id = (request: FastifyRequest) => (request.params as { id: string }).id;
-  const deliveryId = (request: FastifyRequest) => (request.params as { delivery_id: string }).delivery_id;
 
   app.post(
     '/webhooks',
@@ -68,7 +68,7 @@ export function registerWebhooksRoutes(
       deps,
       async (request, tx) => ({
         status: 201,
-        data: await webhooks.create(webhookContext(request, tx), request.body as CreateWebhookBody),
+        data: await webhooks.create(webhookContext(request, tx), request.body),
       }),
       { secret: true },
     ),
@@ -87,7 +87,7 @@ export function registerWebhooksRoutes(
         response: { 200: Envelope(ListOf(EndpointRef)) },
       },
     },
-    async (request) => webhooks.list(webhookContext(request, pool), request.query as ListWebhooksQuery),
+    async (request) => webhooks.list(webhookContext(request, pool), request.query),
   );
 
   app.get(
@@ -103,7 +103,7 @@ export function registerWebhooksRoutes(
         response: { 200: Envelope(EndpointRef) },
       },
     },
-    async (request) => webhooks.get(webhookContext(request, pool), id(request)),
+    async (request) => webhooks.get(webhookContext(request, pool), request.params.id),
   );
 
   app.patch(
@@ -123,7 +123,7 @@ export function registerWebhooksRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await webhooks.update(webhookContext(request, tx), id(request), request.body as UpdateWebhookBody),
+      data: await webhooks.update(webhookContext(request, tx), request.params.id, request.body),
     })),
   );
 
@@ -147,7 +147,7 @@ export function registerWebhooksRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await webhooks.remove(webhookContext(request, tx), id(request)),
+      data: await webhooks.remove(webhookContext(request, tx), request.params.id),
     })),
   );
 
@@ -170,7 +170,7 @@ export function registerWebhooksRoutes(
       deps,
       async (request, tx) => ({
         status: 200,
-        data: await webhooks.rotateSecret(webhookContext(request, tx), id(request), request.body as RotateSecretBody),
+        data: await webhooks.rotateSecret(webhookContext(request, tx), request.params.id, request.body),
       }),
       { secret: true },
     ),
@@ -193,7 +193,7 @@ export function registerWebhooksRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await webhooks.sendTest(webhookContext(request, tx), id(request)),
+      data: await webhooks.sendTest(webhookContext(request, tx), request.params.id),
     })),
   );
 
@@ -212,8 +212,7 @@ export function registerWebhooksRoutes(
         response: { 200: Envelope(ListOf(DeliveryRef)) },
       },
     },
-    async (request) =>
-      webhooks.listDeliveries(webhookContext(request, pool), id(request), request.query as ListDeliveriesQuery),
+    async (request) => webhooks.listDeliveries(webhookContext(request, pool), request.params.id, request.query),
   );
 
   app.get(
@@ -229,7 +228,8 @@ export function registerWebhooksRoutes(
         response: { 200: Envelope(DeliveryRef) },
       },
     },
-    async (request) => webhooks.getDelivery(webhookContext(request, pool), id(request), deliveryId(request)),
+    async (request) =>
+      webhooks.getDelivery(webhookContext(request, pool), request.params.id, request.params.delivery_id),
   );
 
   app.post(
@@ -249,7 +249,7 @@ export function registerWebhooksRoutes(
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await webhooks.retryDelivery(webhookContext(request, tx), id(request), deliveryId(request)),
+      data: await webhooks.retryDelivery(webhookContext(request, tx), request.params.id, request.params.delivery_id),
     })),
   );
 }

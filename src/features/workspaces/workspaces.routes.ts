@@ -4,14 +4,17 @@ import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { Envelope, ListOf, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { typed } from '../../http/type-provider.ts';
 import { listWorkspacesByIds } from './workspaces.repo.ts';
 import { workspaceJson } from './workspaces.service.ts';
+
+export const WORKSPACE_MODES = ['live', 'test'] as const;
 
 const Workspace = Type.Object({
   id: Type.String({ format: 'uuid' }),
   object: Type.Literal('workspace'),
   name: Type.String(),
-  mode: StringEnum(['live', 'test'], {
+  mode: StringEnum(WORKSPACE_MODES, {
     description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.',
   }),
   default_brand_id: Type.Union([Type.String(), Type.Null()]),
@@ -26,8 +29,8 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerWorkspacesRoutes(app: FastifyInstance, deps: { pool: Pool }): void {
-  app.get(
+export function registerWorkspacesRoutes(fastify: FastifyInstance, deps: { pool: Pool }): void {
+  typed(fastify).get(
     '/workspaces',
     {
       config: { access: { scopes: [], workspace: false, mutates: false } },
@@ -41,7 +44,7 @@ export function registerWorkspacesRoutes(app: FastifyInstance, deps: { pool: Poo
       },
     },
     async (request) => {
-      const { limit = 20, cursor } = request.query as { limit?: number; cursor?: string };
+      const { limit = 20, cursor } = request.query;
       const ids = request.ctx.principal!.reachable.map((w) => w.id);
       const after = cursor ? decodeCursor(cursor, 'workspaces') : undefined;
       const rows = await listWorkspacesByIds(

@@ -15,6 +15,7 @@ import {
 } from '../../features/users/web-session.ts';
 import { formField, formFields } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
+import type { RawQuerystring } from '../../http/type-provider.ts';
 import type { Clock } from '../../lib/clock.ts';
 import {
   clientRedirect,
@@ -83,8 +84,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
     return sendPage(reply, extra.status ?? 200, `Connect ${client.name}`, body, [new URL(request.redirectUri).origin]);
   }
 
-  app.get('/oauth/authorize', hide, async (request, reply) => {
-    const parsed = await parseAuthorizationRequest(request.query as Record<string, string | string[] | undefined>, {
+  app.get<{ Querystring: RawQuerystring }>('/oauth/authorize', hide, async (request, reply) => {
+    const parsed = await parseAuthorizationRequest(request.query, {
       ...deps,
       findClient: deps.resolveClient,
     });

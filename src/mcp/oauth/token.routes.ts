@@ -2,7 +2,6 @@
 // (RFC 7009) and POST /oauth/register (RFC 7591). Form or JSON bodies as each RFC says; OAuth errors only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../../db/pool.ts';
-import type { FormBody } from '../../http/forms.ts';
 import type { Budget, RateLimiter } from '../../app/rate-limit.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { authenticateClient, registerClient, type ClientRow } from '../../features/oauth/clients.service.ts';
@@ -32,8 +31,9 @@ function formParams(request: FastifyRequest): Record<string, string | undefined>
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   }
   const out: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(request.body as FormBody)) {
-    if (Array.isArray(value)) throw new OAuthError('invalid_request', `${key} is repeated.`);
+  // The urlencoded parser (http/forms.ts) gives each field a string, or an array when it is repeated.
+  for (const [key, value] of Object.entries(request.body)) {
+    if (typeof value !== 'string') throw new OAuthError('invalid_request', `${key} is repeated.`);
     out[key] = value;
   }
   return out;
