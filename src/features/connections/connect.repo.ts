@@ -1,5 +1,5 @@
-// SQL for connect links and the OAuth apps Herald registered per instance. Link secrets (PKCE verifier, app,
-// accounts awaiting a choice) and app secrets are stored sealed; this file never sees them in clear.
+// SQL for connect links and the OAuth apps Herald registered per instance, the one writer of both (docs/tables.md).
+// Link secrets (PKCE verifier, app, accounts awaiting a choice) and app secrets are stored sealed, never in clear.
 import type { Queryable } from '../../db/pool.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 
@@ -60,27 +60,6 @@ export async function insertConnectLink(
   return rows[0]!;
 }
 
-/** The link a URL token names (the token is the capability; the workspace comes from the link). */
-export async function findLinkByToken(
-  db: Queryable,
-  tokenHash: Buffer,
-  lock = false,
-): Promise<ConnectLinkRow | undefined> {
-  const { rows } = await db.query<ConnectLinkRow>(
-    `SELECT ${COLUMNS} FROM connect_links WHERE token_hash = $1${lock ? ' FOR UPDATE' : ''}`,
-    [tokenHash],
-  );
-  return rows[0];
-}
-
-export async function findLinkByState(db: Queryable, state: string, lock = false): Promise<ConnectLinkRow | undefined> {
-  const { rows } = await db.query<ConnectLinkRow>(
-    `SELECT ${COLUMNS} FROM connect_links WHERE state = $1${lock ? ' FOR UPDATE' : ''}`,
-    [state],
-  );
-  return rows[0];
-}
-
 /** Starts (or restarts) a consent: a new state and sealed secrets replace any earlier ones. */
 export async function beginConsent(
   db: Queryable,
@@ -116,7 +95,56 @@ export async function finishLink(
   );
 }
 
-/** Links that expired or ended more than `ageSeconds` ago (across workspaces: housekeeping). */
+/**
+ * Claims the platform's callback for the consent in progress: true for exactly one request per consent (a
+ * replayed or concurrent callback finds the link used).
+ */
+export async function claimCallback(db: Queryable, workspaceId: string, id: string, state: string): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE connect_links SET used_at = now() WHERE workspace_id = $1 AND id = $2 AND state = $3 AND status = 'authorizing' AND used_at IS NULL RETURNING id`,
+    [workspaceId, id, state],
+  );
+  return rows[0] !== undefined;
+}
+
+/** The link's status under a row lock, so that two completions of one link run one after the other. */
+export async function lockLinkStatus(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+): Promise<ConnectLinkStatus | undefined> {
+  const { rows } = await db.query<{ status: ConnectLinkStatus }>(
+    'SELECT status FROM connect_links WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
+    [workspaceId, id],
+  );
+  return rows[0]?.status;
+}
+
+// ---- Across workspaces on purpose (docs/tables.md): the browser holds only the link's token or the consent's
+// state, which name the link and so its workspace; and the housekeeping job. ----
+
+/** The link a URL token names (the token is the capability; the workspace comes from the link). */
+export async function findLinkByToken(
+  db: Queryable,
+  tokenHash: Buffer,
+  lock = false,
+): Promise<ConnectLinkRow | undefined> {
+  const { rows } = await db.query<ConnectLinkRow>(
+    `SELECT ${COLUMNS} FROM connect_links WHERE token_hash = $1${lock ? ' FOR UPDATE' : ''}`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function findLinkByState(db: Queryable, state: string, lock = false): Promise<ConnectLinkRow | undefined> {
+  const { rows } = await db.query<ConnectLinkRow>(
+    `SELECT ${COLUMNS} FROM connect_links WHERE state = $1${lock ? ' FOR UPDATE' : ''}`,
+    [state],
+  );
+  return rows[0];
+}
+
+/** Links that expired or ended more than `ageSeconds` ago (housekeeping). */
 export async function deleteEndedConnectLinks(db: Queryable, ageSeconds: number): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM connect_links WHERE coalesce(used_at, expires_at) < now() - make_interval(secs => $1)`,
@@ -124,6 +152,8 @@ export async function deleteEndedConnectLinks(db: Queryable, ageSeconds: number)
   );
   return rowCount ?? 0;
 }
+
+// ---- platform_apps: instance-level, not tenant data ----
 
 export interface PlatformAppRow {
   client_id: string;

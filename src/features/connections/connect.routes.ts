@@ -7,18 +7,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptForms, cookie, cookieName, formField, readCookie } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
+import type { RawQuerystring } from '../../http/type-provider.ts';
 import { renderPageError } from '../users/login.routes.ts';
 import { choicePage, donePage, failedPage, passwordForm, serverForm } from './connect.pages.ts';
 import { ConnectFlowError } from './connect.platform.ts';
-import {
-  chooseAccount,
-  handleCallback,
-  openLink,
-  returnUrl,
-  submitLinkForm,
-  type ConnectDeps,
-  type LandingStep,
-} from './connect.service.ts';
+import { chooseAccount, handleCallback, returnUrl } from './connect.complete.ts';
+import type { ConnectDeps, LandingStep } from './connect.flow.ts';
+import { openLink, submitLinkForm } from './connect.service.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
 
@@ -32,6 +27,11 @@ function formTargets(link: ConnectLinkRow, anyServer: boolean): string[] {
   return targets;
 }
 
+/** The hidden pages have no schemas: the router hands over the path's token as it is. */
+interface TokenRoute {
+  Params: { token: string };
+}
+
 /** Errors a user can fix on the same form (the link stays usable). */
 const FORM_ERRORS = new Set(['server_required', 'server_blocked', 'credentials_required', 'login_failed']);
 
@@ -39,7 +39,6 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
   const secure = (deps.access.publicUrl ?? '').startsWith('https:');
   const bindingCookie = cookieName('herald_connect', secure);
   const hide = { schema: { hide: true } };
-  const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
 
   const finish = (reply: FastifyReply, result: { link: ConnectLinkRow; connection: ConnectionRow }) => {
     const back = returnUrl(result.link, { connectionId: result.connection.id });
@@ -127,11 +126,11 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
       );
     });
 
-    pages.get('/connect/callback', hide, async (request, reply) => {
+    pages.get<{ Querystring: RawQuerystring }>('/connect/callback', hide, async (request, reply) => {
       // A parameter sent twice is ambiguous: keep only single string values (the flow then fails cleanly).
       const query = Object.fromEntries(
-        Object.entries(request.query as Record<string, unknown>).filter(([, v]) => typeof v === 'string'),
-      ) as Record<string, string>;
+        Object.entries(request.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
       const result = await handleCallback(deps, query, readCookie(request, bindingCookie));
       return result.kind === 'done' ? finish(reply, result) : step(request, reply, result);
     });
@@ -148,13 +147,13 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
       ),
     );
 
-    pages.get('/connect/:token', hide, async (request, reply) =>
-      step(request, reply, await openLink(deps, tokenOf(request))),
+    pages.get<TokenRoute>('/connect/:token', hide, async (request, reply) =>
+      step(request, reply, await openLink(deps, request.params.token)),
     );
 
-    pages.post('/connect/:token', hide, async (request, reply) => {
+    pages.post<TokenRoute>('/connect/:token', hide, async (request, reply) => {
       const body = request.body;
-      const result = await submitLinkForm(deps, tokenOf(request), {
+      const result = await submitLinkForm(deps, request.params.token, {
         server_url: formField(body, 'server_url'),
         identifier: formField(body, 'identifier'),
         password: formField(body, 'password'),

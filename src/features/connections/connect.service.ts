@@ -1,12 +1,10 @@
-// Connect links: a short-lived, single-use URL that walks an end user through a platform's own consent and
-// lands them back on the client's `redirect_url` with the new `connection_id` (or an `error` code). Driven
-// generically through the adapter's `oauth` (authorize URL with state and PKCE, code exchange, account
-// choice, per-instance app registration) or `passwordLogin` capability; no platform is named here. A link in a
-// test workspace runs the same flow against the platform's simulator.
+// Connect links, starting the flow: a short-lived, single-use URL that walks an end user through a platform's
+// own consent (authorize URL with state and PKCE, per-instance app registration) or `passwordLogin` form; the
+// end of an OAuth flow, back from the platform, is connect.complete.ts. Driven generically through the adapter's
+// capabilities; no platform is named here. A link in a test workspace runs the same flow against the simulator.
 import { createHash, randomBytes } from 'node:crypto';
-import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import { decrypt, encrypt, hmac } from '../../lib/crypto.ts';
 import { appFor, ConnectFlowError, connectMethod, oauthContext, SANDBOX_APP } from './connect.platform.ts';
 import { AppError, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -18,32 +16,20 @@ import {
   type OAuthApp,
   type PlatformAdapter,
 } from '../../platforms/types.ts';
-import { appendEvent } from '../events/outbox.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
+import { completeLink } from './connect.complete.ts';
+import {
+  browserBinding,
+  seal,
+  sha,
+  unseal,
+  type ConnectDeps,
+  type DoneStep,
+  type LandingStep,
+} from './connect.flow.ts';
 import * as links from './connect.repo.ts';
 import type { ConnectLinkRow } from './connect.repo.ts';
-import { insertConnection, type ConnectionRow } from './connections.repo.ts';
-import { connectionJson } from './connections.service.ts';
-import { sealCredentials, type PlatformAccess } from './platform-access.ts';
-
-const SECRETS = 'connect-link';
-
-export interface ConnectDeps {
-  pool: Pool;
-  access: PlatformAccess;
-  ttlSeconds: number;
-}
-
-interface LinkSecrets {
-  verifier: string | null;
-  app: OAuthApp;
-  accounts?: ConnectableAccount[];
-}
-
-/** States Herald issues are base64url; anything else (a NUL byte, 3 kB of junk) is refused before the database. */
-const wellFormed = (value: string | undefined): value is string =>
-  value !== undefined && /^[A-Za-z0-9_-]{16,128}$/.test(value);
-const sha = (token: string) => createHash('sha256').update(token).digest();
+import type { PlatformAccess } from './platform-access.ts';
 
 function invalid(path: string, rule: string, message: string): AppError {
   return validationFailed([{ path, message, rule }]);
@@ -147,26 +133,6 @@ export async function createConnectLink(
   };
 }
 
-function seal(access: PlatformAccess, secrets: LinkSecrets): Buffer {
-  return encrypt(access.keyring, SECRETS, JSON.stringify(secrets));
-}
-
-function unseal(access: PlatformAccess, link: ConnectLinkRow): LinkSecrets {
-  if (!link.secrets) throw new ConnectFlowError('link_used', 'This connect link was already used.', link);
-  return JSON.parse(decrypt(access.keyring, SECRETS, link.secrets).toString('utf8')) as LinkSecrets;
-}
-
-/** The value of the cookie that ties a consent to the browser that started it (RFC 6749 §10.12). */
-export function browserBinding(access: PlatformAccess, state: string): string {
-  return hmac(access.keyring, 'connect-browser', state);
-}
-
-export type LandingStep =
-  | { kind: 'redirect'; location: string; binding: string }
-  | { kind: 'server'; link: ConnectLinkRow }
-  | { kind: 'password'; link: ConnectLinkRow; labels: { identifier: string; password: string; server: boolean } }
-  | { kind: 'choose'; link: ConnectLinkRow; accounts: ConnectableAccount[]; state: string };
-
 async function usableLink(deps: ConnectDeps, db: Queryable, token: string): Promise<ConnectLinkRow> {
   const link = await links.findLinkByToken(db, sha(token));
   if (!link)
@@ -240,7 +206,7 @@ export async function submitLinkForm(
   deps: ConnectDeps,
   token: string,
   form: { server_url?: string; identifier?: string; password?: string },
-): Promise<LandingStep | { kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow }> {
+): Promise<LandingStep | DoneStep> {
   const link = await usableLink(deps, deps.pool, token);
   const method = connectMethod(deps.access, link.platform, link.sandbox ? 'test' : 'live');
   if (!method.ok) throw new ConnectFlowError('platform_unavailable', method.reason, link);
@@ -283,151 +249,5 @@ export async function submitLinkForm(
       throw new ConnectFlowError('login_failed', `The platform refused the sign-in: ${error.message}`, link);
     throw error;
   }
-  return { kind: 'done', link, connection: await complete(deps, target, account) };
-}
-
-/** GET /connect/callback: the platform sends the browser back with a code (or an error) and the state. */
-export async function handleCallback(
-  deps: ConnectDeps,
-  query: Record<string, string | undefined>,
-  binding: string | undefined,
-): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow } | LandingStep> {
-  const state = query.state;
-  const found = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
-  if (!state || !found)
-    throw new ConnectFlowError(
-      'invalid_state',
-      'This sign-in does not match a connect link in progress (state mismatch). Start again from the app that sent you here.',
-    );
-  // Claim the callback: only one request per consent gets past this line.
-  const { rows } = await deps.pool.query<{ id: string }>(
-    `UPDATE connect_links SET used_at = now() WHERE id = $1 AND state = $2 AND status = 'authorizing' AND used_at IS NULL RETURNING id`,
-    [found.id, state],
-  );
-  if (!rows[0]) throw new ConnectFlowError('link_used', 'This sign-in was already completed.', found);
-  const fail = async (code: string, message: string): Promise<never> => {
-    await links.finishLink(deps.pool, found.workspace_id, found.id, { connectionId: null, errorCode: code });
-    throw new ConnectFlowError(code, message, found);
-  };
-  if (!binding || binding !== browserBinding(deps.access, state))
-    return fail(
-      'invalid_state',
-      'This sign-in was started in another browser. Start again from the app that sent you here.',
-    );
-  if (found.expires_at.getTime() <= Date.now())
-    return fail(
-      'link_expired',
-      'This connect link expired during the sign-in. Ask the app that sent you here for a new one.',
-    );
-  // A refusal: RFC 6749's access_denied, or LinkedIn's own user_cancelled_authorize / user_cancelled_login.
-  const declined = query.error === 'access_denied' || query.error?.startsWith('user_cancelled_');
-  if (query.error)
-    return fail(
-      declined ? 'access_denied' : 'platform_error',
-      declined
-        ? 'You declined to connect the account.'
-        : `The platform answered: ${query.error_description ?? query.error}`,
-    );
-  if (!query.code) return fail('invalid_request', 'The platform sent no authorization code.');
-  const adapter = deps.access.registry.get(found.platform);
-  if (!adapter?.oauth) return fail('platform_unavailable', `${found.platform} cannot be connected here.`);
-  const secrets = unseal(deps.access, found);
-  const ctx = oauthContext(deps.access, found, secrets.app);
-  let accounts: ConnectableAccount[];
-  try {
-    const credentials = await adapter.oauth.exchangeCode(ctx, { code: query.code, codeVerifier: secrets.verifier });
-    accounts = await adapter.oauth.accounts(ctx, credentials);
-  } catch (error) {
-    if (isPlatformError(error)) return fail('exchange_failed', `The platform refused the sign-in: ${error.message}`);
-    throw error;
-  }
-  if (accounts.length === 0) return fail('no_accounts', 'The sign-in gave access to no account Herald can publish as.');
-  if (accounts.length === 1)
-    return { kind: 'done', link: found, connection: await complete(deps, found, accounts[0]!) };
-  await links.awaitChoice(deps.pool, found.workspace_id, found.id, seal(deps.access, { ...secrets, accounts }));
-  return { kind: 'choose', link: found, accounts, state };
-}
-
-/** POST /connect/choose: the account picked on the choice page (Facebook Pages, Instagram business accounts). */
-export async function chooseAccount(
-  deps: ConnectDeps,
-  state: string | undefined,
-  accountId: string | undefined,
-  binding: string | undefined,
-): Promise<{ kind: 'done'; link: ConnectLinkRow; connection: ConnectionRow }> {
-  const link = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
-  if (!state || !link || link.status !== 'choosing' || binding !== browserBinding(deps.access, state))
-    throw new ConnectFlowError('invalid_state', 'This choice does not match a connect link in progress.', link);
-  const account = unseal(deps.access, link).accounts?.find((a) => a.account.accountId === accountId);
-  if (!account) throw new ConnectFlowError('account_required', 'Choose one of the accounts listed.', link);
-  return { kind: 'done', link, connection: await complete(deps, link, account) };
-}
-
-/** Stores the connection (or renews the brand's existing one for that account) and ends the link, in one transaction. */
-async function complete(deps: ConnectDeps, link: ConnectLinkRow, chosen: ConnectableAccount): Promise<ConnectionRow> {
-  return withTransaction(deps.pool, async (tx) => {
-    const locked = await tx.query<{ status: string }>('SELECT status FROM connect_links WHERE id = $1 FOR UPDATE', [
-      link.id,
-    ]);
-    if (locked.rows[0]?.status === 'completed' || locked.rows[0]?.status === 'failed')
-      throw new ConnectFlowError('link_used', 'This connect link was already used.', link);
-    const { account, credentials } = chosen;
-    const sealed = sealCredentials(deps.access.keyring, credentials);
-    const expiresAt = credentials.expiresAt ? new Date(credentials.expiresAt) : null;
-    const serverUrl = link.sandbox ? null : link.server_url;
-    const { rows } = await tx.query<ConnectionRow>(
-      `UPDATE connections SET credentials = $5, token_expires_at = $6, handle = $7, display_name = $8, settings = $9, avatar_url = $11, status = 'active', last_error = NULL, updated_at = now()
-        WHERE workspace_id = $1 AND brand_id = $2 AND platform = $3 AND coalesce(server_url, '') = coalesce($10, '') AND account_id = $4 AND status <> 'disconnected'
-        RETURNING *`,
-      [
-        link.workspace_id,
-        link.brand_id,
-        link.platform,
-        account.accountId,
-        sealed,
-        expiresAt,
-        account.handle,
-        account.displayName,
-        JSON.stringify(account.settings ?? {}),
-        serverUrl,
-        account.avatarUrl ?? null,
-      ],
-    );
-    const row =
-      rows[0] ??
-      (await insertConnection(tx, {
-        id: newId('conn'),
-        workspaceId: link.workspace_id,
-        brandId: link.brand_id,
-        platform: link.platform,
-        sandbox: link.sandbox,
-        accountId: account.accountId,
-        handle: account.handle,
-        displayName: account.displayName,
-        avatarUrl: account.avatarUrl ?? null,
-        serverUrl,
-        credentials: sealed,
-        tokenExpiresAt: expiresAt,
-        settings: account.settings ?? {},
-      }));
-    await links.finishLink(tx, link.workspace_id, link.id, { connectionId: row.id, errorCode: null });
-    await appendEvent(tx, link.workspace_id, 'connection.connected', connectionJson(row));
-    return row;
-  });
-}
-
-/** Where the browser goes at the end: the client's redirect_url with the outcome, or nowhere (a Herald page). */
-export function returnUrl(
-  link: ConnectLinkRow | undefined,
-  outcome: { connectionId: string } | { error: string; description: string },
-): string | undefined {
-  if (!link?.redirect_url) return undefined;
-  const url = new URL(link.redirect_url);
-  if ('connectionId' in outcome) url.searchParams.set('connection_id', outcome.connectionId);
-  else {
-    url.searchParams.set('error', outcome.error);
-    url.searchParams.set('error_description', outcome.description);
-  }
-  url.searchParams.set('connect_link_id', link.id);
-  return url.toString();
+  return { kind: 'done', link, connection: await completeLink(deps, target, account) };
 }

@@ -7,10 +7,11 @@ import { isPlatformError } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import { refreshPostStatus } from '../publishing/post-status.ts';
+import { scheduledTargetsOfConnection } from '../publishing/targets.repo.ts';
 import { oauthContextFor } from './connect.platform.ts';
-import { findConnection } from './connections.repo.ts';
+import { findConnection, markDisconnected, promoteDefault } from './connections.repo.ts';
 import { connectionJson, getConnection } from './connections.service.ts';
-import { dependentTargets, failDependentTargets, renewConnection, type LifecycleDeps } from './lifecycle.ts';
+import { failDependentTargets, renewConnection, type LifecycleDeps } from './lifecycle.ts';
 import { openCredentials } from './platform-access.ts';
 
 export interface ConnectionActionDeps extends LifecycleDeps {
@@ -58,7 +59,7 @@ export async function disconnect(
   const row = (await findConnection(ctx.db, ctx.workspaceId, found.id, true))!;
   if (row.status === 'disconnected')
     throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This connection is already disconnected.');
-  const waiting = await dependentTargets(ctx.db, ctx.workspaceId, row.id);
+  const waiting = await scheduledTargetsOfConnection(ctx.db, ctx.workspaceId, row.id);
   if (waiting.length > 0 && !force) {
     const posts = [...new Set(waiting.map((t) => t.post_id))];
     throw new AppError(
@@ -78,21 +79,10 @@ export async function disconnect(
       await refreshPostStatus(ctx.db, ctx.workspaceId, postId, deps.postMedia);
   }
   const revoked = await revokeAtPlatform(deps, row);
-  const { rows } = await ctx.db.query<{ id: string }>(
-    `UPDATE connections SET status = 'disconnected', is_default = false, credentials = '\\x'::bytea, token_expires_at = NULL, updated_at = now()
-      WHERE workspace_id = $1 AND id = $2 RETURNING id`,
-    [ctx.workspaceId, row.id],
-  );
-  if (!rows[0]) throw new AppError('PUBLIC_API_NOT_FOUND', 'No connection with that id in this workspace.');
+  if (!(await markDisconnected(ctx.db, ctx.workspaceId, row.id)))
+    throw new AppError('PUBLIC_API_NOT_FOUND', 'No connection with that id in this workspace.');
   // The brand keeps a default for the platform when it has another usable account.
-  if (row.is_default) {
-    await ctx.db.query(
-      `UPDATE connections SET is_default = true WHERE id = (
-         SELECT id FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = $3 AND status <> 'disconnected'
-          ORDER BY (status = 'active') DESC, created_at LIMIT 1)`,
-      [ctx.workspaceId, row.brand_id, row.platform],
-    );
-  }
+  if (row.is_default) await promoteDefault(ctx.db, ctx.workspaceId, row.brand_id, row.platform);
   const after = (await findConnection(ctx.db, ctx.workspaceId, row.id))!;
   await appendEvent(ctx.db, ctx.workspaceId, 'connection.disconnected', connectionJson(after));
   return { connection: connectionJson(after), revoked, failed_targets: waiting.length };

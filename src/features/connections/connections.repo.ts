@@ -1,5 +1,5 @@
-// SQL for connections. Every function takes the workspace id. Credentials are stored sealed (bytea); this
-// file never sees them in clear.
+// SQL for connections, the one writer of that table (docs/tables.md). Every function takes the workspace id but
+// the jobs' sweeps in the section at the end. Credentials are stored sealed (bytea); this file never sees them in clear.
 import type { Queryable } from '../../db/pool.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 
@@ -183,4 +183,116 @@ export async function countByWorkspaceBrand(
     [workspaceId, brandId],
   );
   return new Map(rows.map((r) => [r.platform, r.n]));
+}
+
+/** The account connected again through a connect link: new tokens and profile on the brand's live connection of it. */
+export async function renewConnectedAccount(
+  db: Queryable,
+  workspaceId: string,
+  a: {
+    brandId: string;
+    platform: PlatformName;
+    accountId: string;
+    serverUrl: string | null;
+    credentials: Buffer;
+    tokenExpiresAt: Date | null;
+    handle: string;
+    displayName: string | null;
+    settings: Record<string, unknown>;
+    avatarUrl: string | null;
+  },
+): Promise<ConnectionRow | undefined> {
+  const { rows } = await db.query<ConnectionRow>(
+    `UPDATE connections SET credentials = $5, token_expires_at = $6, handle = $7, display_name = $8, settings = $9, avatar_url = $11, status = 'active', last_error = NULL, updated_at = now()
+      WHERE workspace_id = $1 AND brand_id = $2 AND platform = $3 AND coalesce(server_url, '') = coalesce($10, '') AND account_id = $4 AND status <> 'disconnected'
+      RETURNING *`,
+    [
+      workspaceId,
+      a.brandId,
+      a.platform,
+      a.accountId,
+      a.credentials,
+      a.tokenExpiresAt,
+      a.handle,
+      a.displayName,
+      JSON.stringify(a.settings),
+      a.serverUrl,
+      a.avatarUrl,
+    ],
+  );
+  return rows[0];
+}
+
+/** Disconnects: drops the credentials and the default flag. False when there is no such connection. */
+export async function markDisconnected(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE connections SET status = 'disconnected', is_default = false, credentials = '\\x'::bytea, token_expires_at = NULL, updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 RETURNING id`,
+    [workspaceId, id],
+  );
+  return rows[0] !== undefined;
+}
+
+/** Makes the brand's best remaining connection of a platform its default (active first, then the oldest). */
+export async function promoteDefault(
+  db: Queryable,
+  workspaceId: string,
+  brandId: string,
+  platform: PlatformName,
+): Promise<void> {
+  await db.query(
+    `UPDATE connections SET is_default = true WHERE id = (
+       SELECT id FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = $3 AND status <> 'disconnected'
+        ORDER BY (status = 'active') DESC, created_at LIMIT 1)`,
+    [workspaceId, brandId, platform],
+  );
+}
+
+/** Replaces sealed credentials with the same credentials sealed again, unless they changed since they were read. */
+export async function resealCredentialsOf(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  sealed: Buffer,
+  previous: Buffer,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4',
+    [workspaceId, id, sealed, previous],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// ---- Across workspaces on purpose: the token-refresh job and key rotation (docs/tables.md) ----
+
+/**
+ * Active connections due for a token refresh, soonest first, leaving out `seen`: within `aheadMs` of expiry, or
+ * in the last tenth of the token's life (its life counted from when it was stored), so a 60-day token is renewed
+ * days ahead and a transient failure has many runs to recover.
+ */
+export async function findExpiringConnections(
+  db: Queryable,
+  now: Date,
+  aheadMs: number,
+  seen: string[],
+  limit: number,
+): Promise<Array<{ workspace_id: string; id: string }>> {
+  const { rows } = await db.query<{ workspace_id: string; id: string }>(
+    `SELECT workspace_id, id FROM connections
+      WHERE status = 'active' AND token_expires_at IS NOT NULL AND id <> ALL($3::text[])
+        AND token_expires_at < $1::timestamptz + greatest($4 * interval '1 millisecond', (token_expires_at - updated_at) / 10)
+      ORDER BY token_expires_at LIMIT $2`,
+    [now, limit, seen, aheadMs],
+  );
+  return rows;
+}
+
+/** Every connection that holds credentials (a key rotation re-seals them all). */
+export async function findSealedCredentials(
+  db: Queryable,
+): Promise<Array<{ id: string; workspace_id: string; credentials: Buffer }>> {
+  const { rows } = await db.query<{ id: string; workspace_id: string; credentials: Buffer }>(
+    `SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`,
+  );
+  return rows;
 }

@@ -5,12 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { mutation } from '../../http/mutation.ts';
+import { typed } from '../../http/type-provider.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
-import { createConnectLink, type CreateLinkInput } from './connect.service.ts';
+import { createConnectLink } from './connect.service.ts';
 import { disconnect, refreshNow, type ConnectionActionDeps } from './connections.actions.ts';
 import { Envelope, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
+
+export const CONNECTION_STATUSES = ['active', 'expired', 'disconnected'] as const;
 
 export const Connection = Type.Object(
   {
@@ -33,7 +36,7 @@ export const Connection = Type.Object(
     is_default: Type.Boolean({
       description: 'Used for this platform when a post names no connection (one default per brand × platform).',
     }),
-    status: StringEnum(['active', 'expired', 'disconnected'], {
+    status: StringEnum(CONNECTION_STATUSES, {
       description: '`expired`: the platform stopped accepting the token; reconnect the account.',
     }),
     sandbox: Type.Boolean({ description: 'True for a simulated account (test workspaces only).' }),
@@ -48,7 +51,7 @@ export const ListQuery = Type.Object(
   {
     platform: Type.Optional(StringEnum(PLATFORM_NAMES)),
     brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    status: Type.Optional(StringEnum(['active', 'expired', 'disconnected'])),
+    status: Type.Optional(StringEnum(CONNECTION_STATUSES)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     cursor: Type.Optional(Type.String({ maxLength: 1000 })),
   },
@@ -124,9 +127,9 @@ export interface ConnectionRoutesDeps extends ConnectionActionDeps {
   connectLinkTtlSeconds: number;
 }
 
-export function registerConnectionsRoutes(app: FastifyInstance, deps: ConnectionRoutesDeps): void {
+export function registerConnectionsRoutes(fastify: FastifyInstance, deps: ConnectionRoutesDeps): void {
+  const app = typed(fastify);
   const tags = ['Connections'];
-  const idOf = (request: { params: unknown }) => (request.params as { id: string }).id;
 
   app.post(
     '/connections/connect-links',
@@ -149,7 +152,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
         data: await createConnectLink(
           serviceContext(request, tx),
           { pool: deps.pool, access: deps.access, ttlSeconds: deps.connectLinkTtlSeconds },
-          request.body as CreateLinkInput,
+          request.body,
         ),
       }),
       { secret: true },
@@ -173,7 +176,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await refreshNow(serviceContext(request, tx), deps, idOf(request)),
+      data: await refreshNow(serviceContext(request, tx), deps, request.params.id),
     })),
   );
 
@@ -212,12 +215,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
     },
     mutation(deps, async (request, tx) => ({
       status: 200,
-      data: await disconnect(
-        serviceContext(request, tx),
-        deps,
-        idOf(request),
-        (request.query as { force?: boolean }).force === true,
-      ),
+      data: await disconnect(serviceContext(request, tx), deps, request.params.id, request.query.force === true),
     })),
   );
   app.get(
@@ -234,7 +232,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
         response: { 200: Envelope(ListOf(Type.Ref('Connection'))) },
       },
     },
-    async (request) => listConnectionsFor(serviceContext(request, deps.pool), request.query as ListConnectionsQuery),
+    async (request) => listConnectionsFor(serviceContext(request, deps.pool), request.query),
   );
 
   app.get(
@@ -251,9 +249,7 @@ export function registerConnectionsRoutes(app: FastifyInstance, deps: Connection
     },
     async (request) => {
       const ctx = serviceContext(request, deps.pool);
-      return connectionJson(
-        await getConnection(deps.pool, ctx.workspaceId, (request.params as { id: string }).id, ctx.allowedBrandIds),
-      );
+      return connectionJson(await getConnection(deps.pool, ctx.workspaceId, request.params.id, ctx.allowedBrandIds));
     },
   );
 }

@@ -7,7 +7,16 @@ import { removePublishJobs } from '../../app/publish-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { isPlatformError, PlatformError, type Credentials, type PlatformSession } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
-import { findConnection, markExpired, updateCredentials, type ConnectionRow } from './connections.repo.ts';
+import { failScheduledTargets, scheduledTargetsOfConnection } from '../publishing/targets.repo.ts';
+import {
+  findConnection,
+  findExpiringConnections,
+  findSealedCredentials,
+  markExpired,
+  resealCredentialsOf,
+  updateCredentials,
+  type ConnectionRow,
+} from './connections.repo.ts';
 import { connectionJson } from './connections.service.ts';
 import { openCredentials, sealCredentials, sessionFor, type PlatformAccess } from './platform-access.ts';
 
@@ -129,15 +138,7 @@ export async function refreshExpiringConnections(
   const tally = { renewed: 0, expired: 0, failed: 0 };
   const seen: string[] = [];
   for (;;) {
-    const { rows } = await deps.pool.query<{ workspace_id: string; id: string }>(
-      // Due: within `aheadMs` of expiry, or in the last tenth of the token's life (its life counted from when it
-      // was stored), so a 60-day token is renewed days ahead and a transient failure has many runs to recover.
-      `SELECT workspace_id, id FROM connections
-        WHERE status = 'active' AND token_expires_at IS NOT NULL AND id <> ALL($3::text[])
-          AND token_expires_at < $1::timestamptz + greatest($4 * interval '1 millisecond', (token_expires_at - updated_at) / 10)
-        ORDER BY token_expires_at LIMIT $2`,
-      [now, batch, seen, aheadMs],
-    );
+    const rows = await findExpiringConnections(deps.pool, now, aheadMs, seen, batch);
     seen.push(...rows.map((r) => r.id));
     const queue = [...rows];
     const lane = async () => {
@@ -172,26 +173,13 @@ async function renewOne(
   }
 }
 
-/** Scheduled targets that still depend on a connection. */
-export async function dependentTargets(
-  db: Queryable,
-  workspaceId: string,
-  connectionId: string,
-): Promise<Array<{ id: string; post_id: string }>> {
-  const { rows } = await db.query<{ id: string; post_id: string }>(
-    `SELECT id, post_id FROM post_targets WHERE workspace_id = $1 AND connection_id = $2 AND status = 'scheduled'`,
-    [workspaceId, connectionId],
-  );
-  return rows;
-}
-
 /** Fails scheduled targets of a connection being disconnected (`?force=true`), and removes their jobs. */
 export async function failDependentTargets(
   db: Queryable,
   workspaceId: string,
   connectionId: string,
 ): Promise<string[]> {
-  const targets = await dependentTargets(db, workspaceId, connectionId);
+  const targets = await scheduledTargetsOfConnection(db, workspaceId, connectionId);
   const error = {
     code: 'PLATFORM_CONNECTION_UNAVAILABLE',
     category: 'auth',
@@ -200,9 +188,11 @@ export async function failDependentTargets(
     platform_status: null,
     platform_response: null,
   };
-  await db.query(
-    `UPDATE post_targets SET status = 'failed', error = $3, updated_at = now() WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'scheduled'`,
-    [workspaceId, targets.map((t) => t.id), JSON.stringify(error)],
+  await failScheduledTargets(
+    db,
+    workspaceId,
+    targets.map((t) => t.id),
+    error,
   );
   await removePublishJobs(
     db,
@@ -218,17 +208,10 @@ export async function failDependentTargets(
  * credentials changed meanwhile (a refresh) is left as the refresh wrote it.
  */
 export async function resealCredentials(pool: Pool, access: Pick<PlatformAccess, 'keyring'>): Promise<number> {
-  const { rows } = await pool.query<{ id: string; workspace_id: string; credentials: Buffer }>(
-    `SELECT id, workspace_id, credentials FROM connections WHERE length(credentials) > 0`,
-  );
   let resealed = 0;
-  for (const r of rows) {
+  for (const r of await findSealedCredentials(pool)) {
     const sealed = sealCredentials(access.keyring, openCredentials(access.keyring, r.credentials));
-    const { rowCount } = await pool.query(
-      'UPDATE connections SET credentials = $3 WHERE workspace_id = $1 AND id = $2 AND credentials = $4',
-      [r.workspace_id, r.id, sealed, r.credentials],
-    );
-    resealed += rowCount ?? 0;
+    if (await resealCredentialsOf(pool, r.workspace_id, r.id, sealed, r.credentials)) resealed++;
   }
   return resealed;
 }

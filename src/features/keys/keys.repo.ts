@@ -103,15 +103,27 @@ export async function listKeys(db: Queryable): Promise<ListedKeyRow[]> {
  * of an OAuth grant revokes the grant too, or its client would simply refresh a new one.
  */
 export async function revokeKey(db: Queryable, id: string): Promise<KeyRow | undefined> {
-  const { rows } = await db.query<KeyRow>(
-    `WITH k AS (UPDATE api_keys k SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}),
-          g AS (UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'key_revoked'
-                 WHERE id = (SELECT grant_id FROM k) AND revoked_at IS NULL)
-     SELECT * FROM k`,
+  // The grant is ended by the oauth feature's own SQL function (migration 0008), in this same statement.
+  const { rows } = await db.query<KeyRow & { grant_revoked: unknown }>(
+    `WITH k AS (UPDATE api_keys k SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS})
+     SELECT k.*, herald_revoke_oauth_grant(k.grant_id, 'key_revoked') AS grant_revoked FROM k`,
     [id],
   );
-  if (rows[0]) await db.query(`SELECT pg_notify('herald_key_revoked', $1)`, [id]);
-  return rows[0];
+  if (!rows[0]) return undefined;
+  await db.query(`SELECT pg_notify('herald_key_revoked', $1)`, [id]);
+  const { grant_revoked: _grantRevoked, ...row } = rows[0];
+  return row;
+}
+
+/** Revokes every live key an OAuth grant issued (the grant is ending); returns the keys newly revoked. */
+export async function revokeKeysOfGrant(db: Queryable, grantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE api_keys SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL RETURNING id',
+    [grantId],
+  );
+  const ids = rows.map((r) => r.id);
+  if (ids.length > 0) await db.query(`SELECT pg_notify('herald_key_revoked', id) FROM unnest($1::text[]) AS id`, [ids]);
+  return ids;
 }
 
 /** Revokes one key without touching its grant (a refresh retiring the key it replaces). */

@@ -1,5 +1,7 @@
-// SQL for authorization codes, grants and refresh tokens. Codes and tokens are stored as SHA-256 hashes only.
+// SQL for authorization codes, grants and refresh tokens, the one writer of them (with herald_revoke_oauth_grant,
+// migration 0008; docs/tables.md). Codes and tokens are stored as SHA-256 hashes only.
 import type { Queryable } from '../../db/pool.ts';
+import { revokeKeysOfGrant } from '../keys/keys.repo.ts';
 
 export interface CodeRow {
   client_id: string;
@@ -165,17 +167,8 @@ export async function findGrantOfKey(
  * commit. Idempotent. Returns the keys newly revoked.
  */
 export async function revokeGrant(db: Queryable, grantId: string, reason: string): Promise<string[]> {
-  await db.query(
-    'UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL',
-    [grantId, reason],
-  );
-  const { rows } = await db.query<{ id: string }>(
-    'UPDATE api_keys SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL RETURNING id',
-    [grantId],
-  );
-  const ids = rows.map((r) => r.id);
-  if (ids.length > 0) await db.query(`SELECT pg_notify('herald_key_revoked', id) FROM unnest($1::text[]) AS id`, [ids]);
-  return ids;
+  await db.query('SELECT herald_revoke_oauth_grant($1, $2)', [grantId, reason]);
+  return revokeKeysOfGrant(db, grantId);
 }
 
 /** Housekeeping: used or expired codes, rotation answers past any grace, grants ended `days` ago (with their keys). */

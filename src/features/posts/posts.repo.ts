@@ -1,5 +1,5 @@
-// SQL for posts, their targets and attempts. Every function takes the workspace id: no query reaches tenant
-// data without it.
+// SQL for posts (owned here), and reads of their targets and attempts (written by publishing/targets.repo.ts).
+// Every function takes the workspace id, except the engine's batches (section at the end; docs/tables.md).
 import type { Queryable } from '../../db/pool.ts';
 import type { CursorPosition } from '../../app/cursor.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
@@ -100,37 +100,6 @@ export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
   return rows[0]!;
 }
 
-export interface NewTarget {
-  id: string;
-  platform: PlatformName;
-  connectionId: string | null;
-  sandbox: boolean;
-  status: TargetStatus;
-}
-
-export async function insertTargets(
-  db: Queryable,
-  workspaceId: string,
-  postId: string,
-  targets: NewTarget[],
-): Promise<void> {
-  if (targets.length === 0) return;
-  await db.query(
-    `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
-     SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
-    [
-      workspaceId,
-      postId,
-      targets.map((t) => t.id),
-      targets.map((t) => t.platform),
-      targets.map((t) => t.connectionId),
-      targets.map((t) => t.sandbox),
-      targets.map((t) => t.status),
-    ],
-  );
-}
-
 /** A live (not deleted) post; `lock` takes a row lock for a read-modify-write. */
 export async function findPost(
   db: Queryable,
@@ -143,47 +112,6 @@ export async function findPost(
     [workspaceId, id],
   );
   return rows[0];
-}
-
-/**
- * Live posts by id, across workspaces, locked in id order — the order every writer of several posts at once
- * keeps, so two of them cannot deadlock.
- */
-export async function lockPosts(db: Queryable, ids: string[]): Promise<PostRow[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<PostRow>(
-    `SELECT ${POST_COLUMNS} FROM posts WHERE id = ANY($1::text[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
-    [ids],
-  );
-  return rows;
-}
-
-/** Sets several posts' status and published_at at once; returns the updated rows. */
-export async function setPostStatuses(
-  db: Queryable,
-  changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }>,
-): Promise<PostRow[]> {
-  if (changes.length === 0) return [];
-  const { rows } = await db.query<PostRow>(
-    `UPDATE posts SET status = c.next_status, published_at = c.next_published_at, updated_at = now()
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS c(post_id, next_status, next_published_at)
-      WHERE posts.id = c.post_id
-     RETURNING ${POST_COLUMNS.split(',')
-       .map((c) => `posts.${c.trim()}`)
-       .join(', ')}`,
-    [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.publishedAt)],
-  );
-  return rows;
-}
-
-/** The targets of these posts whatever their workspace (the engine's batches span workspaces). */
-export async function findTargetsOfPosts(db: Queryable, postIds: string[]): Promise<TargetRow[]> {
-  if (postIds.length === 0) return [];
-  const { rows } = await db.query<TargetRow>(
-    `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = ANY($1::text[]) ORDER BY post_id, position`,
-    [postIds],
-  );
-  return rows;
 }
 
 export async function findTargets(db: Queryable, workspaceId: string, postIds: string[]): Promise<TargetRow[]> {
@@ -236,38 +164,6 @@ export async function updatePost(db: Queryable, workspaceId: string, id: string,
     values,
   );
   return rows[0]!;
-}
-
-export async function setTargetStatus(
-  db: Queryable,
-  workspaceId: string,
-  postId: string,
-  from: TargetStatus[],
-  to: TargetStatus,
-): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE post_targets SET status = $4, updated_at = now()
-      WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
-    [workspaceId, postId, from, to],
-  );
-  return rows.map((r) => r.id);
-}
-
-export async function setTargetConnection(
-  db: Queryable,
-  workspaceId: string,
-  targetId: string,
-  connectionId: string,
-): Promise<void> {
-  await db.query('UPDATE post_targets SET connection_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2', [
-    workspaceId,
-    targetId,
-    connectionId,
-  ]);
-}
-
-export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
-  await db.query('DELETE FROM post_targets WHERE workspace_id = $1 AND post_id = $2', [workspaceId, postId]);
 }
 
 export type PostSort = '-created_at' | 'schedule_at' | '-schedule_at';
@@ -323,6 +219,49 @@ export async function listPosts(
   const { rows } = await db.query<PostRow>(
     `SELECT ${POST_COLUMNS} FROM posts WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${param(limit)}`,
     values,
+  );
+  return rows;
+}
+
+// ---- Across workspaces on purpose: the publishing engine's batches (docs/tables.md) ----
+
+/**
+ * Live posts by id, across workspaces, locked in id order — the order every writer of several posts at once
+ * keeps, so two of them cannot deadlock.
+ */
+export async function lockPosts(db: Queryable, ids: string[]): Promise<PostRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<PostRow>(
+    `SELECT ${POST_COLUMNS} FROM posts WHERE id = ANY($1::text[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  return rows;
+}
+
+/** Sets several posts' status and published_at at once; returns the updated rows. */
+export async function setPostStatuses(
+  db: Queryable,
+  changes: Array<{ id: string; status: PostStatus; publishedAt: Date | null }>,
+): Promise<PostRow[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await db.query<PostRow>(
+    `UPDATE posts SET status = c.next_status, published_at = c.next_published_at, updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS c(post_id, next_status, next_published_at)
+      WHERE posts.id = c.post_id
+     RETURNING ${POST_COLUMNS.split(',')
+       .map((c) => `posts.${c.trim()}`)
+       .join(', ')}`,
+    [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.publishedAt)],
+  );
+  return rows;
+}
+
+/** The targets of these posts whatever their workspace (the engine's batches span workspaces). */
+export async function findTargetsOfPosts(db: Queryable, postIds: string[]): Promise<TargetRow[]> {
+  if (postIds.length === 0) return [];
+  const { rows } = await db.query<TargetRow>(
+    `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = ANY($1::text[]) ORDER BY post_id, position`,
+    [postIds],
   );
   return rows;
 }

@@ -12,7 +12,7 @@ import {
   type PublishedPart,
 } from '../../platforms/types.ts';
 import type { MediaLibrary } from './media-library.ts';
-import type { PartRow } from './targets.repo.ts';
+import type { PartRow } from './target-parts.repo.ts';
 
 /** The claim was taken over by another worker: stop without writing anything more. */
 export class LostClaim extends Error {}

@@ -24,6 +24,7 @@ import type { MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts, type PartsStore } from './parts.ts';
 import { decide, targetError } from './policy.ts';
 import { refreshPostStatus, refreshPostStatuses } from './post-status.ts';
+import * as partsRepo from './target-parts.repo.ts';
 import * as repo from './targets.repo.ts';
 
 export interface PublishDeps {
@@ -61,7 +62,7 @@ interface Claim extends repo.ClaimedTarget {
   attemptId: string;
   post: PostRow | undefined;
   connection: ConnectionRow | undefined;
-  parts: repo.PartRow[];
+  parts: partsRepo.PartRow[];
 }
 
 /** The engine of one worker process: `publish` runs one job; concurrent jobs share their round trips. */
@@ -73,13 +74,13 @@ export function createPublisher(deps: PublishDeps): Publisher {
   const options = { max: BATCH_MAX, parallel: 1 };
   const batches: Batches = {
     claim: batcher((jobs: PublishJob[]) => claimBatch(deps, jobs), options),
-    markSending: batcher(async (parts: Array<repo.PartWrite & { key: string }>) => {
-      const marked = await repo.markSending(deps.pool, parts);
+    markSending: batcher(async (parts: Array<partsRepo.PartWrite & { key: string }>) => {
+      const marked = await partsRepo.markSending(deps.pool, parts);
       const byKey = new Map(marked.map((m) => [`${m.target_id}/${m.position}`, m]));
       return parts.map((p) => byKey.get(`${p.targetId}/${p.position}`));
     }, options),
-    markPublished: batcher(async (parts: Array<repo.PartWrite & { part: PublishedPart }>) => {
-      const held = await repo.markPartsPublished(deps.pool, parts);
+    markPublished: batcher(async (parts: Array<partsRepo.PartWrite & { part: PublishedPart }>) => {
+      const held = await partsRepo.markPartsPublished(deps.pool, parts);
       return parts.map((p) => held.has(`${p.targetId}/${p.position}`));
     }, options),
     settle: batcher((items: Published[]) => settleBatch(deps, items), options),
@@ -94,8 +95,8 @@ interface Published {
 
 interface Batches {
   claim(job: PublishJob): Promise<Claim | 'deferred' | undefined>;
-  markSending(part: repo.PartWrite & { key: string }): Promise<repo.PartRow | undefined>;
-  markPublished(part: repo.PartWrite & { part: PublishedPart }): Promise<boolean>;
+  markSending(part: partsRepo.PartWrite & { key: string }): Promise<partsRepo.PartRow | undefined>;
+  markPublished(part: partsRepo.PartWrite & { part: PublishedPart }): Promise<boolean>;
   settle(item: Published): Promise<boolean>;
 }
 
@@ -159,7 +160,7 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
         )
       ).flat(),
       // A target claimed for the first time has no parts yet.
-      parts: await repo.findPartsOf(
+      parts: await partsRepo.findPartsOf(
         tx,
         claimed.filter((c) => !c.first_claim).map((c) => c.id),
       ),
@@ -317,7 +318,7 @@ async function settleFailure(
   const decision = decide(error, claim.attempt_count, deps.maxAttempts, now);
   const body = targetError(error);
   // A thread that failed after its first part went out: say so, and keep the first part's id and URL on the target.
-  const parts = await repo.findParts(deps.pool, claim.workspace_id, claim.id);
+  const parts = await partsRepo.findParts(deps.pool, claim.workspace_id, claim.id);
   const first = parts.find((p) => p.position === 0 && p.state === 'published');
   if (first)
     body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;

@@ -1,9 +1,9 @@
-// SQL of the publishing engine: claiming a target, its parts, its attempts, and the writes that end an
-// attempt. Every write after the claim is fenced by the claim token: a worker that lost its claim (it was
-// presumed dead and another took over) changes nothing.
+// SQL for post_targets and target_attempts, both owned here (docs/tables.md): a post's targets as the posts
+// and connections features change them, and the publishing engine's claims. Every write after a claim is fenced
+// by the claim token: a worker that lost its claim (it was presumed dead and another took over) changes nothing.
 import type { Queryable } from '../../db/pool.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
-import type { PublishedPart } from '../../platforms/types.ts';
+import type { TargetStatus } from '../posts/posts.repo.ts';
 
 export interface ClaimedTarget {
   id: string;
@@ -36,6 +36,161 @@ export interface ClaimRequest {
   workerId: string;
 }
 
+export interface NewTarget {
+  id: string;
+  platform: PlatformName;
+  connectionId: string | null;
+  sandbox: boolean;
+  status: TargetStatus;
+}
+
+// ---- Within one workspace: what the posts and connections features change, and one claim's own writes ----
+
+export async function insertTargets(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  targets: NewTarget[],
+): Promise<void> {
+  if (targets.length === 0) return;
+  await db.query(
+    `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
+     SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
+    [
+      workspaceId,
+      postId,
+      targets.map((t) => t.id),
+      targets.map((t) => t.platform),
+      targets.map((t) => t.connectionId),
+      targets.map((t) => t.sandbox),
+      targets.map((t) => t.status),
+    ],
+  );
+}
+
+export async function setTargetStatus(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  from: TargetStatus[],
+  to: TargetStatus,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE post_targets SET status = $4, updated_at = now()
+      WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
+    [workspaceId, postId, from, to],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function setTargetConnection(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  connectionId: string,
+): Promise<void> {
+  await db.query('UPDATE post_targets SET connection_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2', [
+    workspaceId,
+    targetId,
+    connectionId,
+  ]);
+}
+
+export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
+  await db.query('DELETE FROM post_targets WHERE workspace_id = $1 AND post_id = $2', [workspaceId, postId]);
+}
+
+/** Marks targets to publish now (POST /publish, POST /retry, publish_now): unclaimed, due now. */
+export async function makeTargetsDueNow(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+  from: string[],
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE post_targets SET status = 'publishing', claimed_by = NULL, next_attempt_at = now(), error = NULL, updated_at = now()
+      WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
+    [workspaceId, postId, from],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Scheduled targets that still depend on a connection. */
+export async function scheduledTargetsOfConnection(
+  db: Queryable,
+  workspaceId: string,
+  connectionId: string,
+): Promise<Array<{ id: string; post_id: string }>> {
+  const { rows } = await db.query<{ id: string; post_id: string }>(
+    `SELECT id, post_id FROM post_targets WHERE workspace_id = $1 AND connection_id = $2 AND status = 'scheduled'`,
+    [workspaceId, connectionId],
+  );
+  return rows;
+}
+
+/** Fails these targets with `error` where they are still scheduled (their connection is being disconnected). */
+export async function failScheduledTargets(
+  db: Queryable,
+  workspaceId: string,
+  targetIds: string[],
+  error: Record<string, unknown>,
+): Promise<void> {
+  await db.query(
+    `UPDATE post_targets SET status = 'failed', error = $3, updated_at = now() WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'scheduled'`,
+    [workspaceId, targetIds, JSON.stringify(error)],
+  );
+}
+
+export interface FinishAttempt {
+  outcome: 'published' | 'failed' | 'retry';
+  errorCode: string | null;
+  error: Record<string, unknown> | null;
+}
+export async function finishAttempt(
+  db: Queryable,
+  workspaceId: string,
+  attemptId: string,
+  f: FinishAttempt,
+): Promise<void> {
+  await finishAttempts(db, [{ workspaceId, attemptId, ...f }]);
+}
+export interface Settlement {
+  status: 'published' | 'failed';
+  platformPostId?: string;
+  url?: string;
+  error: Record<string, unknown> | null;
+}
+/** Ends the claim with a final state. False when the claim was lost. */
+export async function settleTarget(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  token: number,
+  s: Settlement,
+): Promise<boolean> {
+  return (await settleTargets(db, [{ workspaceId, targetId, token, ...s }])).has(targetId);
+}
+/** Releases the claim until `at` (a retry, or a wait for a rate-limit reset), keeping the last error visible. */
+export async function releaseTarget(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  token: number,
+  at: Date,
+  error: Record<string, unknown> | null,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE post_targets SET claimed_by = NULL, next_attempt_at = $4, error = $5, updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND claim_token = $3 AND status = 'publishing'`,
+    [workspaceId, targetId, token, at, error === null ? null : JSON.stringify(error)],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// ---- Across workspaces on purpose: the publishing engine's batches (a batch holds targets of any workspace; the
+// batch writes carry each row's workspace id). Listed in docs/tables.md. ----
+
 /** The targets among these whose connection the platform told to wait, with the time to wait until. */
 export async function throttledTargets(
   db: Queryable,
@@ -48,7 +203,6 @@ export async function throttledTargets(
   );
   return rows;
 }
-
 /**
  * Claims each target for its job if it is publishable: scheduled for exactly the job's `scheduleAt` (a stale
  * job sees a different schedule and does nothing), or publishing and held by no running job (released for a
@@ -113,22 +267,6 @@ export async function claimTargets(
   );
   return rows;
 }
-
-export interface FinishAttempt {
-  outcome: 'published' | 'failed' | 'retry';
-  errorCode: string | null;
-  error: Record<string, unknown> | null;
-}
-
-export async function finishAttempt(
-  db: Queryable,
-  workspaceId: string,
-  attemptId: string,
-  f: FinishAttempt,
-): Promise<void> {
-  await finishAttempts(db, [{ workspaceId, attemptId, ...f }]);
-}
-
 export async function finishAttempts(
   db: Queryable,
   attempts: Array<FinishAttempt & { workspaceId: string; attemptId: string }>,
@@ -148,112 +286,6 @@ export async function finishAttempts(
     ],
   );
 }
-
-const PART_COLUMNS = 'position, state, idempotency_key, first_sent_at, platform_post_id, url, ref, published_at';
-
-export interface PartRow {
-  position: number;
-  state: 'sending' | 'published';
-  idempotency_key: string;
-  first_sent_at: Date;
-  platform_post_id: string | null;
-  url: string | null;
-  ref: Record<string, string> | null;
-  published_at: Date | null;
-}
-
-export async function findParts(db: Queryable, workspaceId: string, targetId: string): Promise<PartRow[]> {
-  return (await findPartsOf(db, [targetId])).filter((p) => p.workspace_id === workspaceId);
-}
-
-/** The parts of several targets, by target and position. */
-export async function findPartsOf(
-  db: Queryable,
-  targetIds: string[],
-): Promise<Array<PartRow & { target_id: string; workspace_id: string }>> {
-  if (targetIds.length === 0) return [];
-  const { rows } = await db.query<PartRow & { target_id: string; workspace_id: string }>(
-    `SELECT target_id, workspace_id, ${PART_COLUMNS} FROM target_parts WHERE target_id = ANY($1::text[]) ORDER BY target_id, position`,
-    [targetIds],
-  );
-  return rows;
-}
-
-export interface PartWrite {
-  workspaceId: string;
-  targetId: string;
-  /** The claim token the write is fenced by. */
-  token: number;
-  position: number;
-}
-
-/** Marks parts `sending` with their keys, before the platform calls; a part whose claim was lost is not returned. */
-export async function markSending(
-  db: Queryable,
-  parts: Array<PartWrite & { key: string }>,
-): Promise<Array<PartRow & { target_id: string }>> {
-  if (parts.length === 0) return [];
-  const { rows } = await db.query<PartRow & { target_id: string }>(
-    `INSERT INTO target_parts (target_id, workspace_id, position, state, idempotency_key)
-     SELECT m.target_id, m.workspace_id, m.position, 'sending', m.key
-       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::text[]) AS m(target_id, workspace_id, token, position, key)
-      WHERE EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.workspace_id = m.workspace_id AND t.claim_token = m.token)
-     RETURNING target_id, ${PART_COLUMNS}`,
-    [
-      parts.map((p) => p.targetId),
-      parts.map((p) => p.workspaceId),
-      parts.map((p) => p.token),
-      parts.map((p) => p.position),
-      parts.map((p) => p.key),
-    ],
-  );
-  return rows;
-}
-
-/** Records what the platform answered for parts; returns the `target_id/position` of those whose claim still held. */
-export async function markPartsPublished(
-  db: Queryable,
-  parts: Array<PartWrite & { part: PublishedPart }>,
-): Promise<Set<string>> {
-  if (parts.length === 0) return new Set();
-  const { rows } = await db.query<{ target_id: string; position: number }>(
-    `UPDATE target_parts p SET state = 'published', platform_post_id = m.platform_post_id, url = m.url, ref = m.ref::jsonb, published_at = now()
-       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[])
-              AS m(target_id, workspace_id, token, position, platform_post_id, url, ref)
-      WHERE p.workspace_id = m.workspace_id AND p.target_id = m.target_id AND p.position = m.position
-        AND EXISTS (SELECT 1 FROM post_targets t WHERE t.id = m.target_id AND t.claim_token = m.token)
-     RETURNING p.target_id, p.position`,
-    [
-      parts.map((p) => p.targetId),
-      parts.map((p) => p.workspaceId),
-      parts.map((p) => p.token),
-      parts.map((p) => p.position),
-      parts.map((p) => p.part.id),
-      parts.map((p) => p.part.url),
-      parts.map((p) => (p.part.ref ? JSON.stringify(p.part.ref) : null)),
-    ],
-  );
-  return new Set(rows.map((r) => `${r.target_id}/${r.position}`));
-}
-
-export interface Settlement {
-  status: 'published' | 'failed';
-  platformPostId?: string;
-  url?: string;
-  error: Record<string, unknown> | null;
-}
-
-/** Ends the claim with a final state. False when the claim was lost. */
-export async function settleTarget(
-  db: Queryable,
-  workspaceId: string,
-  targetId: string,
-  token: number,
-  s: Settlement,
-): Promise<boolean> {
-  return (await settleTargets(db, [{ workspaceId, targetId, token, ...s }])).has(targetId);
-}
-
 /** Ends several claims; returns the ids of the targets whose claim still held (the others changed nothing). */
 export async function settleTargets(
   db: Queryable,
@@ -279,36 +311,4 @@ export async function settleTargets(
     ],
   );
   return new Set(rows.map((r) => r.id));
-}
-
-/** Releases the claim until `at` (a retry, or a wait for a rate-limit reset), keeping the last error visible. */
-export async function releaseTarget(
-  db: Queryable,
-  workspaceId: string,
-  targetId: string,
-  token: number,
-  at: Date,
-  error: Record<string, unknown> | null,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE post_targets SET claimed_by = NULL, next_attempt_at = $4, error = $5, updated_at = now()
-      WHERE workspace_id = $1 AND id = $2 AND claim_token = $3 AND status = 'publishing'`,
-    [workspaceId, targetId, token, at, error === null ? null : JSON.stringify(error)],
-  );
-  return (rowCount ?? 0) > 0;
-}
-
-/** Marks targets to publish now (POST /publish, POST /retry, publish_now): unclaimed, due now. */
-export async function makeTargetsDueNow(
-  db: Queryable,
-  workspaceId: string,
-  postId: string,
-  from: string[],
-): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE post_targets SET status = 'publishing', claimed_by = NULL, next_attempt_at = now(), error = NULL, updated_at = now()
-      WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
-    [workspaceId, postId, from],
-  );
-  return rows.map((r) => r.id);
 }

@@ -1,4 +1,5 @@
-// SQL for people: passwords, browser sessions, failed sign-ins and what a person may reach (memberships).
+// SQL for people, the one writer of users (docs/tables.md): accounts, passwords, browser sessions, failed
+// sign-ins and what a person may reach (memberships).
 import type { Queryable } from '../../db/pool.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
@@ -7,6 +8,26 @@ export interface UserWithPassword {
   id: string;
   email: string;
   password_hash: string | null;
+}
+
+export async function insertUser(db: Queryable, id: string, email: string): Promise<void> {
+  await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [id, email]);
+}
+
+export async function findUserByEmail(
+  db: Queryable,
+  email: string,
+): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ id: string; email: string }>(
+    'SELECT id, email FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
+  return rows[0];
+}
+
+export async function findUser(db: Queryable, id: string): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id = $1', [id]);
+  return rows[0];
 }
 
 export async function findUserWithPassword(db: Queryable, email: string): Promise<UserWithPassword | undefined> {

@@ -37,9 +37,9 @@ export async function createUser(
   return withTransaction(pool, async (tx) => {
     if (!(await workspaces.findWorkspace(tx, input.workspaceId)))
       throw new UserInputError(`No workspace ${input.workspaceId}.`);
-    const existing = await workspaces.findUserByEmail(tx, email);
+    const existing = await repo.findUserByEmail(tx, email);
     const userId = existing?.id ?? newId('user');
-    if (!existing) await workspaces.insertUser(tx, userId, email);
+    if (!existing) await repo.insertUser(tx, userId, email);
     await workspaces.addMembership(tx, input.workspaceId, userId, input.role);
     return { userId, email: existing?.email ?? email, created: !existing };
   });

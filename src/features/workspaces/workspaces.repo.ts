@@ -1,4 +1,4 @@
-// SQL for users, workspaces, memberships and brands.
+// SQL for workspaces, memberships, brands and instance settings (users are users/users.repo.ts).
 import type { Queryable } from '../../db/pool.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
 
@@ -18,26 +18,6 @@ export interface BrandRow {
   name: string;
   is_default: boolean;
   created_at: Date;
-}
-
-export async function insertUser(db: Queryable, id: string, email: string): Promise<void> {
-  await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [id, email]);
-}
-
-export async function findUserByEmail(
-  db: Queryable,
-  email: string,
-): Promise<{ id: string; email: string } | undefined> {
-  const { rows } = await db.query<{ id: string; email: string }>(
-    'SELECT id, email FROM users WHERE lower(email) = lower($1)',
-    [email],
-  );
-  return rows[0];
-}
-
-export async function findUser(db: Queryable, id: string): Promise<{ id: string; email: string } | undefined> {
-  const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id = $1', [id]);
-  return rows[0];
 }
 
 export async function insertWorkspace(

@@ -1,6 +1,7 @@
 // Workspaces, brands and the first-start bootstrap (owner account + the test-mode "Sandbox" workspace).
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { newId, newUuid } from '../../lib/ids.ts';
+import * as users from '../users/users.repo.ts';
 import * as repo from './workspaces.repo.ts';
 import type { BrandRow, WorkspaceRow } from './workspaces.repo.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
@@ -48,12 +49,12 @@ export async function ensureOwnerAndSandbox(pool: Pool, email: string): Promise<
     await tx.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
     let userId = await repo.getSetting(tx, 'owner_user_id');
     if (!userId) {
-      const existing = await repo.findUserByEmail(tx, email);
+      const existing = await users.findUserByEmail(tx, email);
       userId = existing?.id ?? newId('user');
-      if (!existing) await repo.insertUser(tx, userId, email);
+      if (!existing) await users.insertUser(tx, userId, email);
       await repo.setSetting(tx, 'owner_user_id', userId);
     }
-    const owner = (await repo.findUser(tx, userId))!;
+    const owner = (await users.findUser(tx, userId))!;
     const sandboxId = await repo.getSetting(tx, 'sandbox_workspace_id');
     const sandbox = sandboxId ? await repo.findWorkspace(tx, sandboxId) : undefined;
     if (sandbox?.default_brand_id) {

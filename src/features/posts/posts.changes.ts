@@ -1,0 +1,262 @@
+// Changing a post after it was created: edit (a draft or scheduled post), cancel, publish now, retry the failed
+// targets, delete. Each changes the post, its targets, its publish jobs and the outbox in the caller's transaction.
+import { Value } from 'typebox/value';
+import type { ServiceContext } from '../../app/context.ts';
+import { AppError, notFound, validationFailed } from '../../app/errors.ts';
+import { queuePublishJobs, removePublishJobs } from '../../app/publish-queue.ts';
+import { findConnections as findConnectionsById } from '../connections/connections.repo.ts';
+import * as targetsRepo from '../publishing/targets.repo.ts';
+import * as repo from './posts.repo.ts';
+import type { PostRow, PostStatus } from './posts.repo.ts';
+import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
+import { PlatformOptions, type UpdatePostBody } from './posts.schemas.ts';
+import { createTargets, emitPost, parseTime, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+
+/** RFC 7396 JSON Merge Patch of plain objects. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+async function loadForChange(ctx: ServiceContext, id: string): Promise<PostRow> {
+  const post = await repo.findPost(ctx.db, ctx.workspaceId, id, true);
+  if (!post || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(post.brand_id))) throw notFound('post');
+  return post;
+}
+
+export function createPostChanges(deps: PostsDeps) {
+  return {
+    async update(ctx: ServiceContext, id: string, patch: UpdatePostBody) {
+      const post = await loadForChange(ctx, id);
+      if (post.status !== 'draft' && post.status !== 'scheduled') {
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be edited; only drafts and scheduled posts can.`,
+        );
+      }
+      const platforms = patch.platforms ?? post.platforms;
+      const mergedOptions =
+        patch.platform_options !== undefined
+          ? (mergePatch(post.platform_options, patch.platform_options) ?? {})
+          : post.platform_options;
+      if (!Value.Check(PlatformOptions, mergedOptions)) {
+        const details = [...Value.Errors(PlatformOptions, mergedOptions)]
+          .slice(0, 20)
+          .map((e) => ({ path: `/platform_options${e.instancePath}`, message: e.message }));
+        throw new AppError('PUBLIC_API_BODY_INVALID', 'platform_options is invalid after applying the patch.', {
+          details,
+        });
+      }
+      const platformOptions = mergedOptions as PlatformOptions;
+      const content = patch.content ?? post.content;
+      const mediaIds = patch.media_ids === undefined ? post.media_ids : (patch.media_ids ?? []);
+      const scheduleAt =
+        patch.schedule_at === undefined
+          ? post.schedule_at
+          : patch.schedule_at === null
+            ? null
+            : parseTime(patch.schedule_at, '/schedule_at');
+      const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
+      const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
+      // target still without a connection; connections already chosen are kept for the platforms that stay.
+      const replan =
+        (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) ||
+        patch.connection_ids !== undefined ||
+        (status === 'scheduled' && oldTargets.some((t) => t.connection_id === null));
+      const kept = oldTargets
+        .filter((t) => t.connection_id !== null && platforms.includes(t.platform))
+        .map((t) => t.connection_id!);
+      const resolution = await resolveTargets(
+        deps,
+        ctx,
+        post.brand_id,
+        platforms,
+        patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []),
+        status === 'scheduled',
+      );
+      const issues = [
+        ...checkPlatformRules(
+          { content, platforms, platformOptions, mediaCount: mediaIds.length },
+          resolution.limitsOf,
+        ),
+        ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
+        // The whole resulting post: its media must still exist, be ready and fit the (possibly new) platforms.
+        ...(await deps.media.postIssues(ctx, mediaIds, platforms)),
+        ...resolution.issues,
+      ];
+      if (issues.length > 0) throw validationFailed(issues);
+
+      const wasScheduled = post.status === 'scheduled';
+      const rescheduled =
+        status === 'scheduled' && (!wasScheduled || post.schedule_at?.getTime() !== scheduleAt?.getTime());
+      const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, {
+        content,
+        platforms,
+        platformOptions,
+        mediaIds,
+        status,
+        scheduleAt,
+      });
+
+      let targetIds = oldTargets.map((t) => t.id);
+      if (replan) {
+        await removePublishJobs(ctx.db, targetIds);
+        await targetsRepo.deleteTargets(ctx.db, ctx.workspaceId, id);
+        targetIds = await createTargets(ctx, updated, resolution.targets);
+      } else if (status !== post.status) {
+        await targetsRepo.setTargetStatus(
+          ctx.db,
+          ctx.workspaceId,
+          id,
+          ['pending', 'scheduled'],
+          status === 'scheduled' ? 'scheduled' : 'pending',
+        );
+      }
+      if (status === 'scheduled') await queuePublishJobs(ctx.db, targetIds, scheduleAt!, scheduleAt);
+      else if (wasScheduled) await removePublishJobs(ctx.db, targetIds);
+      return emitPost(deps, ctx, updated, rescheduled ? ['post.updated', 'post.scheduled'] : ['post.updated']);
+    },
+
+    async cancel(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      if (post.status === 'publishing')
+        throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This post is being published and can no longer be cancelled.');
+      if (post.status !== 'draft' && post.status !== 'scheduled')
+        throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be cancelled.`);
+      const targetIds = await targetsRepo.setTargetStatus(
+        ctx.db,
+        ctx.workspaceId,
+        id,
+        ['pending', 'scheduled'],
+        'cancelled',
+      );
+      await removePublishJobs(ctx.db, targetIds);
+      const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { status: 'cancelled' });
+      return emitPost(deps, ctx, updated, ['post.cancelled']);
+    },
+
+    /** POST /posts/{id}/publish: a draft or scheduled post goes out now (its connections must be usable). */
+    async publish(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      if (post.status !== 'draft' && post.status !== 'scheduled')
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be published now; only drafts and scheduled posts can.`,
+        );
+      const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      const resolution = await resolveTargets(
+        deps,
+        ctx,
+        post.brand_id,
+        post.platforms,
+        [...new Set(targets.flatMap((t) => (t.connection_id ? [t.connection_id] : [])))],
+        true,
+      );
+      const issues = [
+        ...checkPlatformRules(
+          {
+            content: post.content,
+            platforms: post.platforms,
+            platformOptions: post.platform_options,
+            mediaCount: post.media_ids.length,
+          },
+          resolution.limitsOf,
+        ),
+        // Media may have been deleted, or have failed, since the draft was written.
+        ...(await deps.media.postIssues(ctx, post.media_ids, post.platforms)),
+        ...resolution.issues,
+      ];
+      if (issues.length > 0) throw validationFailed(issues);
+      if (targets.some((t) => t.connection_id === null)) {
+        await removePublishJobs(
+          ctx.db,
+          targets.map((t) => t.id),
+        );
+        await targetsRepo.deleteTargets(ctx.db, ctx.workspaceId, id);
+        await createTargets(ctx, post, resolution.targets);
+      }
+      return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['pending', 'scheduled']), ['post.publishing']);
+    },
+
+    /** POST /posts/{id}/retry: the failed targets go out again; the published ones are left alone. */
+    async retry(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      const failed = targets.filter((t) => t.status === 'failed');
+      if ((post.status !== 'failed' && post.status !== 'partially_published') || failed.length === 0) {
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `Only failed targets can be retried; this post is ${post.status}.`,
+        );
+      }
+      // A target whose account was reconnected since (a new connection) goes through the brand's current one.
+      const resolution = await resolveTargets(
+        deps,
+        ctx,
+        post.brand_id,
+        [...new Set(failed.map((t) => t.platform))],
+        [],
+        true,
+      );
+      const current = await findConnectionsById(
+        ctx.db,
+        ctx.workspaceId,
+        failed.flatMap((t) => (t.connection_id ? [t.connection_id] : [])),
+      );
+      const issues: RuleIssue[] = [];
+      for (const t of failed) {
+        const own = current.find((c) => c.id === t.connection_id);
+        if (own?.status === 'active') continue;
+        const replacement = resolution.targets.find(
+          (plan) => plan.platform === t.platform && plan.connectionId !== null && plan.connectionId !== t.connection_id,
+        );
+        if (replacement)
+          await targetsRepo.setTargetConnection(ctx.db, ctx.workspaceId, t.id, replacement.connectionId!);
+        else
+          issues.push(
+            ...resolution.issues.filter((i) => i.platform === t.platform),
+            ...(own
+              ? [
+                  {
+                    platform: t.platform,
+                    rule: 'connection_expired',
+                    message: `The ${t.platform} account ${own.handle} must be reconnected before this target can be retried.`,
+                    path: `/targets/${targets.indexOf(t)}`,
+                  },
+                ]
+              : []),
+          );
+      }
+      if (issues.length > 0) throw validationFailed(issues);
+      return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['failed']), ['post.publishing']);
+    },
+
+    async remove(ctx: ServiceContext, id: string) {
+      const post = await loadForChange(ctx, id);
+      if (!['draft', 'scheduled', 'cancelled', 'failed'].includes(post.status)) {
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `A ${post.status} post cannot be deleted; deleting it on the platforms is a separate action.`,
+        );
+      }
+      const targetIds = await targetsRepo.setTargetStatus(
+        ctx.db,
+        ctx.workspaceId,
+        id,
+        ['pending', 'scheduled'],
+        'cancelled',
+      );
+      await removePublishJobs(ctx.db, targetIds);
+      const deleted = await repo.updatePost(ctx.db, ctx.workspaceId, id, { deleted: true });
+      await emitPost(deps, ctx, deleted, ['post.deleted']);
+      return { id: deleted.id, object: 'post', deleted: true };
+    },
+  };
+}
