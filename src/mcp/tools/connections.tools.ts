@@ -1,8 +1,8 @@
 // MCP tools over the connections service (GET /v1/connections): which platform accounts a post can go to.
 import { listConnectionsFor } from '../../features/connections/connections.service.ts';
-import { ListQuery, type ListConnectionsQuery } from '../../features/connections/connections.routes.ts';
+import { ListQuery } from '../../features/connections/connections.routes.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import type { ToolDefinition } from './tool.ts';
+import { tool, type ToolDefinition } from './tool.ts';
 
 function ctxOf(service: ServiceContext | null): ServiceContext {
   if (!service) throw new Error('workspace tool without a workspace context');
@@ -11,7 +11,7 @@ function ctxOf(service: ServiceContext | null): ServiceContext {
 
 export function connectionsTools(): ToolDefinition[] {
   return [
-    {
+    tool({
       name: 'list_connections',
       title: 'List connected accounts',
       scope: 'connections:read',
@@ -21,7 +21,7 @@ export function connectionsTools(): ToolDefinition[] {
         "Lists the social accounts the workspace can publish to: platform, handle, whether it is the brand's default for that platform, and `status` (`expired` means the user must reconnect it before posts there can publish). A post goes to the default connection of each of its platforms unless create_post names `connection_ids`.",
       input: { schema: ListQuery, part: 'querystring' },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async ({ service }, input) => listConnectionsFor(ctxOf(service), input.body as ListConnectionsQuery),
+      run: async ({ service }, input) => listConnectionsFor(ctxOf(service), input.body),
       summarize: (r) => {
         const items = r.items as Array<{
           id: string;
@@ -39,6 +39,6 @@ export function connectionsTools(): ToolDefinition[] {
           )
           .join('\n');
       },
-    },
+    }),
   ];
 }

@@ -1,9 +1,9 @@
 // MCP tools over the media service: the same calls, scopes and schemas as /v1/media. An assistant cannot send
 // bytes through MCP, so create_media_upload returns the signed URL the user (or their code) PUTs the file to.
 import type { MediaService } from '../../features/media/media.service.ts';
-import { UploadUrlBody, type UploadUrlBody as UploadBody } from '../../features/media/media.schemas.ts';
+import { UploadUrlBody } from '../../features/media/media.schemas.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import type { ToolDefinition } from './tool.ts';
+import { tool, type ToolDefinition } from './tool.ts';
 
 function ctxOf(service: ServiceContext | null): ServiceContext {
   if (!service) throw new Error('workspace tool without a workspace context');
@@ -12,7 +12,7 @@ function ctxOf(service: ServiceContext | null): ServiceContext {
 
 export function mediaTools(media: MediaService): ToolDefinition[] {
   return [
-    {
+    tool({
       name: 'create_media_upload',
       title: 'Get an upload URL for an image or video',
       scope: 'media:write',
@@ -22,7 +22,7 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
         "Reserves a media item and returns `media_id` and `upload` (`signed_url`, `method` PUT, the `headers` to send, `expires_at`, `max_bytes`). The file's bytes must then be PUT to `signed_url` with exactly those headers (no bearer token) — give the user the URL or a curl command. Once uploaded, pass `media_id` in `media_ids` of create_post; get_media shows whether it is `ready`.",
       input: { schema: UploadUrlBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async ({ service }, input) => media.createUpload(ctxOf(service), input.body as UploadBody),
+      run: async ({ service }, input) => media.createUpload(ctxOf(service), input.body),
       summarize: (r) => {
         const upload = r.upload as {
           signed_url: string;
@@ -36,8 +36,8 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
           .join(' ');
         return `Media ${String(r.media_id)} reserved. Upload the file before ${upload.expires_at} (at most ${upload.max_bytes} bytes):\ncurl -X ${upload.method} ${headers} --data-binary @FILE '${upload.signed_url}'\nThen use media_ids: ["${String(r.media_id)}"] in create_post.`;
       },
-    },
-    {
+    }),
+    tool({
       name: 'get_media',
       title: 'Get a media item',
       scope: 'media:write',
@@ -50,6 +50,6 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
       run: async ({ service }, input) => media.get(ctxOf(service), input.id!),
       summarize: (r) =>
         `${String(r.id)} · ${String(r.status)}${r.failure_reason ? ` (${String(r.failure_reason)})` : ''} · ${String(r.content_type)} · ${String(r.size_bytes ?? '?')} bytes`,
-    },
+    }),
   ];
 }

@@ -1,15 +1,9 @@
 // MCP tools over the posts service: the same calls, scopes and schemas as /v1/posts. create_post makes a draft
 // unless the model passes schedule_at or publish_now explicitly: an assistant must not publish by accident.
 import type { PostsService } from '../../features/posts/posts.service.ts';
-import {
-  CreatePostBody,
-  ListPostsQuery,
-  UpdatePostBody,
-  type ListPostsQuery as ListQuery,
-  type UpdatePostBody as UpdateBody,
-} from '../../features/posts/posts.schemas.ts';
+import { CreatePostBody, ListPostsQuery, UpdatePostBody } from '../../features/posts/posts.schemas.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import type { ToolDefinition } from './tool.ts';
+import { tool, type ToolDefinition } from './tool.ts';
 
 type Post = Record<string, unknown> & {
   id: string;
@@ -48,7 +42,7 @@ function targetsLine(p: Post): string {
 export function postsTools(posts: PostsService): ToolDefinition[] {
   const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return [
-    {
+    tool({
       name: 'list_posts',
       title: 'List posts',
       scope: 'posts:read',
@@ -58,7 +52,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
         'Lists posts of the workspace, newest first by default. Filter by `status` (e.g. "scheduled" or "draft,scheduled"), `platform`, `brand_id`, and time ranges; page with `cursor` (the `next_cursor` of the previous result). Returns `items` (full posts with per-platform targets), `next_cursor` and `has_more`.',
       input: { schema: ListPostsQuery, part: 'querystring' },
       annotations: read,
-      run: async ({ service }, input) => posts.list(ctxOf(service), input.body as ListQuery),
+      run: async ({ service }, input) => posts.list(ctxOf(service), input.body),
       summarize: (r) => {
         const items = r.items as Post[];
         if (items.length === 0) return 'No posts match.';
@@ -67,8 +61,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
           : '';
         return `${items.length} post${items.length === 1 ? '' : 's'}:\n${items.map((p) => `- ${postLine(p)}`).join('\n')}${more}`;
       },
-    },
-    {
+    }),
+    tool({
       name: 'get_post',
       title: 'Get a post',
       scope: 'posts:read',
@@ -80,8 +74,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       annotations: read,
       run: async ({ service }, input) => posts.get(ctxOf(service), input.id!),
       summarize: (r) => `${postLine(r as Post)}\nTargets: ${targetsLine(r as Post)}`,
-    },
-    {
+    }),
+    tool({
       name: 'create_post',
       title: 'Create a post',
       scope: 'posts:write',
@@ -91,7 +85,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
         "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset) schedules it; `publish_now: true` publishes at once. Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
       input: { schema: CreatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-      run: async ({ service }, input) => posts.create(ctxOf(service), input.body as CreatePostBody),
+      run: async ({ service }, input) => posts.create(ctxOf(service), input.body),
       summarize: (r) => {
         const p = r.post as Post;
         const note =
@@ -100,8 +94,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
             : '';
         return `Created ${postLine(p)}.${note}`;
       },
-    },
-    {
+    }),
+    tool({
       name: 'update_post',
       title: 'Edit a post',
       scope: 'posts:write',
@@ -112,10 +106,10 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
         'Changes a draft or scheduled post: only the fields given change (a JSON Merge Patch). `schedule_at` sets or moves the publication time; `schedule_at: null` turns a scheduled post back into a draft. Published posts cannot be edited.',
       input: { schema: UpdatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-      run: async ({ service }, input) => posts.update(ctxOf(service), input.id!, input.body as UpdateBody),
+      run: async ({ service }, input) => posts.update(ctxOf(service), input.id!, input.body),
       summarize: (r) => `Updated ${postLine(r as Post)}.`,
-    },
-    {
+    }),
+    tool({
       name: 'cancel_post',
       title: 'Cancel a post',
       scope: 'posts:write',
@@ -127,8 +121,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => posts.cancel(ctxOf(service), input.id!),
       summarize: (r) => `Cancelled ${(r as Post).id}; it will not be published.`,
-    },
-    {
+    }),
+    tool({
       name: 'publish_post',
       title: 'Publish a post now',
       scope: 'posts:write',
@@ -140,8 +134,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.publish(ctxOf(service), input.id!),
       summarize: (r) => `Publishing ${postLine(r as Post)}. Check get_post for the result on each platform.`,
-    },
-    {
+    }),
+    tool({
       name: 'retry_post',
       title: 'Retry the failed platforms of a post',
       scope: 'posts:write',
@@ -153,8 +147,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.retry(ctxOf(service), input.id!),
       summarize: (r) => `Retrying the failed platforms of ${postLine(r as Post)}.`,
-    },
-    {
+    }),
+    tool({
       name: 'delete_post',
       title: 'Delete a post',
       scope: 'posts:write',
@@ -166,8 +160,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => posts.remove(ctxOf(service), input.id!),
       summarize: (r) => `Deleted ${String(r.id)}.`,
-    },
-    {
+    }),
+    tool({
       name: 'validate_post',
       title: 'Check a post without creating it',
       scope: 'posts:write',
@@ -177,12 +171,12 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
         'Runs every check create_post runs (text length per platform, media counts, schedule) and returns `valid` and the `issues` (platform, rule, message); nothing is stored. Use it to fit a text to every platform before creating the post.',
       input: { schema: CreatePostBody, part: 'body' },
       annotations: read,
-      run: async ({ service }, input) => posts.validate(ctxOf(service), input.body as CreatePostBody),
+      run: async ({ service }, input) => posts.validate(ctxOf(service), input.body),
       summarize: (r) => {
         const issues = r.issues as Array<{ platform: string | null; rule: string; message: string }>;
         if (r.valid) return 'The post passes every check; create_post would accept it.';
         return `${issues.length} issue${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `- ${i.platform ?? 'post'} · ${i.rule}: ${i.message}`).join('\n')}`;
       },
-    },
+    }),
   ];
 }

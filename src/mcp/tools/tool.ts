@@ -2,17 +2,17 @@
 // endpoint it mirrors and the REST schema its arguments are validated by. The published input schema is that
 // REST schema plus the few arguments MCP needs instead of HTTP headers and paths (id, workspace_id,
 // idempotency_key).
-import { Type, type TObject, type TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../features/keys/authenticator.ts';
 import type { Scope } from '../../features/keys/scopes.ts';
 import type { ServiceContext } from '../../app/context.ts';
 
-export interface ToolInput {
+export interface ToolInput<Body = Record<string, unknown>> {
   /** The `id` argument (the REST path parameter), for tools that act on one resource. */
   id?: string;
-  /** The arguments that make up the REST body or query, validated by the REST schema. */
-  body: Record<string, unknown>;
+  /** The arguments that make up the REST body or query, validated by the REST schema (so typed by it). */
+  body: Body;
 }
 
 export interface ToolRunContext {
@@ -21,7 +21,7 @@ export interface ToolRunContext {
   service: ServiceContext | null;
 }
 
-export interface ToolDefinition {
+export interface ToolDefinition<S extends TObject = TObject> {
   name: string;
   title: string;
   /** Written for a model: what it does, when to use it, what it returns. */
@@ -32,13 +32,21 @@ export interface ToolDefinition {
   /** Spends the write budget and is idempotent by default. */
   mutates: boolean;
   /** The REST schema of the arguments and where REST reads them from (errors use the same codes). */
-  input?: { schema: TObject; part: 'body' | 'querystring' };
+  input?: { schema: S; part: 'body' | 'querystring' };
   /** Description of the `id` argument, for tools on one resource. */
   id?: string;
   annotations: ToolAnnotations;
-  run(ctx: ToolRunContext, input: ToolInput): Promise<Record<string, unknown>>;
+  run(ctx: ToolRunContext, input: ToolInput<Static<S>>): Promise<Record<string, unknown>>;
   /** One or two sentences for the model about the result. */
-  summarize(result: Record<string, unknown>, input: ToolInput): string;
+  summarize(result: Record<string, unknown>, input: ToolInput<Static<S>>): string;
+}
+
+/**
+ * Declares a tool whose `run` receives its arguments typed by its REST schema (the dispatcher validated them with
+ * that schema before the call), then files it with the others.
+ */
+export function tool<S extends TObject>(definition: ToolDefinition<S>): ToolDefinition {
+  return definition as unknown as ToolDefinition;
 }
 
 export const WORKSPACE_ARG = Type.String({
