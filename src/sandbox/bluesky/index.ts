@@ -28,8 +28,9 @@ export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
     errorReply,
     routes(app) {
       const live = new Proxy({} as BskyState, { get: (_t, key) => state[key as keyof BskyState] });
-      registerBskyAuth(app, kit, live);
-      registerBskyRepo(app, kit, live, errorReply);
+      const ctx = { kit, state: live, errorReply };
+      registerBskyAuth(app, ctx);
+      registerBskyRepo(app, ctx);
     },
     posts: () =>
       [...state.records.values()]

@@ -1,6 +1,8 @@
 // In-memory state of the Bluesky simulator (a PDS): accounts, records, blobs; and the identifiers the AT
-// Protocol uses — CIDs (CIDv1, base32, sha-256) and TIDs (time-ordered record keys).
+// Protocol uses — CIDs (CIDv1, base32, sha-256) and TIDs (time-ordered record keys); and the context every route
+// handler is given.
 import { createHash, randomBytes } from 'node:crypto';
+import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface BskyAccount {
   did: string;
@@ -33,6 +35,13 @@ export interface BskyState {
   records: Map<string, BskyRecord>;
   blobs: Map<string, BskyBlob>;
   spentRefresh: Set<string>;
+}
+
+/** What every route handler works with: the kit, the live state (reset swaps it) and the XRPC error body. */
+export interface BskyContext {
+  kit: SimulatorKit;
+  state: BskyState;
+  errorReply: PlatformSimulator['errorReply'];
 }
 
 export function createBskyState(): BskyState {

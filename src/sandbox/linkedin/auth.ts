@@ -71,186 +71,196 @@ function stringFields(fields: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
 }
 
+/** The authorization request's parameters: the query, and on the consent page's POST its form fields too. */
+type AuthorizeQuery = Record<string, string | undefined>;
+
 export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: LiState): void {
   // GET shows the consent page (the shared sandbox one), or approves at once for `sandbox_username`; the page
   // posts back here with `decision`.
-  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const q = {
-      ...(request.query as Record<string, string | undefined>),
-      ...(request.method === 'POST'
-        ? stringFields(parseBody(request.headers['content-type'], request.body).fields)
-        : {}),
-    };
-    for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state'] as const) {
-      if (!q[name]) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
-    }
-    if (q.response_type !== 'code')
-      return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code');
-    let target: URL;
-    try {
-      target = new URL(q.redirect_uri!);
-    } catch {
-      return oauthError(reply, 400, 'invalid_request', 'The redirect_uri is not a valid URL');
-    }
-    if (target.hash)
-      return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
-    const unknown = q.scope!.split(/[ ,]+/).filter((s) => s && !KNOWN_SCOPES.has(s));
-    if (unknown.length > 0)
-      return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
-    if (request.method === 'GET' && !q.sandbox_username)
-      return sendConsentPage(reply, {
-        platform: 'LinkedIn',
-        action: request.url.split('?')[0]!,
-        params: q,
-        scopes: q.scope!,
-        defaultUsername: 'sandbox_member',
-      });
-    target.searchParams.set('state', q.state!);
-    if (q.decision === 'deny') {
-      // LinkedIn's own error value when the member refuses (not RFC 6749's access_denied).
-      target.searchParams.set('error', 'user_cancelled_authorize');
-      target.searchParams.set('error_description', 'The user cancelled the authorization');
-      return reply.code(302).header('location', target.toString()).send();
-    }
-    const username = q.sandbox_username ?? 'sandbox_member';
-    if (!USERNAME.test(username))
-      return oauthError(
-        reply,
-        400,
-        'invalid_request',
-        'sandbox_username must be letters, digits, - or _ (at most 100).',
-      );
-    const member = memberFor(state, username);
-    const scope = q.scope!.split(/[ ,]+/).filter(Boolean).join(' ');
-    const code = kit.tokens.sign({
-      sub: member.id,
-      typ: 'li_code',
-      username: member.username,
-      cid: q.client_id,
-      redirect: q.redirect_uri,
-      scope,
-      ttlSeconds: CODE_TTL,
-    });
-    target.searchParams.set('code', code);
-    return reply.code(302).header('location', target.toString()).send();
-  };
-  app.get('/oauth/v2/authorization', authorize);
-  app.post('/oauth/v2/authorization', authorize);
+  app.get<{ Querystring: AuthorizeQuery }>('/oauth/v2/authorization', (request, reply) =>
+    authorize(kit, state, request, reply),
+  );
+  app.post<{ Querystring: AuthorizeQuery }>('/oauth/v2/authorization', (request, reply) =>
+    authorize(kit, state, request, reply),
+  );
+  app.post('/oauth/v2/accessToken', (request, reply) => accessToken(kit, state, request, reply));
+  app.post('/oauth/v2/revoke', (request, reply) => revoke(kit, state, request, reply));
+  app.get('/v2/userinfo', (request, reply) => userinfo(kit, state, request, reply));
+}
 
-  app.post('/oauth/v2/accessToken', async (request, reply) => {
-    const { fields } = parseBody(request.headers['content-type'], request.body);
-    const f = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
-    for (const name of ['grant_type', 'client_id', 'client_secret']) {
+async function authorize(
+  kit: SimulatorKit,
+  state: LiState,
+  request: FastifyRequest<{ Querystring: AuthorizeQuery }>,
+  reply: FastifyReply,
+) {
+  const q = {
+    ...request.query,
+    ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}),
+  };
+  for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state'] as const) {
+    if (!q[name]) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
+  }
+  if (q.response_type !== 'code')
+    return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code');
+  let target: URL;
+  try {
+    target = new URL(q.redirect_uri!);
+  } catch {
+    return oauthError(reply, 400, 'invalid_request', 'The redirect_uri is not a valid URL');
+  }
+  if (target.hash) return oauthError(reply, 400, 'invalid_request', 'The redirect_uri may not contain a fragment (#)');
+  const unknown = q.scope!.split(/[ ,]+/).filter((s) => s && !KNOWN_SCOPES.has(s));
+  if (unknown.length > 0)
+    return oauthError(reply, 400, 'invalid_scope', `Scope "${unknown[0]}" is not authorized for your application`);
+  if (request.method === 'GET' && !q.sandbox_username)
+    return sendConsentPage(reply, {
+      platform: 'LinkedIn',
+      action: request.url.split('?')[0]!,
+      params: q,
+      scopes: q.scope!,
+      defaultUsername: 'sandbox_member',
+    });
+  target.searchParams.set('state', q.state!);
+  if (q.decision === 'deny') {
+    // LinkedIn's own error value when the member refuses (not RFC 6749's access_denied).
+    target.searchParams.set('error', 'user_cancelled_authorize');
+    target.searchParams.set('error_description', 'The user cancelled the authorization');
+    return reply.code(302).header('location', target.toString()).send();
+  }
+  const username = q.sandbox_username ?? 'sandbox_member';
+  if (!USERNAME.test(username))
+    return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');
+  const member = memberFor(state, username);
+  const scope = q.scope!.split(/[ ,]+/).filter(Boolean).join(' ');
+  const code = kit.tokens.sign({
+    sub: member.id,
+    typ: 'li_code',
+    username: member.username,
+    cid: q.client_id,
+    redirect: q.redirect_uri,
+    scope,
+    ttlSeconds: CODE_TTL,
+  });
+  target.searchParams.set('code', code);
+  return reply.code(302).header('location', target.toString()).send();
+}
+
+/** The code exchange and the refresh grant; the client secret comes in the form. */
+async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
+  const { fields } = parseBody(request.headers['content-type'], request.body);
+  const f = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
+  for (const name of ['grant_type', 'client_id', 'client_secret']) {
+    if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
+  }
+  const fault = kit.faults.take('token');
+  if (fault?.fault === 'expired_token')
+    return oauthError(
+      reply,
+      400,
+      'invalid_request',
+      'The provided authorization grant or refresh token is invalid, expired or revoked',
+    );
+  if (fault) return reply.code(503).send(liError(503, `Injected ${fault.fault}`));
+  const secret = hash(f('client_secret')).toString('base64url').slice(0, 16);
+  let sub: string;
+  let username: string;
+  let scope: string;
+  let refreshExp: number;
+  let refreshToken: string;
+  if (f('grant_type') === 'authorization_code') {
+    for (const name of ['code', 'redirect_uri'])
       if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
-    }
-    const fault = kit.faults.take('token');
-    if (fault?.fault === 'expired_token')
+    const check = kit.tokens.verify(f('code'), 'li_code');
+    if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
+    const c = check.claims;
+    if (c.cid !== f('client_id') || c.redirect !== f('redirect_uri'))
+      return oauthError(reply, 400, 'invalid_request', BAD_CODE);
+    state.spent.add(c.jti);
+    ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
+    refreshToken = kit.tokens.sign({
+      sub,
+      typ: 'li_refresh',
+      username,
+      scope,
+      cid: f('client_id'),
+      sec: secret,
+      ttlSeconds: REFRESH_TTL,
+    });
+    refreshExp = Math.floor(kit.now() / 1000) + REFRESH_TTL;
+  } else if (f('grant_type') === 'refresh_token') {
+    const check = kit.tokens.verify(f('refresh_token'), 'li_refresh');
+    if (!check.ok || state.revoked.has(check.claims.jti))
       return oauthError(
         reply,
         400,
         'invalid_request',
         'The provided authorization grant or refresh token is invalid, expired or revoked',
       );
-    if (fault) return reply.code(503).send(liError(503, `Injected ${fault.fault}`));
-    const secret = hash(f('client_secret')).toString('base64url').slice(0, 16);
-    let sub: string;
-    let username: string;
-    let scope: string;
-    let refreshExp: number;
-    let refreshToken: string;
-    if (f('grant_type') === 'authorization_code') {
-      for (const name of ['code', 'redirect_uri'])
-        if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
-      const check = kit.tokens.verify(f('code'), 'li_code');
-      if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
-      const c = check.claims;
-      if (c.cid !== f('client_id') || c.redirect !== f('redirect_uri'))
-        return oauthError(reply, 400, 'invalid_request', BAD_CODE);
-      state.spent.add(c.jti);
-      ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
-      refreshToken = kit.tokens.sign({
-        sub,
-        typ: 'li_refresh',
-        username,
-        scope,
-        cid: f('client_id'),
-        sec: secret,
-        ttlSeconds: REFRESH_TTL,
-      });
-      refreshExp = Math.floor(kit.now() / 1000) + REFRESH_TTL;
-    } else if (f('grant_type') === 'refresh_token') {
-      const check = kit.tokens.verify(f('refresh_token'), 'li_refresh');
-      if (!check.ok || state.revoked.has(check.claims.jti))
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          'The provided authorization grant or refresh token is invalid, expired or revoked',
-        );
-      const c = check.claims;
-      if (c.cid !== f('client_id'))
-        return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client');
-      if (c.sec !== secret) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed');
-      ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
-      // Not rotated: the same refresh token comes back, with what is left of its first year.
-      refreshToken = f('refresh_token');
-      refreshExp = c.exp;
-    } else {
-      return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
-    }
-    memberFor(state, username);
-    const access = kit.tokens.sign({
-      sub,
-      typ: 'li_access',
-      username,
-      scope,
-      cid: f('client_id'),
-      ttlSeconds: ACCESS_TTL,
-    });
-    const nowSec = Math.floor(kit.now() / 1000);
-    return {
-      access_token: access,
-      expires_in: ACCESS_TTL - 1,
-      refresh_token: refreshToken,
-      refresh_token_expires_in: Math.max(0, refreshExp - nowSec),
-      scope: scope.split(' ').join(','),
-      token_type: 'Bearer',
-      ...(scope.split(' ').includes('openid')
-        ? { id_token: kit.tokens.sign({ sub, typ: 'li_id_token', name: username, ttlSeconds: 3600 }) }
-        : {}),
-    };
+    const c = check.claims;
+    if (c.cid !== f('client_id'))
+      return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client');
+    if (c.sec !== secret) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed');
+    ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
+    // Not rotated: the same refresh token comes back, with what is left of its first year.
+    refreshToken = f('refresh_token');
+    refreshExp = c.exp;
+  } else {
+    return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+  }
+  memberFor(state, username);
+  const access = kit.tokens.sign({
+    sub,
+    typ: 'li_access',
+    username,
+    scope,
+    cid: f('client_id'),
+    ttlSeconds: ACCESS_TTL,
   });
+  const nowSec = Math.floor(kit.now() / 1000);
+  return {
+    access_token: access,
+    expires_in: ACCESS_TTL - 1,
+    refresh_token: refreshToken,
+    refresh_token_expires_in: Math.max(0, refreshExp - nowSec),
+    scope: scope.split(' ').join(','),
+    token_type: 'Bearer',
+    ...(scope.split(' ').includes('openid')
+      ? { id_token: kit.tokens.sign({ sub, typ: 'li_id_token', name: username, ttlSeconds: 3600 }) }
+      : {}),
+  };
+}
 
-  app.post('/oauth/v2/revoke', async (request, reply) => {
-    const { fields } = parseBody(request.headers['content-type'], request.body);
-    if (
-      typeof fields.client_id !== 'string' ||
-      typeof fields.client_secret !== 'string' ||
-      typeof fields.token !== 'string'
-    ) {
-      return oauthError(reply, 400, 'invalid_request', 'client_id, client_secret and token are required');
-    }
-    for (const typ of ['li_access', 'li_refresh']) {
-      const check = kit.tokens.verify(fields.token, typ);
-      if (check.ok && check.claims.cid === fields.client_id) state.revoked.add(check.claims.jti);
-    }
-    return reply.code(200).send();
-  });
+async function revoke(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
+  const { fields } = parseBody(request.headers['content-type'], request.body);
+  if (
+    typeof fields.client_id !== 'string' ||
+    typeof fields.client_secret !== 'string' ||
+    typeof fields.token !== 'string'
+  ) {
+    return oauthError(reply, 400, 'invalid_request', 'client_id, client_secret and token are required');
+  }
+  for (const typ of ['li_access', 'li_refresh']) {
+    const check = kit.tokens.verify(fields.token, typ);
+    if (check.ok && check.claims.cid === fields.client_id) state.revoked.add(check.claims.jti);
+  }
+  return reply.code(200).send();
+}
 
-  app.get('/v2/userinfo', async (request, reply) => {
-    const member = authenticate(kit, state, request, reply, ['openid']);
-    if (!member) return reply;
-    const [given, ...rest] = member.name.split(' ');
-    return {
-      sub: member.id,
-      name: member.name,
-      given_name: given,
-      family_name: rest.join(' ') || given,
-      picture: null,
-      locale: { country: 'US', language: 'en' },
-      email_verified: false,
-    };
-  });
+/** OpenID userinfo: the member behind an `openid` token. */
+async function userinfo(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
+  const member = authenticate(kit, state, request, reply, ['openid']);
+  if (!member) return reply;
+  const [given, ...rest] = member.name.split(' ');
+  return {
+    sub: member.id,
+    name: member.name,
+    given_name: given,
+    family_name: rest.join(' ') || given,
+    picture: null,
+    locale: { country: 'US', language: 'en' },
+    email_verified: false,
+  };
 }
 
 /** LinkedIn retires a version about a year after its release; a version from the future does not exist yet. */

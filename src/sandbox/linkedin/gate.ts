@@ -1,5 +1,6 @@
 // What every /rest call passes before its own work: the LinkedIn-Version header (missing → 400, retired or not
-// yet released → 426 NONEXISTENT_VERSION), X-Restli-Protocol-Version 2.0.0, then the bearer token and scopes.
+// yet released → 426 NONEXISTENT_VERSION), X-Restli-Protocol-Version 2.0.0, then the bearer token and scopes;
+// and the context every /rest route handler is given.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { authenticate, versionProblem } from './auth.ts';
@@ -11,6 +12,15 @@ export type Gate = (
   scopes: string[],
   anyOf?: boolean,
 ) => { member: LiMember; errors: Pick<PlatformSimulator, 'errorReply'> } | undefined;
+
+/** What every /rest route handler works with: the kit, the live state (reset swaps it) and the gate. */
+export interface LiContext {
+  kit: SimulatorKit;
+  state: LiState;
+  gate: Gate;
+  /** Where the simulator is mounted (`/sandbox/linkedin` in Herald), for the URLs it hands out. */
+  prefix: string;
+}
 
 export function createGate(kit: SimulatorKit, state: LiState, errors: Pick<PlatformSimulator, 'errorReply'>): Gate {
   return (request, reply, scopes, anyOf = false) => {

@@ -8,6 +8,7 @@ import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts'
 import { registerLiAuth } from './auth.ts';
 import { createGate } from './gate.ts';
 import { registerLiMedia } from './media.ts';
+import { registerLiOrganizations } from './organizations.ts';
 import { registerLiPosts } from './posts.ts';
 import { createLiState, liError, type LiState } from './state.ts';
 
@@ -34,9 +35,11 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
         set: (_t, key, value) => Reflect.set(state, key, value),
       });
       const gate = createGate(kit, live, { errorReply });
+      const ctx = { kit, state: live, gate, prefix: app.prefix };
       registerLiAuth(app, kit, live);
-      registerLiMedia(app, kit, live, gate);
-      registerLiPosts(app, kit, live, gate);
+      registerLiMedia(app, ctx);
+      registerLiPosts(app, ctx);
+      registerLiOrganizations(app, ctx);
     },
     posts: () =>
       [...state.posts.values()].map((p) => ({

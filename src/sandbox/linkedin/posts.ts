@@ -2,14 +2,14 @@
 // "little" text (unescaped reserved characters cut the post short, as LinkedIn silently does), member and
 // organization authors, media by URN (one image, video or document, or a multi-image set of 2–20), 201 with the
 // id in `x-restli-id`, duplicate commentary → 422 DUPLICATE_POST; read, delete, the author finder the adapter's
-// reconciliation uses, the organization ACL look-up, and a small web page per post for sandbox URLs.
+// reconciliation uses, and a small web page per post for sandbox URLs. What `content` may hold: content.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
-import { applyFault, type SimulatorKit } from '../framework/simulator.ts';
-import { organizationsOf } from './auth.ts';
-import type { Gate } from './gate.ts';
-import { assetStatus, mayActAs } from './media.ts';
-import { inputError, liError, type LiPost, type LiState } from './state.ts';
+import { applyFault } from '../framework/simulator.ts';
+import { checkContent } from './content.ts';
+import type { LiContext } from './gate.ts';
+import { mayActAs } from './media.ts';
+import { inputError, liError, type LiPost } from './state.ts';
 
 const MAX_COMMENTARY = 3000; // ⚠ unverified (platforms.md: clients' figure)
 const DUPLICATE_WINDOW_MS = 24 * 3600_000; // ⚠ unverified: how far back LinkedIn compares commentary
@@ -77,345 +77,241 @@ function postJson(p: LiPost): Record<string, unknown> {
   };
 }
 
-export function registerLiPosts(app: FastifyInstance, kit: SimulatorKit, state: LiState, gate: Gate): void {
-  const writeScopes = ['w_member_social', 'w_organization_social'];
+/** Posts are read and written with either member or organization scopes; the author decides which is needed. */
+const WRITE_SCOPES = ['w_member_social', 'w_organization_social'];
 
-  /** The content's media: each must exist, belong to the author and be AVAILABLE. `refused` once the 422 is sent. */
-  function checkContent(
-    reply: FastifyReply,
-    author: string,
-    content: unknown,
-  ): { count: number } | { refused: FastifyReply } {
-    const refuse = (r: FastifyReply) => ({ refused: r });
-    if (content === undefined) return { count: 0 };
-    const c = content as Record<string, unknown>;
-    if (!c || typeof c !== 'object')
-      return refuse(reply.code(422).send(inputError('/content', 'INVALID_VALUE', 'content must be an object')));
-    const keys = Object.keys(c);
-    if (keys.length !== 1)
-      return refuse(
-        reply
-          .code(422)
-          .send(
-            inputError('/content', 'INVALID_VALUE', 'content holds exactly one of media, multiImage, article, poll'),
-          ),
-      );
-    let items: Array<{ id: unknown; kinds: string[] }>;
-    if (c.media !== undefined) {
-      const m = c.media as Record<string, unknown>;
-      items = [{ id: m?.id, kinds: ['image', 'video', 'document'] }];
-      if (
-        typeof m?.id === 'string' &&
-        m.id.startsWith('urn:li:document:') &&
-        (typeof m.title !== 'string' || m.title.trim() === '')
-      ) {
-        return refuse(
-          reply.code(422).send(inputError('/content/media/title', 'FIELD_REQUIRED', 'A document post needs a title')),
-        );
-      }
-    } else if (c.multiImage !== undefined) {
-      const images = (c.multiImage as { images?: unknown })?.images;
-      if (!Array.isArray(images) || images.length < 2 || images.length > 20)
-        return refuse(
-          reply
-            .code(422)
-            .send(inputError('/content/multiImage/images', 'INVALID_VALUE', 'A multi-image post has 2 to 20 images')),
-        );
-      items = images.map((i: { id?: unknown }) => ({ id: i?.id, kinds: ['image'] }));
-    } else {
-      return refuse(
-        reply
-          .code(422)
-          .send(
-            inputError(`/content/${keys[0]}`, 'INVALID_VALUE', `content.${keys[0]} is not supported by this simulator`),
-          ),
-      );
-    }
-    for (const [n, item] of items.entries()) {
-      const asset = typeof item.id === 'string' ? state.assets.get(item.id) : undefined;
-      if (!asset || !item.kinds.includes(asset.kind))
-        return refuse(
-          reply
-            .code(422)
-            .send(
-              inputError(
-                `/content/${n}/id`,
-                'INVALID_URN_ID',
-                `Media ${String(item.id)} does not exist or cannot be used here`,
-              ),
-            ),
-        );
-      if (asset.owner !== author)
-        return refuse(
-          reply
-            .code(422)
-            .send(
-              inputError(
-                `/content/${n}/id`,
-                'INVALID_VALUE',
-                `Media ${asset.urn} belongs to ${asset.owner}, not to the author ${author}`,
-              ),
-            ),
-        );
-      const status = assetStatus(kit, asset);
-      if (status !== 'AVAILABLE')
-        return refuse(
-          reply
-            .code(422)
-            .send(
-              inputError(`/content/${n}/id`, 'INVALID_MEDIA_STATE', `Media ${asset.urn} is ${status}, not AVAILABLE`),
-            ),
-        );
-    }
-    return { count: items.length };
-  }
+interface UrnParams {
+  urn: string;
+}
 
-  app.post('/rest/posts', async (request, reply) => {
-    const g = gate(request, reply, writeScopes, true);
-    if (!g) return reply;
-    const day = new Date(kit.now()).toISOString().slice(0, 10); // daily windows reset at midnight UTC
-    if (!kit.windows.hit(`posts:${g.member.id}:${day}`, kit.limit(POSTS_PER_DAY), 24 * 3600_000).allowed) {
-      return reply
-        .code(429)
-        .send(liError(429, 'Resource level throttle MEMBER DAY limit for calls to this resource is reached.'));
-    }
-    const fault = kit.faults.take('create_post', g.member.id);
-    if (fault?.fault === 'rate_limited') {
-      // ⚠ unverified: LinkedIn sends no rate-limit headers; the injected fault carries Retry-After so tests can
-      // wait a short time instead of until midnight UTC.
-      return reply
-        .code(429)
-        .header('retry-after', String(fault.retryAfterSeconds ?? 2))
-        .send(liError(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
-    }
-    const applied = applyFault(kit, g.errors, fault, request, reply, 'ietf');
-    if (applied === 'sent') return reply;
-    const body = parseBody(request.headers['content-type'], request.body);
-    if (!body.valid || body.contentType !== 'application/json')
-      return reply
-        .code(400)
-        .send(liError(400, 'Request body could not be converted to data map', { code: 'ILLEGAL_ARGUMENT' }));
-    const f = body.fields;
-    const missing = REQUIRED.filter((k) => f[k] === undefined);
-    if (missing.length > 0) {
-      return reply.code(422).send(
-        liError(422, `Missing required fields: ${missing.join(', ')}`, {
-          errorDetailType: 'com.linkedin.common.error.BadRequest',
-          errorDetails: {
-            inputErrors: missing.map((k) => ({
-              description: 'Field is required',
-              input: { inputPath: { fieldPath: `/${k}` } },
-              code: 'FIELD_REQUIRED',
-            })),
-          },
-        }),
-      );
-    }
-    const unknown = Object.keys(f).filter((k) => !ALLOWED.has(k));
-    if (unknown.length > 0)
-      return reply
-        .code(422)
-        .send(inputError(`/${unknown[0]}`, 'UNRECOGNIZED_FIELD', `Unrecognized field ${unknown[0]}`));
-    if (typeof f.author !== 'string' || !/^urn:li:(person|organization):[A-Za-z0-9_-]+$/.test(f.author))
-      return reply
-        .code(422)
-        .send(inputError('/author', 'INVALID_URN_TYPE', 'author must be a person or organization URN'));
-    if (!mayActAs(state, g.member, f.author)) {
-      return reply
-        .code(403)
-        .send(
-          liError(
-            403,
-            `Not enough permissions to access: partnerApiPostsExternal.CREATE.20240101 (author ${f.author})`,
-            { serviceErrorCode: 100, code: 'ACCESS_DENIED' },
-          ),
-        );
-    }
-    const scopes = f.author.startsWith('urn:li:organization:') ? ['w_organization_social'] : ['w_member_social'];
-    if (!gate(request, reply, scopes)) return reply;
-    if (typeof f.commentary !== 'string')
-      return reply.code(422).send(inputError('/commentary', 'INVALID_VALUE', 'commentary must be a string'));
-    if ([...f.commentary].length > MAX_COMMENTARY)
-      return reply
-        .code(422)
-        .send(
-          inputError('/commentary', 'MAX_LENGTH_EXCEEDED', `commentary is longer than ${MAX_COMMENTARY} characters`),
-        );
-    if (typeof f.visibility !== 'string' || !VISIBILITIES.has(f.visibility))
-      return reply
-        .code(422)
-        .send(
-          inputError('/visibility', 'INVALID_ENUM_VALUE', `visibility must be one of ${[...VISIBILITIES].join(', ')}`),
-        );
-    // ⚠ unverified: the exact answer; a company page has no connections, so its posts are public.
-    if (f.author.startsWith('urn:li:organization:') && f.visibility === 'CONNECTIONS')
-      return reply
-        .code(422)
-        .send(inputError('/visibility', 'INVALID_VALUE', 'An organization post cannot be limited to connections'));
-    const d = f.distribution as Record<string, unknown> | undefined;
-    if (!d || typeof d !== 'object' || (d.feedDistribution !== 'MAIN_FEED' && d.feedDistribution !== 'NONE'))
-      return reply
-        .code(422)
-        .send(
-          inputError(
-            '/distribution/feedDistribution',
-            'INVALID_ENUM_VALUE',
-            'distribution.feedDistribution must be MAIN_FEED or NONE',
-          ),
-        );
-    if (f.lifecycleState !== 'PUBLISHED' && f.lifecycleState !== 'DRAFT')
-      return reply
-        .code(422)
-        .send(inputError('/lifecycleState', 'INVALID_ENUM_VALUE', 'lifecycleState must be PUBLISHED or DRAFT'));
-    const content = checkContent(reply, f.author, f.content);
-    if ('refused' in content) return content.refused;
-    const mediaCount = content.count;
-    if (f.commentary.trim() === '' && mediaCount === 0)
-      return reply.code(422).send(inputError('/commentary', 'FIELD_REQUIRED', 'A post without media needs commentary'));
-    const earlier = [...state.posts.values()].find(
-      (p) =>
-        p.author === f.author &&
-        !p.deleted &&
-        p.commentary === f.commentary &&
-        f.commentary !== '' &&
-        p.createdAt > kit.now() - DUPLICATE_WINDOW_MS,
-    );
-    if (earlier || fault?.fault === 'duplicate') {
-      const urn = earlier?.urn ?? 'urn:li:share:0';
-      return reply.code(422).send(
-        liError(422, `Content is a duplicate of ${urn}`, {
-          errorDetailType: 'com.linkedin.common.error.BadRequest',
-          errorDetails: {
-            inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }],
-          },
-        }),
-      );
-    }
-    const urn = `urn:li:share:${++state.seq}`;
-    const read = readLittleText(f.commentary);
-    state.posts.set(urn, {
-      urn,
-      author: f.author,
-      memberId: g.member.id,
-      commentary: f.commentary,
-      plain: read.plain,
-      visibility: f.visibility,
-      content: f.content as Record<string, unknown> | undefined,
-      mediaCount,
-      createdAt: kit.now(),
-      deleted: false,
-    });
-    if (applied === 'drop') return kit.dropConnection(request, reply);
-    return reply.code(201).header('x-restli-id', urn).header('x-linkedin-id', urn).send();
-  });
+interface AuthorFinderQuery {
+  q?: string;
+  author?: string;
+  count?: string;
+  start?: string;
+}
 
-  app.get('/rest/posts/:urn', async (request, reply) => {
-    const g = gate(request, reply, writeScopes, true);
-    if (!g) return reply;
-    const post = state.posts.get((request.params as { urn: string }).urn);
-    if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found', { serviceErrorCode: 0 }));
-    return postJson(post);
-  });
-
-  app.delete('/rest/posts/:urn', async (request, reply) => {
-    const g = gate(request, reply, writeScopes, true);
-    if (!g) return reply;
-    const post = state.posts.get((request.params as { urn: string }).urn);
-    if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found'));
-    if (!mayActAs(state, g.member, post.author))
-      return reply
-        .code(403)
-        .send(
-          liError(403, 'Not enough permissions to delete this post', { serviceErrorCode: 100, code: 'ACCESS_DENIED' }),
-        );
-    post.deleted = true;
-    return reply.code(204).send();
-  });
-
-  // The author finder (`q=author`), newest first. ⚠ unverified: LinkedIn's docs ask r_member_social for a
-  // member's posts; the simulator lets a member read their own with w_member_social (docs/platform-fidelity.md).
-  app.get('/rest/posts', async (request, reply) => {
-    const g = gate(request, reply, writeScopes, true);
-    if (!g) return reply;
-    const applied = applyFault(kit, g.errors, kit.faults.take('lookup', g.member.id), request, reply, 'ietf');
-    if (applied === 'sent') return reply;
-    const q = request.query as Record<string, string | undefined>;
-    if (q.q !== 'author')
-      return reply.code(400).send(liError(400, 'Unsupported finder: use q=author', { code: 'ILLEGAL_ARGUMENT' }));
-    if (!q.author)
-      return reply
-        .code(400)
-        .send(liError(400, 'The author parameter is required with q=author', { code: 'ILLEGAL_ARGUMENT' }));
-    if (!mayActAs(state, g.member, q.author))
-      return reply.code(403).send(
-        liError(403, `Not enough permissions to read the posts of ${q.author}`, {
-          serviceErrorCode: 100,
-          code: 'ACCESS_DENIED',
-        }),
-      );
-    const count = q.count === undefined ? 10 : Number(q.count);
-    const start = q.start === undefined ? 0 : Number(q.start);
-    if (!Number.isInteger(count) || count < 1 || count > 100)
-      return reply.code(400).send(liError(400, 'count must be from 1 to 100', { code: 'ILLEGAL_ARGUMENT' }));
-    if (!Number.isInteger(start) || start < 0)
-      return reply.code(400).send(liError(400, 'start must be a non-negative integer', { code: 'ILLEGAL_ARGUMENT' }));
-    const all = [...state.posts.values()]
-      .filter((p) => p.author === q.author && !p.deleted)
-      .sort((a, b) => b.createdAt - a.createdAt || (b.urn > a.urn ? 1 : -1));
-    return {
-      paging: { start, count, links: [], total: all.length },
-      elements: all.slice(start, start + count).map(postJson),
-    };
-  });
-
-  // Organizations the member holds a role on (`q=roleAssignee`), and an organization's name.
-  app.get('/rest/organizationAcls', async (request, reply) => {
-    const g = gate(request, reply, ['rw_organization_admin', 'r_organization_social', 'w_organization_social'], true);
-    if (!g) return reply;
-    const q = request.query as Record<string, string | undefined>;
-    if (q.q !== 'roleAssignee')
-      return reply.code(400).send(liError(400, 'Unsupported finder: use q=roleAssignee', { code: 'ILLEGAL_ARGUMENT' }));
-    const orgs =
-      (q.role && q.role !== 'ADMINISTRATOR') || (q.state && q.state !== 'APPROVED')
-        ? []
-        : organizationsOf(state, g.member);
-    return {
-      paging: { start: 0, count: orgs.length, links: [], total: orgs.length },
-      elements: orgs.map((o) => ({
-        roleAssignee: `urn:li:person:${g.member.id}`,
-        role: 'ADMINISTRATOR',
-        organization: `urn:li:organization:${o.id}`,
-        state: 'APPROVED',
-      })),
-    };
-  });
-
-  app.get('/rest/organizations/:id', async (request, reply) => {
-    const g = gate(request, reply, ['rw_organization_admin', 'r_organization_social', 'w_organization_social'], true);
-    if (!g) return reply;
-    const org = state.organizations.get((request.params as { id: string }).id);
-    if (!org) return reply.code(404).send(liError(404, 'Not Found'));
-    return {
-      id: Number(org.id),
-      localizedName: org.name,
-      vanityName: org.vanityName,
-      name: { localized: { en_US: org.name }, preferredLocale: { country: 'US', language: 'en' } },
-    };
-  });
-
+export function registerLiPosts(app: FastifyInstance, ctx: LiContext): void {
+  app.post('/rest/posts', (request, reply) => createPost(ctx, request, reply));
+  app.get<{ Params: UrnParams }>('/rest/posts/:urn', (request, reply) => readPost(ctx, request, reply));
+  app.delete<{ Params: UrnParams }>('/rest/posts/:urn', (request, reply) => deletePost(ctx, request, reply));
+  app.get<{ Querystring: AuthorFinderQuery }>('/rest/posts', (request, reply) => postsByAuthor(ctx, request, reply));
   // Sandbox URLs of posts point here (the real ones are https://www.linkedin.com/feed/update/<urn>).
-  app.get('/web/feed/update/:urn', async (request: FastifyRequest, reply: FastifyReply) => {
-    const post = state.posts.get((request.params as { urn: string }).urn);
-    if (!post || post.deleted)
-      return reply
-        .code(404)
-        .type('text/plain')
-        .send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
-    const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  app.get<{ Params: UrnParams }>('/web/feed/update/:urn', (request, reply) => postPage(ctx, request, reply));
+}
+
+async function createPost(ctx: LiContext, request: FastifyRequest, reply: FastifyReply) {
+  const { kit, state, gate } = ctx;
+  const g = gate(request, reply, WRITE_SCOPES, true);
+  if (!g) return reply;
+  const day = new Date(kit.now()).toISOString().slice(0, 10); // daily windows reset at midnight UTC
+  if (!kit.windows.hit(`posts:${g.member.id}:${day}`, kit.limit(POSTS_PER_DAY), 24 * 3600_000).allowed) {
     return reply
-      .type('text/html; charset=utf-8')
+      .code(429)
+      .send(liError(429, 'Resource level throttle MEMBER DAY limit for calls to this resource is reached.'));
+  }
+  const fault = kit.faults.take('create_post', g.member.id);
+  if (fault?.fault === 'rate_limited') {
+    // ⚠ unverified: LinkedIn sends no rate-limit headers; the injected fault carries Retry-After so tests can
+    // wait a short time instead of until midnight UTC.
+    return reply
+      .code(429)
+      .header('retry-after', String(fault.retryAfterSeconds ?? 2))
+      .send(liError(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
+  }
+  const applied = applyFault(kit, g.errors, fault, request, reply, 'ietf');
+  if (applied === 'sent') return reply;
+  const body = parseBody(request.headers['content-type'], request.body);
+  if (!body.valid || body.contentType !== 'application/json')
+    return reply
+      .code(400)
+      .send(liError(400, 'Request body could not be converted to data map', { code: 'ILLEGAL_ARGUMENT' }));
+  const f = body.fields;
+  const missing = REQUIRED.filter((k) => f[k] === undefined);
+  if (missing.length > 0) {
+    return reply.code(422).send(
+      liError(422, `Missing required fields: ${missing.join(', ')}`, {
+        errorDetailType: 'com.linkedin.common.error.BadRequest',
+        errorDetails: {
+          inputErrors: missing.map((k) => ({
+            description: 'Field is required',
+            input: { inputPath: { fieldPath: `/${k}` } },
+            code: 'FIELD_REQUIRED',
+          })),
+        },
+      }),
+    );
+  }
+  const unknown = Object.keys(f).filter((k) => !ALLOWED.has(k));
+  if (unknown.length > 0)
+    return reply.code(422).send(inputError(`/${unknown[0]}`, 'UNRECOGNIZED_FIELD', `Unrecognized field ${unknown[0]}`));
+  if (typeof f.author !== 'string' || !/^urn:li:(person|organization):[A-Za-z0-9_-]+$/.test(f.author))
+    return reply
+      .code(422)
+      .send(inputError('/author', 'INVALID_URN_TYPE', 'author must be a person or organization URN'));
+  if (!mayActAs(state, g.member, f.author)) {
+    return reply.code(403).send(
+      liError(403, `Not enough permissions to access: partnerApiPostsExternal.CREATE.20240101 (author ${f.author})`, {
+        serviceErrorCode: 100,
+        code: 'ACCESS_DENIED',
+      }),
+    );
+  }
+  const scopes = f.author.startsWith('urn:li:organization:') ? ['w_organization_social'] : ['w_member_social'];
+  if (!gate(request, reply, scopes)) return reply;
+  if (typeof f.commentary !== 'string')
+    return reply.code(422).send(inputError('/commentary', 'INVALID_VALUE', 'commentary must be a string'));
+  if ([...f.commentary].length > MAX_COMMENTARY)
+    return reply
+      .code(422)
+      .send(inputError('/commentary', 'MAX_LENGTH_EXCEEDED', `commentary is longer than ${MAX_COMMENTARY} characters`));
+  if (typeof f.visibility !== 'string' || !VISIBILITIES.has(f.visibility))
+    return reply
+      .code(422)
       .send(
-        `<!doctype html><meta charset="utf-8"><title>Sandbox LinkedIn post</title><p><b>${esc(post.author)}</b> (Herald sandbox, ${esc(post.visibility)})</p><p style="white-space:pre-wrap">${esc(post.plain)}</p><p>${post.mediaCount} media · ${new Date(post.createdAt).toISOString()}</p>`,
+        inputError('/visibility', 'INVALID_ENUM_VALUE', `visibility must be one of ${[...VISIBILITIES].join(', ')}`),
       );
+  // ⚠ unverified: the exact answer; a company page has no connections, so its posts are public.
+  if (f.author.startsWith('urn:li:organization:') && f.visibility === 'CONNECTIONS')
+    return reply
+      .code(422)
+      .send(inputError('/visibility', 'INVALID_VALUE', 'An organization post cannot be limited to connections'));
+  const d = f.distribution as Record<string, unknown> | undefined;
+  if (!d || typeof d !== 'object' || (d.feedDistribution !== 'MAIN_FEED' && d.feedDistribution !== 'NONE'))
+    return reply
+      .code(422)
+      .send(
+        inputError(
+          '/distribution/feedDistribution',
+          'INVALID_ENUM_VALUE',
+          'distribution.feedDistribution must be MAIN_FEED or NONE',
+        ),
+      );
+  if (f.lifecycleState !== 'PUBLISHED' && f.lifecycleState !== 'DRAFT')
+    return reply
+      .code(422)
+      .send(inputError('/lifecycleState', 'INVALID_ENUM_VALUE', 'lifecycleState must be PUBLISHED or DRAFT'));
+  const content = checkContent(kit, state, reply, f.author, f.content);
+  if ('refused' in content) return content.refused;
+  const mediaCount = content.count;
+  if (f.commentary.trim() === '' && mediaCount === 0)
+    return reply.code(422).send(inputError('/commentary', 'FIELD_REQUIRED', 'A post without media needs commentary'));
+  const earlier = [...state.posts.values()].find(
+    (p) =>
+      p.author === f.author &&
+      !p.deleted &&
+      p.commentary === f.commentary &&
+      f.commentary !== '' &&
+      p.createdAt > kit.now() - DUPLICATE_WINDOW_MS,
+  );
+  if (earlier || fault?.fault === 'duplicate') {
+    const urn = earlier?.urn ?? 'urn:li:share:0';
+    return reply.code(422).send(
+      liError(422, `Content is a duplicate of ${urn}`, {
+        errorDetailType: 'com.linkedin.common.error.BadRequest',
+        errorDetails: {
+          inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }],
+        },
+      }),
+    );
+  }
+  const urn = `urn:li:share:${++state.seq}`;
+  const read = readLittleText(f.commentary);
+  state.posts.set(urn, {
+    urn,
+    author: f.author,
+    memberId: g.member.id,
+    commentary: f.commentary,
+    plain: read.plain,
+    visibility: f.visibility,
+    content: f.content as Record<string, unknown> | undefined,
+    mediaCount,
+    createdAt: kit.now(),
+    deleted: false,
   });
+  if (applied === 'drop') return kit.dropConnection(request, reply);
+  return reply.code(201).header('x-restli-id', urn).header('x-linkedin-id', urn).send();
+}
+
+async function readPost(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
+  const { state, gate } = ctx;
+  const g = gate(request, reply, WRITE_SCOPES, true);
+  if (!g) return reply;
+  const post = state.posts.get(request.params.urn);
+  if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found', { serviceErrorCode: 0 }));
+  return postJson(post);
+}
+
+async function deletePost(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
+  const { state, gate } = ctx;
+  const g = gate(request, reply, WRITE_SCOPES, true);
+  if (!g) return reply;
+  const post = state.posts.get(request.params.urn);
+  if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found'));
+  if (!mayActAs(state, g.member, post.author))
+    return reply
+      .code(403)
+      .send(
+        liError(403, 'Not enough permissions to delete this post', { serviceErrorCode: 100, code: 'ACCESS_DENIED' }),
+      );
+  post.deleted = true;
+  return reply.code(204).send();
+}
+
+/**
+ * The author finder (`q=author`), newest first. ⚠ unverified: LinkedIn's docs ask r_member_social for a member's
+ * posts; the simulator lets a member read their own with w_member_social (docs/platform-fidelity.md).
+ */
+async function postsByAuthor(
+  ctx: LiContext,
+  request: FastifyRequest<{ Querystring: AuthorFinderQuery }>,
+  reply: FastifyReply,
+) {
+  const { kit, state, gate } = ctx;
+  const g = gate(request, reply, WRITE_SCOPES, true);
+  if (!g) return reply;
+  const applied = applyFault(kit, g.errors, kit.faults.take('lookup', g.member.id), request, reply, 'ietf');
+  if (applied === 'sent') return reply;
+  const q = request.query;
+  if (q.q !== 'author')
+    return reply.code(400).send(liError(400, 'Unsupported finder: use q=author', { code: 'ILLEGAL_ARGUMENT' }));
+  if (!q.author)
+    return reply
+      .code(400)
+      .send(liError(400, 'The author parameter is required with q=author', { code: 'ILLEGAL_ARGUMENT' }));
+  if (!mayActAs(state, g.member, q.author))
+    return reply.code(403).send(
+      liError(403, `Not enough permissions to read the posts of ${q.author}`, {
+        serviceErrorCode: 100,
+        code: 'ACCESS_DENIED',
+      }),
+    );
+  const count = q.count === undefined ? 10 : Number(q.count);
+  const start = q.start === undefined ? 0 : Number(q.start);
+  if (!Number.isInteger(count) || count < 1 || count > 100)
+    return reply.code(400).send(liError(400, 'count must be from 1 to 100', { code: 'ILLEGAL_ARGUMENT' }));
+  if (!Number.isInteger(start) || start < 0)
+    return reply.code(400).send(liError(400, 'start must be a non-negative integer', { code: 'ILLEGAL_ARGUMENT' }));
+  const all = [...state.posts.values()]
+    .filter((p) => p.author === q.author && !p.deleted)
+    .sort((a, b) => b.createdAt - a.createdAt || (b.urn > a.urn ? 1 : -1));
+  return {
+    paging: { start, count, links: [], total: all.length },
+    elements: all.slice(start, start + count).map(postJson),
+  };
+}
+
+async function postPage(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
+  const post = ctx.state.posts.get(request.params.urn);
+  if (!post || post.deleted)
+    return reply
+      .code(404)
+      .type('text/plain')
+      .send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(
+      `<!doctype html><meta charset="utf-8"><title>Sandbox LinkedIn post</title><p><b>${esc(post.author)}</b> (Herald sandbox, ${esc(post.visibility)})</p><p style="white-space:pre-wrap">${esc(post.plain)}</p><p>${post.mediaCount} media · ${new Date(post.createdAt).toISOString()}</p>`,
+    );
 }

@@ -21,8 +21,9 @@ export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
     errorReply,
     routes(app) {
       const live = new Proxy({} as MastoState, { get: (_t, key) => state[key as keyof MastoState] });
-      registerMastoAuth(app, kit, live, () => app.prefix);
-      registerMastoStatuses(app, kit, live, errorReply);
+      const ctx = { kit, state: live, errorReply, prefix: app.prefix };
+      registerMastoAuth(app, ctx);
+      registerMastoStatuses(app, ctx);
     },
     posts: () =>
       [...state.statuses.values()].map((s) => ({

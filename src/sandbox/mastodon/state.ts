@@ -1,5 +1,6 @@
 // In-memory state of the Mastodon simulator: OAuth apps, accounts, statuses, media attachments, and the
-// Idempotency-Key memory (one hour per account, platforms.md §7).
+// Idempotency-Key memory (one hour per account, platforms.md §7); and the context every route handler is given.
+import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface MastoAccount {
   id: string;
@@ -54,4 +55,13 @@ export function createMastoState(): MastoState {
     spentCodes: new Set(),
     revoked: new Set(),
   };
+}
+
+/** What every route handler works with: the kit, the live state (reset swaps it) and Mastodon's error body. */
+export interface MastoContext {
+  kit: SimulatorKit;
+  state: MastoState;
+  errorReply: PlatformSimulator['errorReply'];
+  /** Where the simulator is mounted (`/sandbox/mastodon` in Herald), for the URLs it hands out. */
+  prefix: string;
 }

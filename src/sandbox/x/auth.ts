@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
-import { problem, type XState, type XUser } from './state.ts';
+import { problem, type XContext, type XState, type XUser } from './state.ts';
 
 const ACCESS_TTL = 7200; // 2 hours
 const REFRESH_TTL = 180 * 24 * 3600; // ⚠ unverified: X documents no refresh-token lifetime; 6 months here
@@ -38,137 +38,138 @@ export function userFor(state: XState, username: string): XUser {
   return user;
 }
 
-export function registerXAuth(app: FastifyInstance, kit: SimulatorKit, state: XState): void {
-  // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
-  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const q = {
-      ...(request.query as Record<string, string | undefined>),
-      ...(request.method === 'POST'
-        ? stringFields(parseBody(request.headers['content-type'], request.body).fields)
-        : {}),
-    };
-    for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge'] as const) {
-      if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
-    }
-    if (q.response_type !== 'code')
-      return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
-    // X documents `S256|plain`; its own client library sends `s256`, which X accepts: compare case-insensitively.
-    const method =
-      (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
-    if (method !== 'S256' && method !== 'plain')
-      return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
-    if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
-    let redirect: URL;
-    try {
-      redirect = new URL(q.redirect_uri!);
-    } catch {
-      return oauthError(reply, 400, 'invalid_request', 'redirect_uri is not a URL.');
-    }
-    if (request.method === 'GET' && !q.sandbox_username)
-      return sendConsentPage(reply, {
-        platform: 'X',
-        action: request.url.split('?')[0]!,
-        params: q,
-        scopes: q.scope!,
-        defaultUsername: 'sandbox_user',
-      });
-    if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
-    const username = q.sandbox_username ?? 'sandbox_user';
-    if (!/^[A-Za-z0-9_]{1,15}$/.test(username))
-      return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
-    const user = userFor(state, username);
-    const code = kit.tokens.sign({
-      sub: user.id,
-      typ: 'x_code',
-      username,
-      cid: q.client_id,
-      redirect: q.redirect_uri,
-      challenge: q.code_challenge,
-      method,
-      scope: q.scope,
-      ttlSeconds: CODE_TTL,
-    });
-    redirect.searchParams.set('state', q.state!);
-    redirect.searchParams.set('code', code);
-    return reply.code(302).header('location', redirect.toString()).send();
-  };
-  app.get('/i/oauth2/authorize', authorize);
-  app.post('/i/oauth2/authorize', authorize);
+/** The authorization request's parameters: the query, and on the consent page's POST its form fields too. */
+type AuthorizeQuery = Record<string, string | undefined>;
 
-  app.post('/2/oauth2/token', async (request, reply) => {
-    const { fields } = parseBody(request.headers['content-type'], request.body);
-    const clientId = clientOf(request, fields);
-    if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
-    const fault = kit.faults.take('token');
-    // expired_token here: the refresh token is refused, as X does once it was revoked or already used.
-    if (fault?.fault === 'expired_token')
-      return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
-    if (fault) return reply.code(503).send(problem(503, 'Service Unavailable', `Injected ${fault.fault}`));
-    let scope: string;
-    let sub: string;
-    let username: string;
-    if (fields.grant_type === 'authorization_code') {
-      const check = kit.tokens.verify(String(fields.code ?? ''), 'x_code');
-      if (!check.ok || state.spent.has(check.claims.jti))
-        return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
-      const c = check.claims;
-      if (c.cid !== clientId || c.redirect !== fields.redirect_uri)
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          'client_id or redirect_uri does not match the authorization request.',
-        );
-      const verifier = String(fields.code_verifier ?? '');
-      const expected = c.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-      if (expected !== c.challenge)
-        return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
-      state.spent.add(c.jti);
-      ({ scope, sub, username } = { scope: String(c.scope), sub: c.sub, username: String(c.username) });
-    } else if (fields.grant_type === 'refresh_token') {
-      const check = kit.tokens.verify(String(fields.refresh_token ?? ''), 'x_refresh');
-      // Refresh tokens rotate: each one works once (⚠ unverified in X's docs, observed in practice).
-      if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti))
-        return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
-      if (check.claims.cid !== clientId)
-        return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
-      state.spent.add(check.claims.jti);
-      ({ scope, sub, username } = {
-        scope: String(check.claims.scope),
-        sub: check.claims.sub,
-        username: String(check.claims.username),
-      });
-    } else {
+export function registerXAuth(app: FastifyInstance, ctx: XContext): void {
+  // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
+  app.get<{ Querystring: AuthorizeQuery }>('/i/oauth2/authorize', (request, reply) => authorize(ctx, request, reply));
+  app.post<{ Querystring: AuthorizeQuery }>('/i/oauth2/authorize', (request, reply) => authorize(ctx, request, reply));
+  app.post('/2/oauth2/token', (request, reply) => token(ctx, request, reply));
+  app.post('/2/oauth2/revoke', (request) => revoke(ctx, request));
+}
+
+async function authorize(ctx: XContext, request: FastifyRequest<{ Querystring: AuthorizeQuery }>, reply: FastifyReply) {
+  const q = {
+    ...request.query,
+    ...(request.method === 'POST' ? stringFields(parseBody(request.headers['content-type'], request.body).fields) : {}),
+  };
+  for (const name of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge'] as const) {
+    if (!q[name]) return oauthError(reply, 400, 'invalid_request', `Missing ${name}.`);
+  }
+  if (q.response_type !== 'code')
+    return oauthError(reply, 400, 'unsupported_response_type', 'response_type must be code.');
+  // X documents `S256|plain`; its own client library sends `s256`, which X accepts: compare case-insensitively.
+  const method =
+    (q.code_challenge_method ?? 'plain').toLowerCase() === 's256' ? 'S256' : (q.code_challenge_method ?? 'plain');
+  if (method !== 'S256' && method !== 'plain')
+    return oauthError(reply, 400, 'invalid_request', 'code_challenge_method must be S256 or plain.');
+  if (q.state!.length > 500) return oauthError(reply, 400, 'invalid_request', 'state is longer than 500 characters.');
+  let redirect: URL;
+  try {
+    redirect = new URL(q.redirect_uri!);
+  } catch {
+    return oauthError(reply, 400, 'invalid_request', 'redirect_uri is not a URL.');
+  }
+  if (request.method === 'GET' && !q.sandbox_username)
+    return sendConsentPage(reply, {
+      platform: 'X',
+      action: request.url.split('?')[0]!,
+      params: q,
+      scopes: q.scope!,
+      defaultUsername: 'sandbox_user',
+    });
+  if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
+  const username = q.sandbox_username ?? 'sandbox_user';
+  if (!/^[A-Za-z0-9_]{1,15}$/.test(username))
+    return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
+  const user = userFor(ctx.state, username);
+  const code = ctx.kit.tokens.sign({
+    sub: user.id,
+    typ: 'x_code',
+    username,
+    cid: q.client_id,
+    redirect: q.redirect_uri,
+    challenge: q.code_challenge,
+    method,
+    scope: q.scope,
+    ttlSeconds: CODE_TTL,
+  });
+  redirect.searchParams.set('state', q.state!);
+  redirect.searchParams.set('code', code);
+  return reply.code(302).header('location', redirect.toString()).send();
+}
+
+/** The code exchange (PKCE checked) and the refresh grant. */
+async function token(ctx: XContext, request: FastifyRequest, reply: FastifyReply) {
+  const { kit, state } = ctx;
+  const { fields } = parseBody(request.headers['content-type'], request.body);
+  const clientId = clientOf(request, fields);
+  if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
+  const fault = kit.faults.take('token');
+  // expired_token here: the refresh token is refused, as X does once it was revoked or already used.
+  if (fault?.fault === 'expired_token')
+    return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
+  if (fault) return reply.code(503).send(problem(503, 'Service Unavailable', `Injected ${fault.fault}`));
+  let scope: string;
+  let sub: string;
+  let username: string;
+  if (fields.grant_type === 'authorization_code') {
+    const check = kit.tokens.verify(String(fields.code ?? ''), 'x_code');
+    if (!check.ok || state.spent.has(check.claims.jti))
+      return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
+    const c = check.claims;
+    if (c.cid !== clientId || c.redirect !== fields.redirect_uri)
       return oauthError(
         reply,
         400,
-        'unsupported_grant_type',
-        'grant_type must be authorization_code or refresh_token.',
+        'invalid_request',
+        'client_id or redirect_uri does not match the authorization request.',
       );
-    }
-    userFor(state, username);
-    const access = kit.tokens.sign({ sub, typ: 'x_access', username, scope, cid: clientId, ttlSeconds: ACCESS_TTL });
-    const body: Record<string, unknown> = { token_type: 'bearer', expires_in: ACCESS_TTL, access_token: access, scope };
-    if (scope.split(' ').includes('offline.access'))
-      body.refresh_token = kit.tokens.sign({
-        sub,
-        typ: 'x_refresh',
-        username,
-        scope,
-        cid: clientId,
-        ttlSeconds: REFRESH_TTL,
-      });
-    return body;
-  });
+    const verifier = String(fields.code_verifier ?? '');
+    const expected = c.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+    if (expected !== c.challenge)
+      return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
+    state.spent.add(c.jti);
+    ({ scope, sub, username } = { scope: String(c.scope), sub: c.sub, username: String(c.username) });
+  } else if (fields.grant_type === 'refresh_token') {
+    const check = kit.tokens.verify(String(fields.refresh_token ?? ''), 'x_refresh');
+    // Refresh tokens rotate: each one works once (⚠ unverified in X's docs, observed in practice).
+    if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti))
+      return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
+    if (check.claims.cid !== clientId)
+      return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
+    state.spent.add(check.claims.jti);
+    ({ scope, sub, username } = {
+      scope: String(check.claims.scope),
+      sub: check.claims.sub,
+      username: String(check.claims.username),
+    });
+  } else {
+    return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+  }
+  userFor(state, username);
+  const access = kit.tokens.sign({ sub, typ: 'x_access', username, scope, cid: clientId, ttlSeconds: ACCESS_TTL });
+  const body: Record<string, unknown> = { token_type: 'bearer', expires_in: ACCESS_TTL, access_token: access, scope };
+  if (scope.split(' ').includes('offline.access'))
+    body.refresh_token = kit.tokens.sign({
+      sub,
+      typ: 'x_refresh',
+      username,
+      scope,
+      cid: clientId,
+      ttlSeconds: REFRESH_TTL,
+    });
+  return body;
+}
 
-  app.post('/2/oauth2/revoke', async (request) => {
-    const { fields } = parseBody(request.headers['content-type'], request.body);
-    for (const typ of ['x_access', 'x_refresh']) {
-      const check = kit.tokens.verify(String(fields.token ?? ''), typ);
-      if (check.ok) state.revoked.add(check.claims.jti);
-    }
-    return { revoked: true };
-  });
+async function revoke(ctx: XContext, request: FastifyRequest) {
+  const { fields } = parseBody(request.headers['content-type'], request.body);
+  for (const typ of ['x_access', 'x_refresh']) {
+    const check = ctx.kit.tokens.verify(String(fields.token ?? ''), typ);
+    if (check.ok) ctx.state.revoked.add(check.claims.jti);
+  }
+  return { revoked: true };
 }
 
 /** The user behind the bearer token, or undefined after sending X's 401/403. */

@@ -28,9 +28,10 @@ export function xSimulator(kit: SimulatorKit): PlatformSimulator {
       const live = new Proxy({} as ReturnType<typeof createXState>, {
         get: (_t, key) => state[key as keyof typeof state],
       });
-      registerXAuth(app, kit, live);
-      registerXTweets(app, kit, live, errorReply);
-      registerXMedia(app, kit, live, errorReply);
+      const ctx = { kit, state: live, errorReply, prefix: app.prefix };
+      registerXAuth(app, ctx);
+      registerXTweets(app, ctx);
+      registerXMedia(app, ctx);
     },
     posts: () =>
       [...state.tweets.values()].map((t) => ({

@@ -1,4 +1,6 @@
-// In-memory state of the X simulator: users, posts (tweets), media uploads, spent one-time tokens.
+// In-memory state of the X simulator: users, posts (tweets), media uploads, spent one-time tokens; and the
+// context every route handler is given.
+import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface XUser {
   id: string;
@@ -54,4 +56,13 @@ export function createXState(): XState {
 /** X's problem JSON (RFC 7807-ish), the body of every v2 error. */
 export function problem(status: number, title: string, detail: string, type = 'about:blank'): Record<string, unknown> {
   return { title, detail, type, status };
+}
+
+/** What every route handler works with: the kit, the live state (reset swaps it) and X's error body. */
+export interface XContext {
+  kit: SimulatorKit;
+  state: XState;
+  errorReply: PlatformSimulator['errorReply'];
+  /** Where the simulator is mounted (`/sandbox/x` in Herald), for the URLs it hands out. */
+  prefix: string;
 }
