@@ -16,7 +16,8 @@ import { pollFor } from './helpers/poll.ts';
 
 const POSTS = 300;
 const KILLS = 12;
-// Instagram is left out: every Instagram post needs media, which this test does not upload (test/publishing-meta.test.ts covers it).
+// Instagram is left out: every Instagram post needs media, which this test does not upload
+// (test/publishing-meta.test.ts covers it).
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook', 'threads'];
 /** Platforms that take threads get a second part on every fourth post; the others (LinkedIn, Facebook) one part. */
 const threaded = (p: PlatformName) => PLATFORM_LIMITS[p].maxThreadParts > 0;

@@ -3,7 +3,9 @@
 import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from './errors.ts';
 
-/** A string enum as plain JSON Schema (`type: string, enum: [...]`), which reads better in OpenAPI than anyOf of consts. */
+/**
+ * A string enum as plain JSON Schema (`type: string, enum: [...]`), which reads better in OpenAPI than anyOf of consts.
+ */
 export function StringEnum<const T extends readonly string[]>(
   values: T,
   options: Record<string, unknown> = {},

@@ -5,7 +5,10 @@ import type { Queryable } from '../db/pool.ts';
 /** Payload of the `publish_target` task: the target and the schedule it was queued for. */
 export interface PublishTargetPayload {
   target_id: string;
-  /** The post's schedule_at when the job was queued (null for publish-now); a stale job sees a mismatch and does nothing. */
+  /**
+   * The post's schedule_at when the job was queued (null for publish-now); a stale job sees a mismatch and does
+   * nothing.
+   */
   schedule_at: string | null;
 }
 

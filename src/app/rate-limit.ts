@@ -15,7 +15,9 @@ export interface Budget {
 
 const MINUTE = 60_000;
 
-/** The budgets of API.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the same ones. */
+/**
+ * The budgets of API.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the same ones.
+ */
 export function budgetsFor(limits: {
   readPerMinute: number;
   writePerMinute: number;

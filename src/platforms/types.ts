@@ -172,7 +172,10 @@ export interface AdapterConfig {
   apiUrl: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
-  /** The API version Herald speaks where the platform versions its API (LinkedIn's `LinkedIn-Version` header, Meta Graph's path prefix). */
+  /**
+   * The API version Herald speaks where the platform versions its API (LinkedIn's `LinkedIn-Version` header, Meta
+   * Graph's path prefix).
+   */
   apiVersion?: string;
 }
 

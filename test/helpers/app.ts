@@ -27,7 +27,10 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
-/** The secret Herald derives for its simulators from TEST_SECRET: a standalone sandbox started with it accepts the seeded connections. */
+/**
+ * The secret Herald derives for its simulators from TEST_SECRET: a standalone sandbox started with it accepts the
+ * seeded connections.
+ */
 export function sandboxSecret(): string {
   return hmac({ current: TEST_SECRET, previous: [] }, 'sandbox-simulators', 'v1');
 }

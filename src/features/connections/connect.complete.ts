@@ -95,7 +95,9 @@ export async function chooseAccount(
   return { kind: 'done', link, connection: await completeLink(deps, link, account) };
 }
 
-/** Stores the connection (or renews the brand's existing one for that account) and ends the link, in one transaction. */
+/**
+ * Stores the connection (or renews the brand's existing one for that account) and ends the link, in one transaction.
+ */
 export async function completeLink(
   deps: ConnectDeps,
   link: ConnectLinkRow,

@@ -1,5 +1,5 @@
-// SQL for connections, the one writer of that table (docs/tables.md). Every function takes the workspace id but
-// the jobs' sweeps in the section at the end. Credentials are stored sealed (bytea); this file never sees them in clear.
+// SQL for connections, the one writer of that table (docs/tables.md). Every function takes the workspace id but the
+// jobs' sweeps in the section at the end. Credentials are stored sealed (bytea); this file never sees them in clear.
 import type { Queryable } from '../../db/pool.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 

@@ -52,7 +52,7 @@ export async function appendEvent(
   return (await appendEvents(db, [{ workspaceId, type, data }]))[0]!;
 }
 
-// ---- Across workspaces on purpose (the publishing engine's batches; each event carries its workspace id): docs/tables.md ----
+// ---- Across workspaces on purpose: the publishing engine's batches, each event with its workspace id (docs/tables.md)
 
 /** Several events at once (in this order), with one insert and one fan-out per workspace and type. */
 export async function appendEvents(

@@ -148,7 +148,8 @@ export async function completeRemote(
     }
     if (checked === 'source_gone' || checked === 'source_changed') {
       await storage.remove(finalKey);
-      // Gone: another completion finished first. Changed: a replayed PUT replaced it; measure again, a few times at most.
+      // Gone: another completion finished first. Changed: a replayed PUT replaced it; measure again, a few times at
+      // most.
       if (checked === 'source_gone') return (await stillPending(deps, row)) ?? 'not_uploaded';
       if (attempt >= 3) throw new Error(`The upload of ${row.id} keeps changing while it is being completed`);
       return completeRemote(deps, row, attempt + 1);

@@ -228,7 +228,10 @@ export async function findAbandonedUploads(db: Queryable, graceSeconds: number, 
   return rows;
 }
 
-/** Completed media older than the retention period that no live post refers to (re-checked under a lock before deletion). */
+/**
+ * Completed media older than the retention period that no live post refers to (re-checked under a lock before
+ * deletion).
+ */
 export async function findUnreferencedExpired(
   db: Queryable,
   retentionDays: number,

@@ -178,7 +178,10 @@ export interface PostFilters {
   createdTo?: Date;
 }
 
-/** One page of posts in keyset order; returns up to `limit` rows (the caller asks for one more to see if there is a next page). */
+/**
+ * One page of posts in keyset order; returns up to `limit` rows (the caller asks for one more to see if there is a next
+ * page).
+ */
 export async function listPosts(
   db: Queryable,
   workspaceId: string,

@@ -1,6 +1,7 @@
-// What /health/ready says about publishing ("scheduled posts silently never published" is the top complaint
-// about every peer): the age of the freshest worker heartbeat, and how many targets are overdue — due longer
-// ago than HERALD_OVERDUE_AFTER_MS and not taken by a worker (unless the platform asked us to wait). Not ready when no worker is alive or any is overdue.
+// What /health/ready says about publishing ("scheduled posts silently never published" is the top complaint about every
+// peer): the age of the freshest worker heartbeat, and how many targets are overdue — due longer ago than
+// HERALD_OVERDUE_AFTER_MS and not taken by a worker (unless the platform asked us to wait). Not ready when no worker is
+// alive or any is overdue.
 import type { Pool } from '../../db/pool.ts';
 
 export interface PublishingHealth {

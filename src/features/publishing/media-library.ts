@@ -6,7 +6,9 @@ import type { MediaService } from '../media/media.service.ts';
 import { PlatformError, type MediaSource } from '../../platforms/types.ts';
 
 export interface MediaLibrary {
-  /** The media items, in the order given; throws PlatformError (media_rejected) for one that is missing or not ready. */
+  /**
+   * The media items, in the order given; throws PlatformError (media_rejected) for one that is missing or not ready.
+   */
   sources(workspaceId: string, mediaIds: string[]): Promise<MediaSource[]>;
 }
 

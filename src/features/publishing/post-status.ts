@@ -24,7 +24,10 @@ const EVENT: Partial<Record<PostStatus, EventType>> = {
   failed: 'post.failed',
 };
 
-/** Recomputes the post's status from its targets; on a change, stores it and appends the event. Call inside a transaction. */
+/**
+ * Recomputes the post's status from its targets; on a change, stores it and appends the event. Call inside a
+ * transaction.
+ */
 export async function refreshPostStatus(
   db: Queryable,
   workspaceId: string,

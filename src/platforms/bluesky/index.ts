@@ -250,7 +250,10 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
   };
 }
 
-/** Connecting a real account: a session from handle (or DID/email) and app password (the CLI's `connections add bluesky`). */
+/**
+ * Connecting a real account: a session from handle (or DID/email) and app password (the CLI's `connections add
+ * bluesky`).
+ */
 export async function loginWithAppPassword(
   http: Parameters<typeof client.createSession>[0],
   identifier: string,

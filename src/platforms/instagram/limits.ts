@@ -20,7 +20,9 @@ export function measure(text: string): number {
   return count;
 }
 
-/** Hashtags in a caption. Every occurrence counts: Meta does not say repeats are free, so we take the strict reading. */
+/**
+ * Hashtags in a caption. Every occurrence counts: Meta does not say repeats are free, so we take the strict reading.
+ */
 export function countHashtags(text: string): number {
   return text.match(HASHTAG)?.length ?? 0;
 }

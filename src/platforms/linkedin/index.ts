@@ -51,7 +51,9 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
   const api = (http: PlatformHttp, token: string): client.LiApi => ({ http, token, version });
   const sessionApi = (s: PlatformSession) => api(s.http, s.credentials.accessToken);
   const webBase = (s: PlatformSession) => (s.connection.sandbox ? `${s.connection.baseUrl}/web` : WEB);
-  /** Server-to-server OAuth calls: www.linkedin.com for real accounts, the simulator (its API base) for sandbox ones. */
+  /**
+   * Server-to-server OAuth calls: www.linkedin.com for real accounts, the simulator (its API base) for sandbox ones.
+   */
   const oauthUrl = (sandbox: boolean, base: string, path: string) => `${sandbox ? base : WEB}${path}`;
 
   async function member(http: PlatformHttp, token: string): Promise<AccountInfo> {

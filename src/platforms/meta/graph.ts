@@ -175,7 +175,9 @@ export interface ContainerPollOptions {
 
 const DEFAULT_INTERVALS = [250, 500, 1000, 2000, 3000];
 
-/** Whether an ERROR container failed because Meta could not fetch the media (worth a new try) rather than refused it. */
+/**
+ * Whether an ERROR container failed because Meta could not fetch the media (worth a new try) rather than refused it.
+ */
 export function isFetchFailure(detail: string | null): boolean {
   return detail !== null && /2207052|2207003|9004|could not be fetched|FAILED_DOWNLOADING|DOWNLOAD|fetch/i.test(detail);
 }

@@ -84,7 +84,9 @@ export async function node(g: GraphClient, token: string, id: string): Promise<T
   return g.call<ThreadsNode>({ method: 'GET', path: `/${id}`, params: { fields: FIELDS }, token });
 }
 
-/** Pages of 100 followed at most, so 1,000 items: the reply quota of a whole day, and far more than a look-up's window. */
+/**
+ * Pages of 100 followed at most, so 1,000 items: the reply quota of a whole day, and far more than a look-up's window.
+ */
 const RECENT_PAGES = 10;
 
 /**
