@@ -1,50 +1,22 @@
-// The webhooks API as API.md "Events" and issue #7 describe it: endpoints (secret shown once, URL checked by
-// the SSRF guard), fan-out of outbox events into deliveries, idempotent replay, and tenant isolation.
-// Delivery itself (the runner) is tested in webhooks-delivery.test.ts.
+// The webhooks API as API.md "Events" and issue #7 describe it, endpoints: create (secret shown once, URL checked
+// by the SSRF guard, idempotent replay), list, edit, delete, rotate the secret; and their OpenAPI documentation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { Webhook } from 'standardwebhooks';
-import { JOB_SCHEMAS } from '../src/db/migrate.ts';
-import { withTransaction } from '../src/db/pool.ts';
-import { appendEvent } from '../src/features/events/outbox.ts';
-import { WebhookDelivery, WebhookEndpoint } from '../src/features/webhooks/webhooks.schemas.ts';
+import { WebhookEndpoint } from '../src/features/webhooks/webhooks.schemas.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { fakeDns } from './helpers/webhooks.ts';
+import { assertSchema, webhookApiOptions, webhookApiRequests } from './helpers/webhooks-api.ts';
 
 let t: TestApp;
 let key: string;
 
-const dns = fakeDns({
-  'hooks.example.com': ['93.184.216.34'],
-  'other.example.com': ['93.184.216.35', '2606:2800:220:1::1'],
-  'loopback.example': ['127.0.0.1'],
-  'private.example': ['10.0.0.7'],
-  'mixed.example': ['93.184.216.34', '192.168.1.20'],
-  'mapped.example': ['::ffff:127.0.0.1'],
-  'receiver.test': ['127.0.0.1'],
-});
-
 before(async () => {
-  t = await buildTestApp({ env: { HERALD_OUTBOUND_ALLOWLIST: 'receiver.test' }, lookup: dns });
+  t = await buildTestApp(webhookApiOptions());
   key = await t.key();
 });
 after(() => t.close());
 
-async function createEndpoint(body: Record<string, unknown>, k = key, headers: Record<string, string> = {}) {
-  return t.inject({ method: 'POST', url: '/v1/webhooks', key: k, payload: body, headers });
-}
-
-async function endpoint(events: string[] = ['*'], url = 'https://hooks.example.com/herald') {
-  const res = await createEndpoint({ url, events });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json().data as { id: string; secret: string };
-}
-
-function assertSchema(schema: TSchema, value: unknown) {
-  assert.ok(Value.Check(schema, value), JSON.stringify([...Value.Errors(schema, value)].slice(0, 3)));
-}
+const { createEndpoint, endpoint, createPost } = webhookApiRequests(() => ({ t, key }));
 
 describe('POST /v1/webhooks', () => {
   test('creates an endpoint and shows its whsec_ secret once', async () => {
@@ -263,182 +235,6 @@ describe('reading, editing and deleting endpoints', () => {
     const res = await t.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, key });
     assert.equal(res.statusCode, 409);
     assert.equal(res.json().error.code, 'PUBLIC_API_STATE_CONFLICT');
-  });
-});
-
-async function createPost(k = key) {
-  const res = await t.inject({
-    method: 'POST',
-    url: '/v1/posts',
-    key: k,
-    payload: { content: 'Hello', platforms: ['x'] },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json().data.post_id as string;
-}
-
-async function deliveriesOf(endpointId: string) {
-  const { rows } = await t.container.pool.query(
-    'SELECT id, event_type, status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id',
-    [endpointId],
-  );
-  return rows as Array<{ id: string; event_type: string; status: string }>;
-}
-
-describe('fan-out of outbox events', () => {
-  test('an event becomes one delivery and one queued job per subscribed, enabled endpoint', async () => {
-    const ws = await t.workspace();
-    const k = await t.key({ workspaceIds: [ws.workspaceId] });
-    const all = (await createEndpoint({ url: 'https://hooks.example.com/all', events: ['*'] }, k)).json().data.id;
-    const created = (
-      await createEndpoint({ url: 'https://hooks.example.com/created', events: ['post.created'] }, k)
-    ).json().data.id;
-    const failed = (
-      await createEndpoint({ url: 'https://hooks.example.com/failed', events: ['post.failed'] }, k)
-    ).json().data.id;
-    const paused = (await createEndpoint({ url: 'https://hooks.example.com/paused', events: ['*'] }, k)).json().data.id;
-    await t.inject({ method: 'PATCH', url: `/v1/webhooks/${paused}`, key: k, payload: { enabled: false } });
-    const res = await t.inject({
-      method: 'POST',
-      url: '/v1/posts',
-      key: k,
-      payload: { content: 'Fan out', platforms: ['x'], schedule_at: new Date(Date.now() + 3600_000).toISOString() },
-    });
-    assert.equal(res.statusCode, 201);
-
-    assert.deepEqual(
-      (await deliveriesOf(all)).map((d) => d.event_type),
-      ['post.created', 'post.scheduled'],
-    );
-    assert.deepEqual(
-      (await deliveriesOf(created)).map((d) => d.event_type),
-      ['post.created'],
-    );
-    assert.deepEqual(await deliveriesOf(failed), []);
-    assert.deepEqual(await deliveriesOf(paused), []);
-    const ids = [...(await deliveriesOf(all)), ...(await deliveriesOf(created))].map((d) => `delivery:${d.id}`);
-    const { rows } = await t.container.pool.query(
-      `SELECT key, payload FROM ${JOB_SCHEMAS.deliveries}._private_jobs WHERE key = ANY($1)`,
-      [ids],
-    );
-    assert.equal(rows.length, 3);
-    for (const row of rows) assert.equal(row.payload.workspace_id, ws.workspaceId);
-    const { rows: main } = await t.container.pool.query(
-      `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'deliver_webhook'`,
-    );
-    assert.equal(main[0].n, 0, 'deliveries never sit in the main queue');
-  });
-
-  test('an event whose transaction rolls back leaves no delivery and no job', async () => {
-    const ws = await t.workspace();
-    const k = await t.key({ workspaceIds: [ws.workspaceId] });
-    const id = (await createEndpoint({ url: 'https://hooks.example.com/rb', events: ['*'] }, k)).json().data.id;
-    await assert.rejects(
-      withTransaction(t.container.pool, async (tx) => {
-        await appendEvent(tx, ws.workspaceId, 'post.created', { id: 'post_x' });
-        throw new Error('the change failed');
-      }),
-    );
-    assert.deepEqual(await deliveriesOf(id), []);
-    // A failed post creation (422) is the same thing seen from the API.
-    const bad = await t.inject({
-      method: 'POST',
-      url: '/v1/posts',
-      key: k,
-      payload: { content: 'x'.repeat(400), platforms: ['x'] },
-    });
-    assert.equal(bad.statusCode, 422);
-    assert.deepEqual(await deliveriesOf(id), []);
-  });
-
-  test('webhook.test goes only to the endpoint under test, and the delivery can be read back', async () => {
-    const ws = await t.workspace();
-    const k = await t.key({ workspaceIds: [ws.workspaceId] });
-    const a = (await createEndpoint({ url: 'https://hooks.example.com/a', events: ['*'] }, k)).json().data.id;
-    const b = (await createEndpoint({ url: 'https://hooks.example.com/b', events: ['*'] }, k)).json().data.id;
-    const res = await t.inject({ method: 'POST', url: `/v1/webhooks/${a}/test`, key: k });
-    assert.equal(res.statusCode, 200);
-    const delivery = res.json().data;
-    assertSchema(WebhookDelivery, delivery);
-    assert.deepEqual(
-      [delivery.event_type, delivery.status, delivery.endpoint_id, delivery.attempts],
-      ['webhook.test', 'pending', a, []],
-    );
-    assert.deepEqual(await deliveriesOf(b), []);
-    const one = (await t.inject({ url: `/v1/webhooks/${a}/deliveries/${delivery.id}`, key: k })).json().data;
-    assertSchema(WebhookDelivery, one);
-    assert.equal(one.payload.id, delivery.event_id);
-    assert.equal(one.payload.type, 'webhook.test');
-    assert.equal(one.payload.data.endpoint_id, a);
-    const list = (await t.inject({ url: `/v1/webhooks/${a}/deliveries?event_type=webhook.test`, key: k })).json().data;
-    assert.deepEqual(
-      list.items.map((d: { id: string }) => d.id),
-      [delivery.id],
-    );
-    const none = (await t.inject({ url: `/v1/webhooks/${a}/deliveries?status=delivered`, key: k })).json().data;
-    assert.deepEqual(none.items, []);
-  });
-});
-
-describe('tenant isolation', () => {
-  test("another workspace's endpoints and deliveries are 404 everywhere, and never listed", async () => {
-    const other = await t.workspace();
-    const otherKey = await t.key({ workspaceIds: [other.workspaceId] });
-    const theirs = (await createEndpoint({ url: 'https://hooks.example.com/theirs', events: ['*'] }, otherKey)).json()
-      .data.id;
-    await createPost(otherKey);
-    const [theirDelivery] = await deliveriesOf(theirs);
-    assert.ok(theirDelivery);
-    const probes: Array<[string, string]> = [
-      ['GET', `/v1/webhooks/${theirs}`],
-      ['PATCH', `/v1/webhooks/${theirs}`],
-      ['DELETE', `/v1/webhooks/${theirs}`],
-      ['POST', `/v1/webhooks/${theirs}/rotate-secret`],
-      ['POST', `/v1/webhooks/${theirs}/test`],
-      ['GET', `/v1/webhooks/${theirs}/deliveries`],
-      ['GET', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}`],
-      ['POST', `/v1/webhooks/${theirs}/deliveries/${theirDelivery.id}/retry`],
-    ];
-    for (const [method, url] of probes) {
-      const res = await t.inject({
-        method: method as 'GET',
-        url,
-        key,
-        payload: method === 'PATCH' ? { enabled: false } : undefined,
-      });
-      assert.equal(res.statusCode, 404, `${method} ${url}`);
-      assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');
-      assert.ok(!res.body.includes('hooks.example.com/theirs'));
-    }
-    // A delivery id of theirs under an endpoint of ours is not found either.
-    const ours = (await endpoint()).id;
-    const cross = await t.inject({ url: `/v1/webhooks/${ours}/deliveries/${theirDelivery.id}`, key });
-    assert.equal(cross.statusCode, 404);
-    const listed = (await t.inject({ url: '/v1/webhooks?limit=100', key }))
-      .json()
-      .data.items.map((e: { id: string }) => e.id);
-    assert.ok(!listed.includes(theirs));
-    const header = await t.inject({
-      url: '/v1/webhooks',
-      key,
-      headers: { 'x-herald-workspace-id': other.workspaceId },
-    });
-    assert.equal(header.statusCode, 403);
-    assert.equal(header.json().error.code, 'PUBLIC_API_WORKSPACE_FORBIDDEN');
-    const { rows } = await t.container.pool.query('SELECT enabled FROM webhook_endpoints WHERE id = $1', [theirs]);
-    assert.equal(rows[0].enabled, true, 'the probes changed nothing');
-  });
-
-  test('a key without webhooks:manage gets 403, and a key limited to brands cannot manage webhooks', async () => {
-    const noScope = await t.key({ scopes: ['posts:read', 'posts:write'] });
-    const res = await t.inject({ url: '/v1/webhooks', key: noScope });
-    assert.equal(res.statusCode, 403);
-    assert.equal(res.json().error.code, 'PUBLIC_API_SCOPE_FORBIDDEN');
-    assert.match(res.json().error.message, /webhooks:manage/);
-    const branded = await t.key({ brandIds: [t.owner.brandId] });
-    const made = await createEndpoint({ url: 'https://hooks.example.com/brand', events: ['*'] }, branded);
-    assert.equal(made.statusCode, 403);
-    assert.equal(made.json().error.code, 'PUBLIC_API_BRAND_FORBIDDEN');
   });
 });
 
