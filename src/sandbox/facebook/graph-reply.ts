@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { TokenClaims } from '../framework/tokens.ts';
-import { graphError, graphToken, usageHeaders } from '../meta/graph.ts';
+import { graphError, graphToken, queryFields, usageHeaders } from '../meta/graph.ts';
 import type { FbState } from './state.ts';
 
 export { graphError } from '../meta/graph.ts';
@@ -17,8 +17,7 @@ export const invalidParameter = (reply: FastifyReply, message: string, subcode?:
 /** The token of a Graph request, wherever the client put it (the shared reader, given query and body fields). */
 export function tokenOf(request: FastifyRequest, fields: Record<string, unknown> = {}): string {
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...(request.query as Record<string, unknown>), ...fields }))
-    if (typeof v === 'string') params[k] = v;
+  for (const [k, v] of Object.entries({ ...queryFields(request), ...fields })) if (typeof v === 'string') params[k] = v;
   return graphToken(request, params) ?? '';
 }
 

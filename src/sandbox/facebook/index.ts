@@ -2,10 +2,11 @@
 // tokens, feed posts, unpublished photos + attached_media, resumable video upload with processing, the Page
 // feed with cursor paging, Graph error envelopes and usage headers), in memory.
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
-import { registerFbAuth } from './auth.ts';
 import { graphStatusReply } from '../meta/graph.ts';
+import { registerFbAuth } from './auth.ts';
+import { registerFbObjects } from './objects.ts';
 import { registerFbPages } from './pages.ts';
-import { createFbState, type FbState } from './state.ts';
+import { createFbState, type FbSim, type FbState } from './state.ts';
 import { registerFbVideos } from './videos.ts';
 
 const errorReply = graphStatusReply;
@@ -17,9 +18,11 @@ export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
     routes(app) {
       // Routes read `state` through this getter so that reset() swaps it for every route at once.
       const live = new Proxy({} as FbState, { get: (_t, key) => state[key as keyof FbState] });
-      registerFbAuth(app, kit, live);
-      registerFbPages(app, kit, live, errorReply, () => app.prefix);
-      registerFbVideos(app, kit, live, errorReply);
+      const sim: FbSim = { kit, state: live, errorReply, prefix: () => app.prefix };
+      registerFbAuth(app, sim);
+      registerFbPages(app, sim);
+      registerFbObjects(app, sim);
+      registerFbVideos(app, sim);
     },
     posts: () =>
       [...state.posts.values()].map((p) => ({

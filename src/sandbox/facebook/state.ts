@@ -1,6 +1,8 @@
 // In-memory state of the Facebook Pages simulator (platforms.md §4): users who sign in with Facebook Login, the
 // Pages each one manages, feed posts, photos (published or held unpublished for `attached_media`), resumable
-// video uploads with their processing timeline, and spent one-time codes.
+// video uploads with their processing timeline, and spent one-time codes; and what its route handlers are given.
+import type { FastifyReply } from 'fastify';
+import type { SimulatorKit } from '../framework/simulator.ts';
 
 export interface FbUser {
   id: string;
@@ -84,4 +86,14 @@ export function createFbState(): FbState {
     spent: new Set(),
     deauthorized: new Set(),
   };
+}
+
+/** What the Facebook simulator's route handlers are given. */
+export interface FbSim {
+  kit: SimulatorKit;
+  state: FbState;
+  /** The simulator's answer for framework-level statuses (an unknown version is a 404 path). */
+  errorReply(reply: FastifyReply, status: number, message: string): FastifyReply;
+  /** Where the simulator is mounted (permalinks and paging URLs name it). */
+  prefix(): string;
 }

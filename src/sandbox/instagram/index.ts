@@ -5,7 +5,10 @@
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { containerTimings, graphStatusReply } from '../meta/graph.ts';
 import { registerIgAuth } from './auth.ts';
+import { registerIgComments } from './comments.ts';
+import { registerIgContainers } from './containers.ts';
 import { registerIgMedia } from './media.ts';
+import { registerIgPublishing } from './publish.ts';
 import { createIgState, type IgState } from './state.ts';
 
 export function instagramSimulator(kit: SimulatorKit): PlatformSimulator {
@@ -17,7 +20,11 @@ export function instagramSimulator(kit: SimulatorKit): PlatformSimulator {
       // Routes read `state` through this getter so that reset() swaps it for every route at once.
       const live = new Proxy({} as IgState, { get: (_t, key) => state[key as keyof IgState] });
       registerIgAuth(app, kit, live);
-      registerIgMedia(app, kit, live);
+      const sim = { kit, state: live };
+      registerIgContainers(app, sim);
+      registerIgPublishing(app, sim);
+      registerIgMedia(app, sim);
+      registerIgComments(app, sim);
     },
     posts: () =>
       [...state.media.values()].map((m) => ({

@@ -2,6 +2,9 @@
 // comments, the publish times that make the rolling 24-hour quota, and spent authorization codes.
 import { createContainerStore, graphIdFactory, type ContainerStore } from '../meta/graph.ts';
 
+/** The span of the rolling quotas (publishes, container creations) and of a story's life. */
+export const DAY_MS = 24 * 3600_000;
+
 export interface IgUser {
   /** The Instagram professional account id used in publishing paths (`user_id` of /me). */
   id: string;

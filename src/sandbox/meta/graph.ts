@@ -71,12 +71,21 @@ export function graphStatusReply(reply: FastifyReply, status: number, message: s
   return graphError(reply, status, { message, code: 100 });
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/**
+ * The query as Fastify parsed it, untyped on purpose: Graph reads its parameters loosely (a repeated key is an
+ * array here, and each reader decides what to make of it).
+ */
+export function queryFields(request: FastifyRequest): Record<string, unknown> {
+  return isRecord(request.query) ? request.query : {};
+}
+
 /** The request's parameters: query and (for POST) the form or JSON body, the body winning. */
 export function graphParams(request: FastifyRequest): { params: Record<string, string>; body: ParsedBody } {
   const body = parseBody(request.headers['content-type'], request.body);
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>))
-    if (typeof v === 'string') params[k] = v;
+  for (const [k, v] of Object.entries(queryFields(request))) if (typeof v === 'string') params[k] = v;
   for (const [k, v] of Object.entries(body.fields)) {
     if (typeof v === 'string') params[k] = v;
     else if (typeof v === 'number' || typeof v === 'boolean') params[k] = String(v);

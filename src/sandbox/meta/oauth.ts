@@ -62,133 +62,159 @@ export interface MetaOAuthSpec {
 const REDIRECT_MISMATCH =
   'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request';
 
+/** What the OAuth handlers of one simulator are given. */
+interface MetaOAuth {
+  kit: SimulatorKit;
+  state: MetaOAuthState;
+  spec: MetaOAuthSpec;
+}
+
 export function registerMetaOAuth(
   app: FastifyInstance,
   kit: SimulatorKit,
   state: MetaOAuthState,
   spec: MetaOAuthSpec,
 ): void {
-  const fail = (reply: FastifyReply, message: string) => spec.oauthError(reply, { message });
+  const oauth: MetaOAuth = { kit, state, spec };
+  app.get<AuthorizeRoute>('/oauth/authorize', (request, reply) => authorize(oauth, request, reply));
+  app.post('/oauth/access_token', (request, reply) => exchangeCode(oauth, request, reply));
+  app.get('/access_token', (request, reply) => exchangeLongLived(oauth, request, reply));
+  app.get('/refresh_access_token', (request, reply) => refreshLongLived(oauth, request, reply));
+}
+
+const fail = (spec: MetaOAuthSpec, reply: FastifyReply, message: string) => spec.oauthError(reply, { message });
+
+interface AuthorizeRoute {
+  Querystring: Record<string, string>;
+}
+
+/** The authorize page: a consent page, or with `sandbox_username` a redirect with a single-use code at once. */
+async function authorize({ kit, spec }: MetaOAuth, request: FastifyRequest<AuthorizeRoute>, reply: FastifyReply) {
+  const q = request.query;
   const m = spec.messages;
-
-  app.get('/oauth/authorize', async (request, reply) => {
-    const q = request.query as Record<string, string>;
-    for (const name of ['client_id', 'redirect_uri', 'response_type', 'scope'] as const) {
-      if (!q[name]) return fail(reply, m.authorizeMissing(name));
-    }
-    if (q.response_type !== 'code') return fail(reply, m.responseType);
-    let redirect: URL;
-    try {
-      redirect = new URL(q.redirect_uri!);
-    } catch {
-      return fail(reply, 'Invalid redirect_uri.');
-    }
-    const scopes = q.scope!.split(/[,\s]+/).filter(Boolean);
-    if (!scopes.includes(spec.requiredScope)) return fail(reply, `Invalid scope: ${spec.requiredScope} is required.`);
-    const unknown = scopes.filter((s) => !spec.scopes.includes(s) && !(spec.extraScopes ?? []).includes(s));
-    if (unknown.length > 0) return fail(reply, `Invalid scope: ${unknown.join(', ')}.`);
-    if (q.decision === 'deny') {
-      redirect.searchParams.set('error', 'access_denied');
-      redirect.searchParams.set('error_reason', 'user_denied');
-      redirect.searchParams.set('error_description', m.denyDescription);
-      if (q.state) redirect.searchParams.set('state', q.state);
-      return reply.code(302).header('location', redirect.toString()).send();
-    }
-    if (!q.sandbox_username)
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
-    if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
-      return fail(reply, `sandbox_username must be a valid ${spec.platform} username.`);
-    const user = spec.userFor(q.sandbox_username);
-    const code = kit.tokens.sign({
-      sub: user.id,
-      typ: spec.codeType,
-      username: user.username,
-      cid: q.client_id,
-      redirect: q.redirect_uri,
-      scope: scopes.join(','),
-      ttlSeconds: spec.codeTtl,
-    });
-    redirect.searchParams.set('code', code);
+  for (const name of ['client_id', 'redirect_uri', 'response_type', 'scope'] as const) {
+    if (!q[name]) return fail(spec, reply, m.authorizeMissing(name));
+  }
+  if (q.response_type !== 'code') return fail(spec, reply, m.responseType);
+  let redirect: URL;
+  try {
+    redirect = new URL(q.redirect_uri!);
+  } catch {
+    return fail(spec, reply, 'Invalid redirect_uri.');
+  }
+  const scopes = q.scope!.split(/[,\s]+/).filter(Boolean);
+  if (!scopes.includes(spec.requiredScope))
+    return fail(spec, reply, `Invalid scope: ${spec.requiredScope} is required.`);
+  const unknown = scopes.filter((s) => !spec.scopes.includes(s) && !(spec.extraScopes ?? []).includes(s));
+  if (unknown.length > 0) return fail(spec, reply, `Invalid scope: ${unknown.join(', ')}.`);
+  if (q.decision === 'deny') {
+    redirect.searchParams.set('error', 'access_denied');
+    redirect.searchParams.set('error_reason', 'user_denied');
+    redirect.searchParams.set('error_description', m.denyDescription);
     if (q.state) redirect.searchParams.set('state', q.state);
-    // Meta appends `#_` to the redirect; it is not part of the code.
-    return reply.code(302).header('location', `${redirect.toString()}#_`).send();
+    return reply.code(302).header('location', redirect.toString()).send();
+  }
+  if (!q.sandbox_username)
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
+  if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
+    return fail(spec, reply, `sandbox_username must be a valid ${spec.platform} username.`);
+  const user = spec.userFor(q.sandbox_username);
+  const code = kit.tokens.sign({
+    sub: user.id,
+    typ: spec.codeType,
+    username: user.username,
+    cid: q.client_id,
+    redirect: q.redirect_uri,
+    scope: scopes.join(','),
+    ttlSeconds: spec.codeTtl,
+  });
+  redirect.searchParams.set('code', code);
+  if (q.state) redirect.searchParams.set('state', q.state);
+  // Meta appends `#_` to the redirect; it is not part of the code.
+  return reply.code(302).header('location', `${redirect.toString()}#_`).send();
+}
+
+/** The code exchange (/oauth/access_token): a single-use code for a short-lived token. */
+async function exchangeCode({ kit, state, spec }: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
+  const m = spec.messages;
+  const { params } = graphParams(request);
+  if (spec.codeFault(kit, request, reply) === 'sent') return reply;
+  for (const name of ['client_id', 'client_secret', 'grant_type', 'redirect_uri', 'code'] as const) {
+    if (!params[name]) return fail(spec, reply, m.codeMissing(name));
+  }
+  if (params.grant_type !== 'authorization_code') return fail(spec, reply, m.grantType);
+  const known = state.clientSecrets.get(params.client_id!);
+  if (known !== undefined && known !== params.client_secret) return spec.oauthError(reply, m.clientSecret);
+  const check = kit.tokens.verify(params.code!.replace(/#_$/, ''), spec.codeType);
+  if (!check.ok) return spec.oauthError(reply, check.reason === 'expired' ? m.codeExpired : m.codeInvalid);
+  if (state.spentCodes.has(check.claims.jti)) return spec.oauthError(reply, m.codeUsed);
+  if (check.claims.cid !== params.client_id) return fail(spec, reply, m.codeApp);
+  if (check.claims.redirect !== params.redirect_uri) return fail(spec, reply, REDIRECT_MISMATCH);
+  state.spentCodes.add(check.claims.jti);
+  state.clientSecrets.set(params.client_id!, params.client_secret!);
+  const user = spec.userFor(String(check.claims.username));
+  const token = kit.tokens.sign({
+    sub: user.id,
+    typ: spec.tokenType,
+    username: user.username,
+    cid: params.client_id,
+    scope: check.claims.scope,
+    ll: false,
+    ttlSeconds: spec.shortTtl,
+  });
+  return spec.codeResponse(token, user.id, String(check.claims.scope));
+}
+
+const longLivedToken = ({ kit, spec }: MetaOAuth, claims: TokenClaims) =>
+  kit.tokens.sign({
+    sub: claims.sub,
+    typ: spec.tokenType,
+    username: claims.username,
+    cid: claims.cid,
+    scope: claims.scope,
+    ll: true,
+    ttlSeconds: spec.longTtl,
   });
 
-  app.post('/oauth/access_token', async (request, reply) => {
-    const { params } = graphParams(request);
-    if (spec.codeFault(kit, request, reply) === 'sent') return reply;
-    for (const name of ['client_id', 'client_secret', 'grant_type', 'redirect_uri', 'code'] as const) {
-      if (!params[name]) return fail(reply, m.codeMissing(name));
-    }
-    if (params.grant_type !== 'authorization_code') return fail(reply, m.grantType);
-    const known = state.clientSecrets.get(params.client_id!);
-    if (known !== undefined && known !== params.client_secret) return spec.oauthError(reply, m.clientSecret);
-    const check = kit.tokens.verify(params.code!.replace(/#_$/, ''), spec.codeType);
-    if (!check.ok) return spec.oauthError(reply, check.reason === 'expired' ? m.codeExpired : m.codeInvalid);
-    if (state.spentCodes.has(check.claims.jti)) return spec.oauthError(reply, m.codeUsed);
-    if (check.claims.cid !== params.client_id) return fail(reply, m.codeApp);
-    if (check.claims.redirect !== params.redirect_uri) return fail(reply, REDIRECT_MISMATCH);
-    state.spentCodes.add(check.claims.jti);
-    state.clientSecrets.set(params.client_id!, params.client_secret!);
-    const user = spec.userFor(String(check.claims.username));
-    const token = kit.tokens.sign({
-      sub: user.id,
-      typ: spec.tokenType,
-      username: user.username,
-      cid: params.client_id,
-      scope: check.claims.scope,
-      ll: false,
-      ttlSeconds: spec.shortTtl,
+const appUsage = (spec: MetaOAuthSpec) => ({ businessId: 'app', type: spec.usageType });
+
+/** The long-lived exchange (/access_token): a short-lived token for a long-lived one. */
+async function exchangeLongLived(oauth: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
+  const { kit, state, spec } = oauth;
+  const { params } = graphParams(request);
+  const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, appUsage(spec));
+  if (applied === 'sent') return reply;
+  if (params.grant_type !== spec.exchangeGrant)
+    return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.exchangeGrant}.`, code: 100 });
+  if (!params.client_secret) return graphError(reply, 400, { message: spec.messages.exchangeMissingSecret, code: 100 });
+  const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
+  if (!claims) return reply;
+  if (claims.ll) return graphError(reply, 400, { message: 'The access token is already long-lived.', code: 100 });
+  const known = state.clientSecrets.get(String(claims.cid));
+  if (known !== undefined && known !== params.client_secret)
+    return graphError(reply, 400, { message: 'Error validating client secret.', code: 1 });
+  return { access_token: longLivedToken(oauth, claims), token_type: 'bearer', expires_in: spec.longTtl };
+}
+
+/** The refresh (/refresh_access_token) of a long-lived token at least `minRefreshAge` old and unexpired. */
+async function refreshLongLived(oauth: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
+  const { kit, spec } = oauth;
+  const { params } = graphParams(request);
+  const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, appUsage(spec));
+  if (applied === 'sent') return reply;
+  if (params.grant_type !== spec.refreshGrant)
+    return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.refreshGrant}.`, code: 100 });
+  const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
+  if (!claims) return reply;
+  if (!claims.ll)
+    return graphError(reply, 400, { message: 'Only long-lived access tokens can be refreshed.', code: 100 });
+  // ⚠ unverified: the code Meta uses for a token refreshed before it is 24 hours old.
+  if (kit.now() / 1000 - claims.iat < spec.minRefreshAge)
+    return graphError(reply, 400, {
+      message: 'The access token must be at least 24 hours old to be refreshed.',
+      code: 100,
     });
-    return spec.codeResponse(token, user.id, String(check.claims.scope));
-  });
-
-  const longLived = (claims: TokenClaims) =>
-    kit.tokens.sign({
-      sub: claims.sub,
-      typ: spec.tokenType,
-      username: claims.username,
-      cid: claims.cid,
-      scope: claims.scope,
-      ll: true,
-      ttlSeconds: spec.longTtl,
-    });
-  const usage = { businessId: 'app', type: spec.usageType };
-
-  app.get('/access_token', async (request, reply) => {
-    const { params } = graphParams(request);
-    const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, usage);
-    if (applied === 'sent') return reply;
-    if (params.grant_type !== spec.exchangeGrant)
-      return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.exchangeGrant}.`, code: 100 });
-    if (!params.client_secret) return graphError(reply, 400, { message: m.exchangeMissingSecret, code: 100 });
-    const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
-    if (!claims) return reply;
-    if (claims.ll) return graphError(reply, 400, { message: 'The access token is already long-lived.', code: 100 });
-    const known = state.clientSecrets.get(String(claims.cid));
-    if (known !== undefined && known !== params.client_secret)
-      return graphError(reply, 400, { message: 'Error validating client secret.', code: 1 });
-    return { access_token: longLived(claims), token_type: 'bearer', expires_in: spec.longTtl };
-  });
-
-  app.get('/refresh_access_token', async (request, reply) => {
-    const { params } = graphParams(request);
-    const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, usage);
-    if (applied === 'sent') return reply;
-    if (params.grant_type !== spec.refreshGrant)
-      return graphError(reply, 400, { message: `Unsupported grant_type: use ${spec.refreshGrant}.`, code: 100 });
-    const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
-    if (!claims) return reply;
-    if (!claims.ll)
-      return graphError(reply, 400, { message: 'Only long-lived access tokens can be refreshed.', code: 100 });
-    // ⚠ unverified: the code Meta uses for a token refreshed before it is 24 hours old.
-    if (kit.now() / 1000 - claims.iat < spec.minRefreshAge)
-      return graphError(reply, 400, {
-        message: 'The access token must be at least 24 hours old to be refreshed.',
-        code: 100,
-      });
-    return { access_token: longLived(claims), token_type: 'bearer', expires_in: spec.longTtl };
-  });
+  return { access_token: longLivedToken(oauth, claims), token_type: 'bearer', expires_in: spec.longTtl };
 }

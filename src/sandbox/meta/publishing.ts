@@ -50,6 +50,11 @@ export function shortcodeOf(id: string): string {
   return out.slice(-11);
 }
 
+/** The path parameters every Graph route has: the version prefix (`v23.0`). */
+export interface GraphPath {
+  version: string;
+}
+
 export interface GraphCallSpec<A> {
   /** The key prefix of the per-account call window (`ig-calls`). */
   windowPrefix: string;
@@ -67,11 +72,11 @@ export interface GraphCallSpec<A> {
 export function beginGraphCall<A>(
   kit: SimulatorKit,
   spec: GraphCallSpec<A>,
-  request: FastifyRequest,
+  request: FastifyRequest<{ Params: GraphPath }>,
   reply: FastifyReply,
 ): { auth: A; params: Record<string, string> } | undefined {
-  const version = (request.params as { version?: string }).version;
-  if (version !== undefined && versionOf(`/${version}/`) === false) {
+  const version = request.params.version;
+  if (versionOf(`/${version}/`) === false) {
     graphError(reply, 400, { message: `Unknown path components: /${version}`, code: 2500 });
     return undefined;
   }

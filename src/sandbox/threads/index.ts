@@ -6,7 +6,9 @@
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { containerTimings, graphStatusReply } from '../meta/graph.ts';
 import { registerThreadsAuth } from './auth.ts';
+import { registerThreadsContainers } from './containers.ts';
 import { registerThreadsPosts } from './posts.ts';
+import { registerThreadsPublishing } from './publish.ts';
 import { createThState, type ThState } from './state.ts';
 
 export function threadsSimulator(kit: SimulatorKit): PlatformSimulator {
@@ -17,7 +19,10 @@ export function threadsSimulator(kit: SimulatorKit): PlatformSimulator {
     routes(app) {
       const live = new Proxy({} as ThState, { get: (_t, key) => state[key as keyof ThState] });
       registerThreadsAuth(app, kit, live);
-      registerThreadsPosts(app, kit, live);
+      const sim = { kit, state: live };
+      registerThreadsContainers(app, sim);
+      registerThreadsPublishing(app, sim);
+      registerThreadsPosts(app, sim);
     },
     posts: () =>
       [...state.posts.values()].map((p) => ({

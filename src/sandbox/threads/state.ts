@@ -2,6 +2,10 @@
 // publish and delete times behind the rolling 24-hour quotas, and spent authorization codes.
 import { createContainerStore, graphIdFactory, type ContainerStore } from '../meta/graph.ts';
 
+/** The span of the rolling quotas (posts, replies, deletions). */
+export const DAY_MS = 24 * 3600_000;
+export const DELETES_PER_DAY = 100;
+
 export interface ThUser {
   id: string;
   username: string;

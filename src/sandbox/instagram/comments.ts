@@ -1,0 +1,62 @@
+// Comments on Instagram media (platforms.md §3 "Calls"): posting one (`POST /{ig-media-id}/comments`, a
+// publishing step Herald uses for first comments) and listing them.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { measure } from '../../platforms/instagram/limits.ts';
+import { applyGraphFault, graphError } from '../meta/graph.ts';
+import { fieldsOf, isoTime, pick } from '../meta/publishing.ts';
+import { beginIgCall, type IgMediaPath, type IgSim } from './graph-call.ts';
+
+export function registerIgComments(app: FastifyInstance, sim: IgSim): void {
+  app.post<{ Params: IgMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
+    createComment(sim, request, reply),
+  );
+  app.get<{ Params: IgMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
+    listComments(sim, request, reply),
+  );
+}
+
+async function createComment(sim: IgSim, request: FastifyRequest<{ Params: IgMediaPath }>, reply: FastifyReply) {
+  const { kit, state } = sim;
+  const ctx = beginIgCall(sim, request, reply);
+  if (!ctx) return reply;
+  const media = state.media.get(request.params.mediaId);
+  if (!media || media.deleted)
+    return graphError(reply, 400, {
+      message: 'Unsupported post request. The media does not exist.',
+      type: 'GraphMethodException',
+      code: 100,
+      subcode: 33,
+    });
+  const applied = applyGraphFault(kit, kit.faults.take('create_comment', ctx.user.id), request, reply, {
+    businessId: ctx.user.id,
+    type: 'instagram',
+  });
+  if (applied === 'sent') return reply;
+  const message = ctx.params.message ?? '';
+  if (!message.trim()) return graphError(reply, 400, { message: 'The parameter message is required.', code: 100 });
+  if (measure(message) > 2200)
+    return graphError(reply, 400, { message: 'The comment is too long (2200 characters at most).', code: 100 });
+  const comment = { id: state.nextId(), text: message, username: ctx.user.username, timestamp: kit.now() };
+  media.comments.push(comment);
+  if (applied === 'drop') return kit.dropConnection(request, reply);
+  return { id: comment.id };
+}
+
+async function listComments(sim: IgSim, request: FastifyRequest<{ Params: IgMediaPath }>, reply: FastifyReply) {
+  const ctx = beginIgCall(sim, request, reply);
+  if (!ctx) return reply;
+  const media = sim.state.media.get(request.params.mediaId);
+  if (!media || media.deleted)
+    return graphError(reply, 400, {
+      message: 'Unsupported get request. The media does not exist.',
+      type: 'GraphMethodException',
+      code: 100,
+      subcode: 33,
+    });
+  const fields = fieldsOf(ctx.params, ['id', 'text', 'timestamp']);
+  return {
+    data: media.comments.map((c) =>
+      pick({ id: c.id, text: c.text, username: c.username, timestamp: isoTime(c.timestamp) }, fields),
+    ),
+  };
+}
