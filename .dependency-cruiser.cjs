@@ -26,7 +26,7 @@ module.exports = {
     {
       name: 'sandbox-knows-no-features',
       severity: 'error',
-      comment: 'The simulators are written from the platforms\' documentation, not from Herald\'s features.',
+      comment: "The simulators are written from the platforms' documentation, not from Herald's features.",
       from: { path: '^src/sandbox/', pathNot: TEST_SUPPORT },
       to: { path: '^src/(features|db|jobs|app|http|mcp|cli|container|config|serve)' },
     },
@@ -35,7 +35,9 @@ module.exports = {
       severity: 'error',
       comment: 'Services, repositories and the application layer are called by every face, so they import none.',
       from: { path: ['\\.service\\.ts$', '\\.repo\\.ts$', '^src/app/'], pathNot: TEST },
-      to: { path: ['^src/(http|mcp|cli)/', '^src/cli\\.ts$', '^node_modules/(fastify|@fastify|@modelcontextprotocol)/'] },
+      to: {
+        path: ['^src/(http|mcp|cli)/', '^src/cli\\.ts$', '^node_modules/(fastify|@fastify|@modelcontextprotocol)/'],
+      },
     },
     {
       name: 'app-below-features',
