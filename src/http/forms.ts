@@ -1,11 +1,18 @@
-// What server-rendered pages and the OAuth endpoints need besides JSON: cookies and
-// application/x-www-form-urlencoded bodies (parsed in the encapsulated contexts that accept them).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// What server-rendered pages and the OAuth endpoints need besides JSON: cookies (@fastify/cookie) and
+// application/x-www-form-urlencoded bodies (@fastify/formbody), each added to the encapsulated contexts that
+// accept them, never to /v1.
+import fastifyCookie, { type CookieSerializeOptions } from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.ts';
 
 export type FormBody = Record<string, string | string[]>;
 
-/** Parses a urlencoded body; a repeated field (checkboxes) becomes an array. */
+/**
+ * Parses a urlencoded body; a repeated field (checkboxes) becomes an array. The WHATWG parser (URLSearchParams,
+ * as browsers encode forms) rather than formbody's default fast-querystring, which has the same output shape but
+ * keeps a whole value undecoded when one escape in it is malformed, and lets NUL through.
+ */
 export function parseForm(text: string): FormBody {
   const out: FormBody = Object.create(null) as FormBody;
   for (const [key, value] of new URLSearchParams(text)) {
@@ -31,36 +38,21 @@ export function formFields(body: unknown, name: string): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-/** Adds the urlencoded parser to an encapsulated context (bodies up to `limit` bytes). */
-export function acceptForms(app: FastifyInstance, limit = 64 * 1024): void {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: limit },
-    (_request, body, done) => {
-      try {
-        done(null, parseForm(body as string));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    },
-  );
+/** Adds @fastify/formbody to an encapsulated context (bodies up to `limit` bytes, parsed by parseForm). */
+export async function acceptForms(app: FastifyInstance, limit = 64 * 1024): Promise<void> {
+  await app.register(fastifyFormbody, { bodyLimit: limit, parser: parseForm });
 }
 
+/** Adds @fastify/cookie to an encapsulated context: request.cookies, reply.setCookie and reply.clearCookie. */
+export async function acceptCookies(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyCookie);
+}
+
+/** A cookie of the request (the first one of that name, percent-decoded), in a context that accepts cookies. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (typeof header !== 'string') return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      try {
-        return decodeURIComponent(value);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+  const jar = request.cookies as FastifyRequest['cookies'] | null | undefined;
+  if (!jar) throw new Error(`Cookie ${name} read in a context without @fastify/cookie (call acceptCookies).`);
+  return jar[name];
 }
 
 export interface CookieOptions {
@@ -68,17 +60,25 @@ export interface CookieOptions {
   secure: boolean;
 }
 
-/** A Set-Cookie value: HttpOnly, SameSite=Lax, Path=/, Secure on https. */
-export function cookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [
-    `${name}=${encodeURIComponent(value)}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`,
-  ];
-  if (options.secure) parts.push('Secure');
-  return parts.join('; ');
+/** Herald's cookie attributes: HttpOnly, SameSite=Lax, Path=/, Max-Age, Secure on https. */
+export function cookieOptions(options: CookieOptions): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: Math.max(0, Math.floor(options.maxAgeSeconds)),
+    secure: options.secure,
+  };
+}
+
+/** Sets a cookie with Herald's attributes (written as Set-Cookie when the reply is sent). */
+export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): FastifyReply {
+  return reply.setCookie(name, value, cookieOptions(options));
+}
+
+/** Removes a cookie: the same attributes (a `__Host-` cookie must stay Secure with Path=/), Max-Age=0. */
+export function clearCookie(reply: FastifyReply, name: string, secure: boolean): FastifyReply {
+  return reply.clearCookie(name, cookieOptions({ maxAgeSeconds: 0, secure }));
 }
 
 /**

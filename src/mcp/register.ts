@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Container } from '../container.ts';
 import type { Scope } from '../features/keys/scopes.ts';
 import { renderPageError } from '../features/users/login.routes.ts';
-import { acceptForms } from '../http/forms.ts';
+import { acceptCookies, acceptForms } from '../http/forms.ts';
 import { budgetsFor } from '../app/rate-limit.ts';
 import { createDispatcher } from './dispatch.ts';
 import { registerMcpEndpoint } from './endpoint.ts';
@@ -51,7 +51,7 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
   registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: true });
 
   await app.register(async (oauth) => {
-    acceptForms(oauth);
+    await acceptForms(oauth);
     registerOAuthErrorHandler(oauth);
     await registerTokenRoutes(oauth, {
       pool,
@@ -63,6 +63,7 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
     });
     // The authorization endpoint talks to a person: its errors are pages.
     await oauth.register(async (pages) => {
+      await acceptCookies(pages);
       pages.setErrorHandler((error, request, reply) => renderPageError(error, request, reply));
       registerAuthorizeRoutes(pages, {
         pool,

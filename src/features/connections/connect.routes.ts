@@ -5,7 +5,7 @@
 //   POST /connect/choose    the account picked when the consent covers several (Pages, business accounts)
 // Every ending goes back to the client's redirect_url (`connection_id` or `error`), else to a Herald page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { acceptForms, cookie, cookieName, formField, readCookie } from '../../http/forms.ts';
+import { acceptCookies, acceptForms, cookieName, formField, readCookie, setCookie } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
 import type { RawQuerystring } from '../../http/type-provider.ts';
 import { renderPageError } from '../users/login.routes.ts';
@@ -50,9 +50,8 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
   const step = (request: FastifyRequest, reply: FastifyReply, next: LandingStep) => {
     switch (next.kind) {
       case 'redirect':
-        return reply
+        return setCookie(reply, bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure })
           .code(302)
-          .header('set-cookie', cookie(bindingCookie, next.binding, { maxAgeSeconds: deps.ttlSeconds, secure }))
           .header('cache-control', 'no-store')
           .header('location', next.location)
           .send();
@@ -84,7 +83,8 @@ export async function registerConnectRoutes(app: FastifyInstance, deps: ConnectD
   };
 
   await app.register(async (pages) => {
-    acceptForms(pages);
+    await acceptForms(pages);
+    await acceptCookies(pages);
     pages.setErrorHandler((error, request, reply) => {
       if (!(error instanceof ConnectFlowError)) return renderPageError(error, request, reply);
       const link = error.link;

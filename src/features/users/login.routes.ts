@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
-import { acceptForms, formField } from '../../http/forms.ts';
+import { acceptCookies, acceptForms, formField } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
 import type { RawQuerystring } from '../../http/type-provider.ts';
 import type { RateLimiter } from '../../app/rate-limit.ts';
@@ -67,7 +67,8 @@ export function renderPageError(error: unknown, request: FastifyRequest, reply: 
 
 export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoutesDeps): Promise<void> {
   await app.register(async (pages) => {
-    acceptForms(pages);
+    await acceptForms(pages);
+    await acceptCookies(pages);
     pages.setErrorHandler((error, request, reply) => renderPageError(error, request, reply));
     const web: WebSessionDeps = { db: deps.pool, keyring: deps.keyring, config: deps.config };
     const hide = { schema: { hide: true } };

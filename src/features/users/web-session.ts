@@ -1,11 +1,13 @@
 // Browser sign-in over HTTP: the session cookie, CSRF tokens for every form post, and the checks a form post
-// must pass. Used by the sign-in pages and the OAuth consent screen (and, later, the dashboard).
+// must pass. Used by the sign-in pages and the OAuth consent screen (and, later, the dashboard); their contexts
+// register @fastify/cookie (acceptCookies). The CSRF check is Herald's own, not @fastify/csrf-protection: see
+// docs/decisions.md.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { hmac, sha256, verifyHmac, type SecretKeyring } from '../../lib/crypto.ts';
-import { cookie, cookieName, readCookie } from '../../http/forms.ts';
+import { clearCookie, cookieName, readCookie, setCookie } from '../../http/forms.ts';
 import { sessionUser } from './users.service.ts';
 
 export interface WebSessionDeps {
@@ -32,14 +34,14 @@ export async function currentUser(deps: WebSessionDeps, request: FastifyRequest)
 }
 
 export function setSessionCookie(deps: WebSessionDeps, reply: FastifyReply, token: string): void {
-  reply.header(
-    'set-cookie',
-    cookie(sessionCookie(deps), token, { maxAgeSeconds: deps.config.sessionTtlHours * 3600, secure: secure(deps) }),
-  );
+  setCookie(reply, sessionCookie(deps), token, {
+    maxAgeSeconds: deps.config.sessionTtlHours * 3600,
+    secure: secure(deps),
+  });
 }
 
 export function clearSessionCookie(deps: WebSessionDeps, reply: FastifyReply): void {
-  reply.header('set-cookie', cookie(sessionCookie(deps), '', { maxAgeSeconds: 0, secure: secure(deps) }));
+  clearCookie(reply, sessionCookie(deps), secure(deps));
 }
 
 /** The CSRF token of a signed-in form: an HMAC of the session, so a page of another site cannot know it. */
@@ -63,7 +65,7 @@ export function loginCsrfToken(deps: WebSessionDeps, request: FastifyRequest, re
   let value = readCookie(request, loginCookie(deps));
   if (!value || !/^[A-Za-z0-9_-]{20,64}$/.test(value)) {
     value = randomBytes(24).toString('base64url');
-    reply.header('set-cookie', cookie(loginCookie(deps), value, { maxAgeSeconds: 3600, secure: secure(deps) }));
+    setCookie(reply, loginCookie(deps), value, { maxAgeSeconds: 3600, secure: secure(deps) });
   }
   return hmac(deps.keyring, 'csrf-login', value);
 }

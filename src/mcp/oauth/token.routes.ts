@@ -31,7 +31,8 @@ function formParams(request: FastifyRequest): Record<string, string | undefined>
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   }
   const out: Record<string, string | undefined> = {};
-  // The urlencoded parser (http/forms.ts) gives each field a string, or an array when it is repeated.
+  // The urlencoded parser (@fastify/formbody with http/forms.ts parseForm) gives each field a string, or an array
+  // when it is repeated.
   for (const [key, value] of Object.entries(request.body)) {
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `${key} is repeated.`);
     out[key] = value;
