@@ -1,4 +1,4 @@
-// Graph API calls of the Facebook Pages adapter, one function each (platforms.md §4 "Calls"). Plain calls go
+// Graph API calls of the Facebook Pages adapter, one function each (docs/platforms/facebook.md "Calls"). Plain calls go
 // through the shared Graph client (versioned paths, `access_token`, the error table); byte uploads are multipart.
 import { createGraphClient, DEFAULT_GRAPH_VERSION, graphPages, graphUsage, type GraphClient } from '../meta/graph.ts';
 import { classifyGraphError } from '../meta/graph-errors.ts';

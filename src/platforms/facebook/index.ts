@@ -1,8 +1,8 @@
-// The Facebook Pages adapter (platforms.md §4): Page access tokens from Facebook Login, text and link posts on
-// `/{page-id}/feed`, photos attached as unpublished photos, videos through the resumable upload. Scheduling is
-// Herald's (a post goes out when due), never Facebook's `scheduled_publish_time`. Facebook has no idempotency key:
-// a video is published by updating the one uploaded video (repeatable), and other posts are reconciled by a
-// look-up — the first photo's `page_story_id`, else the Page's recent feed by text.
+// The Facebook Pages adapter (docs/platforms/facebook.md "Calls"): Page access tokens from Facebook Login, text and
+// link posts on `/{page-id}/feed`, photos attached as unpublished photos, videos through the resumable upload.
+// Scheduling is Herald's (a post goes out when due), never Facebook's `scheduled_publish_time`. Facebook has no
+// idempotency key: a video is published by updating the one uploaded video (repeatable), and other posts are reconciled
+// by a look-up — the first photo's `page_story_id`, else the Page's recent feed by text.
 import { randomBytes } from 'node:crypto';
 import {
   PlatformError,

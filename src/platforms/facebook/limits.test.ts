@@ -1,4 +1,4 @@
-// Contract of Facebook's text and media limits (reference/platforms.md §4).
+// Contract of Facebook's text and media limits (docs/platforms/facebook.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, measure } from './limits.ts';

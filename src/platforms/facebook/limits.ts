@@ -1,5 +1,5 @@
 // Facebook Page post limits: message length and photo/video rules.
-// Numbers from /work/shared/reference/platforms.md §4 "Limits" and "Calls" (multi-photo via attached_media).
+// Numbers from docs/platforms/facebook.md "Limits" and "Calls" (multi-photo via attached_media).
 
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
 
@@ -31,8 +31,9 @@ export const limits: PlatformLimits = {
     required: false,
     mixKinds: false,
     kinds: {
-      // platforms.md quotes "<4 MB recommended" from a Postiz error text; that is advice, not a hard cap. Facebook
-      // accepts larger photos and recompresses, so Herald allows 10 MB rather than refuse ordinary phone photos.
+      // docs/platforms/facebook.md "Limits": Meta only recommends photos under 4 MB; that is advice, not a hard cap.
+      // Facebook accepts larger photos and recompresses, so Herald allows 10 MB rather than refuse ordinary phone
+      // photos.
       image: { contentTypes: ['image/jpeg', 'image/png'], maxBytes: 10 * MB, maxCount: 10 }, // ⚠ unverified
       video: { contentTypes: ['video/mp4', 'video/quicktime'], maxBytes: 1000 * MB, maxCount: 1 }, // ⚠ unverified
     },

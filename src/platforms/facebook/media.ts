@@ -1,4 +1,4 @@
-// Facebook media (platforms.md §4 "Calls"): each photo is uploaded unpublished (`published=false`, bytes as
+// Facebook media (docs/platforms/facebook.md "Calls"): each photo is uploaded unpublished (`published=false`, bytes as
 // `source`, alt text as `alt_text_custom` ⚠ unverified) so the post can attach it with `attached_media`; a video
 // goes through the resumable protocol — start (file_size) → transfer (each byte range the previous answer
 // names) → finish, unpublished — and is polled (`?fields=status`) until Facebook has processed it. Publishing

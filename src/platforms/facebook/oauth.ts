@@ -1,5 +1,5 @@
-// Facebook Login for the Pages adapter (platforms.md §4 "Auth"): the OAuth dialog with `state` (no PKCE: Herald is
-// a confidential client with an app secret), the code exchange, the long-lived exchange (`fb_exchange_token`,
+// Facebook Login for the Pages adapter (docs/platforms/facebook.md "Auth"): the OAuth dialog with `state` (no PKCE:
+// Herald is a confidential client with an app secret), the code exchange, the long-lived exchange (`fb_exchange_token`,
 // ≈60 days), then `/me/accounts`: one connectable account per Page, whose credentials are the Page access token.
 // Page tokens got with a long-lived user token do not expire (⚠ unverified, community-documented), so Herald keeps
 // only those and drops the user token; that is also why there is no `revoke` here (removing the app's

@@ -1,5 +1,6 @@
-// Instagram Graph endpoints Herald calls (platforms.md §3 "Calls", Instagram Login host graph.instagram.com),
-// one function each. No decisions here: failures are PlatformErrors from the shared Graph error table.
+// Instagram Graph endpoints Herald calls (docs/platforms/instagram.md "Calls", Instagram Login host
+// graph.instagram.com), one function each. No decisions here: failures are PlatformErrors from the shared Graph error
+// table.
 import type { GraphClient, GraphParams } from '../meta/graph.ts';
 import { containerStateOf, type ContainerState } from '../meta/graph.ts';
 

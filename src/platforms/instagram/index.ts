@@ -1,7 +1,7 @@
-// The Instagram adapter (platforms.md §3), Instagram API with Instagram Login: Instagram fetches each media item
-// from Herald's short-lived signed URL into a container; Herald polls the container until FINISHED, checks the
-// rolling 24-hour quota (content_publishing_limit), publishes it (media_publish), reads the permalink and posts
-// the first comment. The container made for a part key is remembered, so a re-send after an unknown outcome
+// The Instagram adapter (docs/platforms/instagram.md "Calls"), Instagram API with Instagram Login: Instagram fetches
+// each media item from Herald's short-lived signed URL into a container; Herald polls the container until FINISHED,
+// checks the rolling 24-hour quota (content_publishing_limit), publishes it (media_publish), reads the permalink and
+// posts the first comment. The container made for a part key is remembered, so a re-send after an unknown outcome
 // looks at that container (PUBLISHED: find the media; otherwise publish that same container) rather than
 // making a second post; without it (another process, a restart) the account's recent media are searched by
 // caption and time.
@@ -342,7 +342,8 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       }));
     },
 
-    // Instagram has no reply posts: a reply is a comment on the media (platforms.md §3).
+    // Instagram has no reply posts: a reply is a comment on the media
+    // (docs/platforms/instagram.md "Metrics and inbox").
     async reply(session, post, text) {
       const id = await client.comment(graphOf(session.http), session.credentials.accessToken, post.id, text);
       return { id, url: post.url };

@@ -1,4 +1,4 @@
-// Contract of Instagram's caption and media limits (reference/platforms.md §3).
+// Contract of Instagram's caption and media limits (docs/platforms/instagram.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countHashtags, countMentions, limits, measure } from './limits.ts';

@@ -1,5 +1,5 @@
 // Instagram post limits: caption length, hashtag and @mention caps, and the media-required feed/carousel rules.
-// Numbers from /work/shared/reference/platforms.md §3 "Content limits" and "Calls" (carousel 2–10, mixed).
+// Numbers from docs/platforms/instagram.md "Limits" and "Calls" (carousel 2–10, mixed).
 
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
 

@@ -2,14 +2,14 @@
 // (`/v23.0/...`, the version from HERALD_META_GRAPH_VERSION; Threads has its own `v1.0`), the access token as
 // the `access_token` parameter the way Meta documents every call, POST parameters form-encoded, failures through
 // the shared Graph error table, the usage headers (X-App-Usage, X-Business-Use-Case-Usage) read for throttles,
-// and the container status polling Instagram and Threads publishing both need (platforms.md §3, §5, §12).
+// and the container status polling Instagram and Threads publishing both need (docs/platforms/meta-graph.md "Calls").
 import { sleep } from '../classify.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PlatformHttp, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';
 import { classifyGraphError, type GraphErrorRule } from './graph-errors.ts';
 
-/** The Graph API version Herald speaks when configuration says nothing (platforms.md §4 cites v23 metrics). */
+/** The Graph API version Herald speaks when configuration says nothing (docs/platforms/meta-graph.md "Calls"). */
 export const DEFAULT_GRAPH_VERSION = 'v23.0';
 
 export function isGraphVersion(value: string): boolean {

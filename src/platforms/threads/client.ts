@@ -1,5 +1,5 @@
-// Threads endpoints Herald calls (platforms.md §5 "Calls", host graph.threads.net, version v1.0), one function
-// each. No decisions here: failures are PlatformErrors from the shared Graph error table.
+// Threads endpoints Herald calls (docs/platforms/threads.md "Calls", host graph.threads.net, version v1.0), one
+// function each. No decisions here: failures are PlatformErrors from the shared Graph error table.
 import {
   containerStateOf,
   graphPages,

@@ -1,5 +1,5 @@
-// The Threads adapter (platforms.md §5): each part is a container (TEXT, IMAGE, VIDEO or a CAROUSEL of 2–20
-// children, media fetched by Threads from Herald's signed URLs), polled until FINISHED, checked against the
+// The Threads adapter (docs/platforms/threads.md "Calls"): each part is a container (TEXT, IMAGE, VIDEO or a CAROUSEL
+// of 2–20 children, media fetched by Threads from Herald's signed URLs), polled until FINISHED, checked against the
 // rolling quotas (250 posts, 1,000 replies per 24 h, threads_publishing_limit) and published (threads_publish);
 // thread parts reply to the part before (reply_to_id). As on Instagram, the container made for a part key is
 // remembered so that a re-send after an unknown outcome looks at it before anything else, and a look-up of the

@@ -1,4 +1,4 @@
-// Contract of Threads' text and media limits (reference/platforms.md §5).
+// Contract of Threads' text and media limits (docs/platforms/threads.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, measure } from './limits.ts';

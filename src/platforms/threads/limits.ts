@@ -1,5 +1,5 @@
 // Threads post limits: Threads' emoji-as-bytes length rule, the link cap and carousel media rules.
-// Numbers from /work/shared/reference/platforms.md §5 "Limits" and "Calls" (carousel 2–20, reply chains).
+// Numbers from docs/platforms/threads.md "Limits" and "Calls" (carousel 2–20, reply chains).
 
 import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
@@ -22,7 +22,7 @@ const utf8 = new TextEncoder();
 const EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20E3]/u;
 
 /**
- * How we read platforms.md §5 ("500 characters; emojis are counted as the number of UTF-8 bytes"):
+ * How we read docs/platforms/threads.md "Limits" ("500 characters; emojis are counted as the number of UTF-8 bytes"):
  * each grapheme cluster counts 1, except an emoji cluster, which counts its whole UTF-8 byte length —
  * 👍 is 4, 👍🏽 is 8, 👨‍👩‍👧‍👦 is 25. Meta does not say what a "character" is for non-emoji text; graphemes
  * are our reading. ⚠ unverified

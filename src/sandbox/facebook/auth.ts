@@ -1,4 +1,4 @@
-// Facebook Login as platforms.md §4 "Auth" describes it: the OAuth dialog (a consent page; with
+// Facebook Login as docs/platforms/facebook.md "Auth" describes it: the OAuth dialog (a consent page; with
 // `sandbox_username` it approves at once as that user, the X simulator's convention), the code exchange
 // (single-use codes that live 10 minutes ⚠ unverified), the long-lived exchange (`fb_exchange_token`, ≈60 days),
 // `/me`, `/me/accounts` with one Page access token per Page, and removal of the app's permissions. The consent

@@ -64,7 +64,9 @@ export function checkToken(
   return undefined;
 }
 
-const PAGE_CALLS_PER_DAY = 4800; // platforms.md §4: Page calls per 24 h scale with engaged users; 4,800 is the floor ⚠ unverified
+// docs/platforms/facebook.md "Rate limits": Page calls per 24 h scale with engaged users; 4,800 is the floor
+// ⚠ unverified
+const PAGE_CALLS_PER_DAY = 4800;
 
 /**
  * Counts a call against the Page's 24-hour budget and sets `X-Business-Use-Case-Usage` (percentages, and minutes

@@ -1,5 +1,5 @@
-// The Facebook Pages simulator: the Graph API as platforms.md §4 describes it (Facebook Login with Page access
-// tokens, feed posts, unpublished photos + attached_media, resumable video upload with processing, the Page
+// The Facebook Pages simulator: the Graph API as docs/platforms/facebook.md "Calls" describes it (Facebook Login with
+// Page access tokens, feed posts, unpublished photos + attached_media, resumable video upload with processing, the Page
 // feed with cursor paging, Graph error envelopes and usage headers), in memory.
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { graphStatusReply } from '../meta/graph.ts';

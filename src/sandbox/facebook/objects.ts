@@ -1,4 +1,4 @@
-// Reading what a Page holds (platforms.md §4 "Calls"): the Page's feed with cursor paging (the adapter's
+// Reading what a Page holds (docs/platforms/facebook.md "Calls"): the Page's feed with cursor paging (the adapter's
 // reconciliation look-up), one object by id (the Page or its user, a post, a photo, a video's processing status),
 // deleting a post, and a small web page per post for sandbox URLs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,6 +1,6 @@
-// The gate of every call on a Page (platforms.md §4): the Page's own token with the needed permission, the
-// Page's usage budget, and the fault switches in Graph shapes (src/sandbox/meta/graph.ts). Posts, photos and
-// videos all pass through it, so it sits below each of them.
+// The gate of every call on a Page (docs/platforms/facebook.md "Auth"): the Page's own token with the needed
+// permission, the Page's usage budget, and the fault switches in Graph shapes (src/sandbox/meta/graph.ts). Posts,
+// photos and videos all pass through it, so it sits below each of them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody, type ParsedBody } from '../framework/body.ts';
 import type { FaultRule } from '../framework/faults.ts';
@@ -9,7 +9,7 @@ import { GRAPH_VERSION, pageOf } from './auth.ts';
 import { checkToken, graphError, pageUsage } from './graph-reply.ts';
 import type { FbPage, FbSim } from './state.ts';
 
-export const MAX_MESSAGE = 63_206; // platforms.md §4 "Limits" (Postiz maxLength)
+export const MAX_MESSAGE = 63_206; // docs/platforms/facebook.md "Limits" (Postiz maxLength)
 
 /** A path under a Page: `/{version}/{page-id}/…`. */
 export interface PagePath {

@@ -1,5 +1,6 @@
-// Page publishing on the Graph API (platforms.md §4 "Calls"): feed posts with message / link / attached_media,
-// and photos (published with their own post, or unpublished to attach later). Every call passes the Page gate.
+// Page publishing on the Graph API (docs/platforms/facebook.md "Calls"): feed posts with message / link /
+// attached_media, and photos (published with their own post, or unpublished to attach later). Every call passes the
+// Page gate.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { snowflake } from '../framework/simulator.ts';
 import { sniff } from '../framework/sniff.ts';
@@ -104,7 +105,7 @@ async function createFeedPost(sim: FbSim, request: FastifyRequest<{ Params: Page
     ids.length === 0 &&
     last.photoIds.length === 0;
   if (duplicate || call.fault?.fault === 'duplicate') {
-    // ⚠ unverified: the subcode and user texts (platforms.md §4 has only code 506 and its message).
+    // ⚠ unverified: the subcode and user texts (docs/platforms/facebook.md "Errors" has only code 506 and its message).
     return graphError(reply, 400, {
       code: 506,
       subcode: 1455006,

@@ -1,5 +1,5 @@
-// In-memory state of the Facebook Pages simulator (platforms.md §4): users who sign in with Facebook Login, the
-// Pages each one manages, feed posts, photos (published or held unpublished for `attached_media`), resumable
+// In-memory state of the Facebook Pages simulator (docs/platforms/facebook.md "Calls"): users who sign in with Facebook
+// Login, the Pages each one manages, feed posts, photos (published or held unpublished for `attached_media`), resumable
 // video uploads with their processing timeline, and spent one-time codes; and what its route handlers are given.
 import type { FastifyReply } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';

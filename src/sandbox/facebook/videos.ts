@@ -1,4 +1,4 @@
-// Page videos through the resumable upload protocol (platforms.md §4 "Calls"): `POST /{page-id}/videos` with
+// Page videos through the resumable upload protocol (docs/platforms/facebook.md "Calls"): `POST /{page-id}/videos` with
 // upload_phase=start (file_size → video_id, upload_session_id, the first byte range) → transfer (each chunk
 // at the offset the previous answer named) → finish (description, published). Processing then runs on the
 // clock: `GET /{video-id}?fields=status` goes processing → ready, or error; a video uploaded unpublished is

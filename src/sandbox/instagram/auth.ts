@@ -1,4 +1,4 @@
-// Instagram API with Instagram Login (platforms.md §3 "Auth"): the authorize window (www.instagram.com
+// Instagram API with Instagram Login (docs/platforms/instagram.md "Auth"): the authorize window (www.instagram.com
 // /oauth/authorize, here a consent page or, with `sandbox_username`, at once), the code exchange at
 // api.instagram.com/oauth/access_token (single-use codes, 1-hour short-lived token), the long-lived exchange
 // (graph.instagram.com/access_token, grant_type=ig_exchange_token, 60 days) and the refresh

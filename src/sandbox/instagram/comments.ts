@@ -1,4 +1,4 @@
-// Comments on Instagram media (platforms.md §3 "Calls"): posting one (`POST /{ig-media-id}/comments`, a
+// Comments on Instagram media (docs/platforms/instagram.md "Calls"): posting one (`POST /{ig-media-id}/comments`, a
 // publishing step Herald uses for first comments) and listing them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measure } from '../../platforms/instagram/limits.ts';

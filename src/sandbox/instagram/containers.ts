@@ -1,5 +1,5 @@
-// Instagram media containers (platforms.md §3 "Calls"): `POST /{ig-user-id}/media` for images, Reels, stories
-// and carousels (children first, 2–10). Instagram fetches the media from the given URL: images while the
+// Instagram media containers (docs/platforms/instagram.md "Calls"): `POST /{ig-user-id}/media` for images, Reels,
+// stories and carousels (children first, 2–10). Instagram fetches the media from the given URL: images while the
 // container is created (a URL it cannot read fails the call), videos after the answer (failures show as ERROR).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countHashtags, countMentions, measure } from '../../platforms/instagram/limits.ts';
@@ -9,7 +9,7 @@ import { createVideoContainer } from '../meta/publishing.ts';
 import { beginIgCall, mayPublish, ownIgAccount, type IgAccountPath, type IgSim } from './graph-call.ts';
 import { DAY_MS, type IgContainerData, type IgMediaType, type IgUser } from './state.ts';
 
-const CONTAINERS_PER_DAY = 400; // ⚠ unverified (platforms.md §3 "Rate limits")
+const CONTAINERS_PER_DAY = 400; // ⚠ unverified (docs/platforms/instagram.md "Rate limits")
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 300 * 1024 * 1024;
 const MEDIA_TYPES: readonly IgMediaType[] = ['IMAGE', 'VIDEO', 'REELS', 'STORIES', 'CAROUSEL'];

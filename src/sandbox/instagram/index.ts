@@ -1,7 +1,8 @@
-// The Instagram simulator: Instagram API with Instagram Login as platforms.md §3 describes it (OAuth with the
-// long-lived exchange and refresh, containers whose media is fetched from its URL, status polling, media_publish
-// under the rolling 24-hour quota, comments, the Graph error envelope), in memory. Container timings and the quota
-// are settable per simulator (`containerImageMs`, `containerVideoMs`, `containerExpiryMs`, `instagramPublishQuota`).
+// The Instagram simulator: Instagram API with Instagram Login as docs/platforms/instagram.md "Calls" describes it
+// (OAuth with the long-lived exchange and refresh, containers whose media is fetched from its URL, status polling,
+// media_publish under the rolling 24-hour quota, comments, the Graph error envelope), in memory. Container timings and
+// the quota are settable per simulator (`containerImageMs`, `containerVideoMs`, `containerExpiryMs`,
+// `instagramPublishQuota`).
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { containerTimings, graphStatusReply } from '../meta/graph.ts';
 import { registerIgAuth } from './auth.ts';

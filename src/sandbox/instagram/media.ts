@@ -1,4 +1,4 @@
-// Instagram reads (platforms.md §3 "Calls"): the account (`/me`), its media and stories edges, one node (a
+// Instagram reads (docs/platforms/instagram.md "Calls"): the account (`/me`), its media and stories edges, one node (a
 // container's status or a published media), media insights, the refused delete of Instagram Login, and a web
 // page per post for sandbox URLs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -23,7 +23,8 @@ const STATUS_TEXT: Record<string, string> = {
   EXPIRED: 'Expired: Media was not published within 24 hours.',
 };
 
-// Media insights (platforms.md §3 "Metrics"): `impressions` is gone since v22 and is refused as Graph refuses it.
+// Media insights (docs/platforms/instagram.md "Metrics and inbox"): `impressions` is gone since v22 and is refused as
+// Graph refuses it.
 const IG_METRICS = ['views', 'reach', 'likes', 'comments', 'shares', 'saved', 'total_interactions'];
 
 interface WebPath {

@@ -1,5 +1,5 @@
-// Instagram publishing (platforms.md §3 "Calls"): media_publish, which refuses containers that are not FINISHED
-// (9007/2207027) and accounts past the rolling 24-hour quota (9/2207042), and content_publishing_limit, which
+// Instagram publishing (docs/platforms/instagram.md "Calls"): media_publish, which refuses containers that are not
+// FINISHED (9007/2207027) and accounts past the rolling 24-hour quota (9/2207042), and content_publishing_limit, which
 // reports that quota's live use.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';

@@ -1,7 +1,7 @@
 // Meta pulls media from the URL it is given ("We will cURL your image using the URL provided so it must be on a
-// public server", platforms.md §3, §5), and so do the Meta simulators: a real HTTP GET of `image_url` /
-// `video_url`, no redirects, a deadline, the bytes sniffed. A broken, expired or private URL fails here as it
-// fails on the platform. Where the simulator is mounted in Herald, the SSRF guard applies with the allowlist
+// public server", docs/platforms/meta-graph.md "Calls"), and so do the Meta simulators: a real HTTP GET of
+// `image_url` / `video_url`, no redirects, a deadline, the bytes sniffed. A broken, expired or private URL fails here
+// as it fails on the platform. Where the simulator is mounted in Herald, the SSRF guard applies with the allowlist
 // given in `settings.mediaFetchAllowlist` (Herald's own public host, so its signed media URLs work); a
 // standalone test sandbox (no such setting) fetches from loopback freely.
 import { outboundRequest, OutboundError } from '../../lib/outbound.ts';

@@ -1,5 +1,5 @@
-// Threads sign-in (platforms.md §5 "Auth"): the authorize page (threads.net/oauth/authorize, here a consent page
-// or, with `sandbox_username`, at once), the code exchange at graph.threads.net/oauth/access_token (single-use
+// Threads sign-in (docs/platforms/threads.md "Auth"): the authorize page (threads.net/oauth/authorize, here a consent
+// page or, with `sandbox_username`, at once), the code exchange at graph.threads.net/oauth/access_token (single-use
 // codes, 1-hour short-lived token ⚠), the long-lived exchange (/access_token, grant_type=th_exchange_token,
 // 60 days ⚠) and the refresh (/refresh_access_token, grant_type=th_refresh_token, for a long-lived token at least
 // 24 h old and unexpired ⚠). Errors in the Graph envelope, as graph.threads.net answers them.

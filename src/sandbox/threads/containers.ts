@@ -1,6 +1,6 @@
-// Threads media containers (platforms.md §5 "Calls"): `POST /{threads-user-id}/threads` for text, images, videos
-// and carousels (2–20 children), reply chains through `reply_to_id`, the 500-character rule with emoji counted as
-// UTF-8 bytes and the 5-link rule. Threads fetches media from its URL: images at creation, videos while
+// Threads media containers (docs/platforms/threads.md "Calls"): `POST /{threads-user-id}/threads` for text, images,
+// videos and carousels (2–20 children), reply chains through `reply_to_id`, the 500-character rule with emoji counted
+// as UTF-8 bytes and the 5-link rule. Threads fetches media from its URL: images at creation, videos while
 // processing (failures as `error_message` FAILED_DOWNLOADING_VIDEO …).
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

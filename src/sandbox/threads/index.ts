@@ -1,7 +1,7 @@
-// The Threads simulator: the Threads API as platforms.md §5 describes it (OAuth with the long-lived exchange
-// and refresh, containers for text, images, videos and carousels, reply chains, status polling, threads_publish
-// under the 250-post and 1,000-reply rolling quotas, delete, the Graph error envelope), in memory. Container
-// timings and quotas are settable (`containerImageMs`, `containerVideoMs`, `containerExpiryMs`,
+// The Threads simulator: the Threads API as docs/platforms/threads.md "Calls" describes it (OAuth with the long-lived
+// exchange and refresh, containers for text, images, videos and carousels, reply chains, status polling,
+// threads_publish under the 250-post and 1,000-reply rolling quotas, delete, the Graph error envelope), in memory.
+// Container timings and quotas are settable (`containerImageMs`, `containerVideoMs`, `containerExpiryMs`,
 // `threadsPublishQuota`, `threadsReplyQuota`).
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { containerTimings, graphStatusReply } from '../meta/graph.ts';

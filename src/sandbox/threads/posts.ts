@@ -1,5 +1,5 @@
-// Threads reads and removal (platforms.md §5 "Calls"): the account (`/me`), its threads and replies edges with
-// cursor paging, a post's replies, post insights, one node (a container's status or a published post), delete
+// Threads reads and removal (docs/platforms/threads.md "Calls"): the account (`/me`), its threads and replies edges
+// with cursor paging, a post's replies, post insights, one node (a container's status or a published post), delete
 // (100 per 24 h), and a web page per post for sandbox URLs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyGraphFault, graphError, recentTimes } from '../meta/graph.ts';

@@ -1,4 +1,4 @@
-// Threads publishing (platforms.md §5 "Calls"): threads_publish under the rolling quotas (250 posts and 1,000
+// Threads publishing (docs/platforms/threads.md "Calls"): threads_publish under the rolling quotas (250 posts and 1,000
 // replies per 24 h), and threads_publishing_limit, which reports those quotas and the delete quota's live use.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
