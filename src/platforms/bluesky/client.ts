@@ -1,4 +1,4 @@
-// The XRPC procedures and queries Herald calls on a PDS (platforms.md §6 "Calls"), one function each.
+// The XRPC procedures and queries Herald calls on a PDS (docs/platforms/bluesky.md "Calls"), one function each.
 import { classify } from '../classify.ts';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { BLUESKY_ERRORS } from './errors.ts';

@@ -1,4 +1,4 @@
-// A PDS's XRPC errors → PlatformError kinds (platforms.md §6 "Errors"). Token problems are 400s with the
+// A PDS's XRPC errors → PlatformError kinds (docs/platforms/bluesky.md "Errors"). Token problems are 400s with the
 // names ExpiredToken / InvalidToken, not 401s; a second create at the same record key is a 500 (checked
 // against a real PDS) — the adapter looks the record up rather than trusting that status.
 import type { ErrorRule } from '../classify.ts';

@@ -1,4 +1,4 @@
-// Rich-text facets of a Bluesky post (platforms.md §6 "Facets"): links, mentions and hashtags, each located
+// Rich-text facets of a Bluesky post (docs/platforms/bluesky.md "Calls"): links, mentions and hashtags, each located
 // by UTF-8 byte offsets (start inclusive, end exclusive) — JavaScript strings index UTF-16, so offsets are
 // computed on the encoded bytes. A PDS does not detect links itself: without a facet a URL is plain text.
 const utf8 = new TextEncoder();

@@ -1,4 +1,4 @@
-// The Bluesky adapter (platforms.md §6): app-password sessions (2 h access, 90 d refresh, a new session from
+// The Bluesky adapter (docs/platforms/bluesky.md): app-password sessions (2 h access, 90 d refresh, a new session from
 // the stored app password when the refresh token is gone), blobs for images and video, posts as
 // app.bsky.feed.post records with facets, embeds and reply refs. Herald chooses each part's record key (a
 // TID) before sending it, so a re-send hits the same key and can never create a second post; reconciliation
@@ -77,8 +77,8 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
     async prepareMedia(session, media) {
       const out: PreparedMedia[] = [];
       for (const item of media) {
-        // Video goes up as a blob too (platforms.md §6's simple path): the video service is not reachable on
-        // every PDS, and a self-hosted one is what Herald must work with. ⚠ unverified: playback may lag.
+        // Video goes up as a blob too (the simple path of docs/platforms/bluesky.md "Calls"): the video service is not
+        // reachable on every PDS, and a self-hosted one is what Herald must work with. ⚠ unverified: playback may lag.
         let blob: client.BlobRef;
         try {
           blob = await client.uploadBlob(

@@ -1,4 +1,4 @@
-// Contract of Bluesky's text and media limits (reference/platforms.md §6).
+// Contract of Bluesky's text and media limits (docs/platforms/bluesky.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, measure, utf8Bytes } from './limits.ts';

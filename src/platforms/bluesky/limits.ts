@@ -1,5 +1,5 @@
 // Bluesky post limits: grapheme-counted text with a UTF-8 byte ceiling, and embed rules.
-// Numbers from /work/shared/reference/platforms.md §6 "Limits" and "Calls" (images embed max 4).
+// Numbers from docs/platforms/bluesky.md "Limits" and "Calls" (images embed max 4).
 
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
 

@@ -1,6 +1,6 @@
-// The LinkedIn endpoints Herald calls (platforms.md §2 "Calls"), one function each. Every /rest call carries the
-// configured LinkedIn-Version and X-Restli-Protocol-Version 2.0.0; URNs in paths and queries are URL-encoded.
-// A non-2xx answer becomes a PlatformError through LinkedIn's error table.
+// The LinkedIn endpoints Herald calls (docs/platforms/linkedin.md "Calls"), one function each. Every /rest call carries
+// the configured LinkedIn-Version and X-Restli-Protocol-Version 2.0.0; URNs in paths and queries are URL-encoded. A
+// non-2xx answer becomes a PlatformError through LinkedIn's error table.
 import { classify } from '../classify.ts';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';

@@ -1,7 +1,7 @@
-// LinkedIn's error answers → PlatformError kinds (platforms.md §2 "Errors"): `{status, serviceErrorCode, code,
-// message}` bodies. A retired or unknown LinkedIn-Version is its own code; 401 is an expired or revoked token;
-// 403 a missing permission or role; 422 validation, with DUPLICATE_POST for repeated commentary and the media
-// checks; 429 the daily limits (no rate-limit headers: the client computes the midnight-UTC reset).
+// LinkedIn's error answers → PlatformError kinds (docs/platforms/linkedin.md "Errors"): `{status, serviceErrorCode,
+// code, message}` bodies. A retired or unknown LinkedIn-Version is its own code; 401 is an expired or revoked token;
+// 403 a missing permission or role; 422 validation, with DUPLICATE_POST for repeated commentary and the media checks;
+// 429 the daily limits (no rate-limit headers: the client computes the midnight-UTC reset).
 import type { ErrorRule } from '../classify.ts';
 
 export const LINKEDIN_ERRORS: ErrorRule[] = [

@@ -1,8 +1,8 @@
-// The LinkedIn adapter (platforms.md §2): 3-legged OAuth (60-day tokens; refresh tokens for approved partners,
-// not rotated), the versioned REST Posts API with the configured LinkedIn-Version, member and organization
-// authors, the Images / Videos / Documents upload protocols, little-text escaping of the commentary. LinkedIn has
-// no idempotency key: reconciliation looks the part up among the author's recent posts by commentary, and a
-// re-send whose duplicate answer names our own earlier post takes that post instead of failing.
+// The LinkedIn adapter (docs/platforms/linkedin.md): 3-legged OAuth (60-day tokens; refresh tokens for approved
+// partners, not rotated), the versioned REST Posts API with the configured LinkedIn-Version, member and organization
+// authors, the Images / Videos / Documents upload protocols, little-text escaping of the commentary. LinkedIn has no
+// idempotency key: reconciliation looks the part up among the author's recent posts by commentary, and a re-send whose
+// duplicate answer names our own earlier post takes that post instead of failing.
 import { randomBytes } from 'node:crypto';
 import type { PlatformHttp } from '../http-contract.ts';
 import {

@@ -1,4 +1,4 @@
-// Contract of LinkedIn's text and media limits (reference/platforms.md §2).
+// Contract of LinkedIn's text and media limits (docs/platforms/linkedin.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, measure } from './limits.ts';

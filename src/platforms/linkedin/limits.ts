@@ -1,5 +1,5 @@
 // LinkedIn post limits: commentary length and the one-kind-per-post media rules (image set, video or document).
-// Numbers from /work/shared/reference/platforms.md §2 "Content limits" and "Calls" (documents, multi-image).
+// Numbers from docs/platforms/linkedin.md "Limits" and "Calls" (documents, multi-image).
 
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
 

@@ -1,6 +1,6 @@
-// LinkedIn's media protocols (platforms.md §2): images and documents are initialized, PUT in one request to the
-// upload URL and polled until AVAILABLE; videos are initialized with their size, PUT part by part to the byte
-// ranges LinkedIn hands out (never a fixed chunk size), finalized with the parts' ETags in order, and polled until
+// LinkedIn's media protocols (docs/platforms/linkedin.md "Calls"): images and documents are initialized, PUT in one
+// request to the upload URL and polled until AVAILABLE; videos are initialized with their size, PUT part by part to the
+// byte ranges LinkedIn hands out (never a fixed chunk size), finalized with the parts' ETags in order, and polled until
 // AVAILABLE or PROCESSING_FAILED. The owner of every upload is the post's author.
 import type { Readable } from 'node:stream';
 import { sleep } from '../classify.ts';

@@ -1,4 +1,4 @@
-// The Mastodon REST endpoints Herald calls (platforms.md §7 "Calls"), one function each.
+// The Mastodon REST endpoints Herald calls (docs/platforms/mastodon.md "Calls"), one function each.
 import { classify } from '../classify.ts';
 import type { MultipartFile, PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { MASTODON_ERRORS } from './errors.ts';

@@ -1,4 +1,4 @@
-// Mastodon's error answers → PlatformError kinds (platforms.md §7 "Errors"): `{"error": "…"}` bodies; 401 is
+// Mastodon's error answers → PlatformError kinds (docs/platforms/mastodon.md "Errors"): `{"error": "…"}` bodies; 401 is
 // a revoked token (Mastodon tokens do not expire, so there is nothing to refresh); 422 is a validation
 // failure of the status or of an attachment; 404 a reply target that is gone.
 import type { ErrorRule } from '../classify.ts';

@@ -1,4 +1,4 @@
-// The Mastodon adapter (platforms.md §7): tokens that live until revoked, per-instance limits read from
+// The Mastodon adapter (docs/platforms/mastodon.md): tokens that live until revoked, per-instance limits read from
 // /api/v2/instance, v2 media with its 202 → 206 → 200 processing, statuses with an Idempotency-Key chosen per
 // part before the first send (the instance remembers it for an hour), threads through in_reply_to_id.
 // Reconciliation reads the account's recent statuses and compares their source text.
@@ -34,8 +34,8 @@ export function instanceSettings(doc: client.InstanceDocument): MastodonInstance
 const OAUTH_SCOPES = ['read', 'write:statuses', 'write:media'];
 
 /**
- * Mastodon's per-instance OAuth (platforms.md §7 "Auth"): an app registered on each instance, PKCE S256 (4.3+),
- * a token that lives until revoked. A refused code is `auth_expired`: the user must start again.
+ * Mastodon's per-instance OAuth (docs/platforms/mastodon.md "Auth"): an app registered on each instance, PKCE S256
+ * (4.3+), a token that lives until revoked. A refused code is `auth_expired`: the user must start again.
  */
 function mastodonOAuth(
   verify: (session: PlatformSession) => ReturnType<PlatformAdapter['verifyAccount']>,

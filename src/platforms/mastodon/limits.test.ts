@@ -1,4 +1,4 @@
-// Contract of Mastodon's text and media limits (reference/platforms.md §7), stock and per instance.
+// Contract of Mastodon's text and media limits (docs/platforms/mastodon.md "Limits"), stock and per instance.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, mastodonLimitsFor, measure } from './limits.ts';

@@ -1,6 +1,6 @@
 // Mastodon post limits: Mastodon's own length rule (URLs at a fixed weight, mention domains free) and media rules,
 // with the defaults of a stock instance and a builder for an instance's advertised configuration.
-// Numbers from /work/shared/reference/platforms.md §7 "Limits (instance-configurable — read GET /api/v2/instance)".
+// Numbers from docs/platforms/mastodon.md "Limits" (per instance, read from GET /api/v2/instance).
 
 import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
@@ -87,7 +87,7 @@ export function mastodonLimitsFor(instanceConfig: MastodonInstanceConfig): Platf
       maxItems,
       required: false,
       // Mastodon refuses a video together with any other attachment ("images_and_video"), hence one video and
-      // no mixing — from Mastodon's PostStatusService, not stated in platforms.md.
+      // no mixing — from Mastodon's PostStatusService, not its docs (docs/platforms/mastodon.md "Limits").
       mixKinds: false,
       kinds: {
         image: {

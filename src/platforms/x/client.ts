@@ -1,4 +1,4 @@
-// X API v2 endpoints Herald calls, one function each (platforms.md §1 "Calls"). No decisions here: a non-2xx
+// X API v2 endpoints Herald calls, one function each (docs/platforms/x.md "Calls"). No decisions here: a non-2xx
 // answer becomes a PlatformError through X's error table.
 import { classify } from '../classify.ts';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';

@@ -1,4 +1,4 @@
-// X's error answers → PlatformError kinds (platforms.md §1 "Errors"). Problem JSON bodies; duplicate text is a
+// X's error answers → PlatformError kinds (docs/platforms/x.md "Errors"). Problem JSON bodies; duplicate text is a
 // 403 whose detail says so; usage caps are 429 `usage-capped`; 401 means the token is no longer accepted.
 import type { ErrorRule } from '../classify.ts';
 

@@ -1,4 +1,4 @@
-// The X adapter (platforms.md §1): OAuth 2.0 user tokens (2 h, rotating refresh), POST /2/tweets, the v2 media
+// The X adapter (docs/platforms/x.md): OAuth 2.0 user tokens (2 h, rotating refresh), POST /2/tweets, the v2 media
 // protocols, threads as reply chains. X has no idempotency key, so reconciliation looks the part up among the
 // account's recent posts (text and reply target), and a re-send happens only when that finds nothing.
 import { createHash, randomBytes } from 'node:crypto';
@@ -45,7 +45,7 @@ function refusedAsExpired(error: unknown, what: string): unknown {
   return error;
 }
 
-/** X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"). */
+/** X's OAuth 2.0 Authorization Code flow with PKCE (docs/platforms/x.md "Auth"). */
 function xOAuth(): OAuthCapability {
   const app = (ctx: OAuthContext) => ({ id: ctx.app.clientId, secret: ctx.app.clientSecret ?? undefined });
   return {

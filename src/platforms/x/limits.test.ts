@@ -1,4 +1,4 @@
-// Contract of X's text and media limits (reference/platforms.md §1).
+// Contract of X's text and media limits (docs/platforms/x.md "Limits").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';

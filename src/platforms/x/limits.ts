@@ -1,5 +1,5 @@
 // X (Twitter) post limits: weighted character counting and media rules.
-// Numbers from /work/shared/reference/platforms.md §1 "Content limits" and "Calls" (media per post).
+// Numbers from docs/platforms/x.md "Limits" and "Calls" (media per post).
 // Counting is delegated to X's own library (twitter-text, v3 config) so Herald agrees with X to the character.
 
 import { createRequire } from 'node:module';
@@ -59,16 +59,17 @@ export const limits: PlatformLimits = {
   displayName: 'X',
   text: { maxLength: MAX_WEIGHTED, unit: 'weighted characters', measure, check },
   media: {
-    // "max 4 photos or 1 GIF or 1 video" (§1 Calls, openapi CreatePostsMedia.maxItems=4).
+    // "max 4 photos or 1 GIF or 1 video" (docs/platforms/x.md "Limits"; openapi CreatePostsMedia.maxItems=4).
     maxItems: 4,
     required: false,
     mixKinds: false,
     kinds: {
       image: { contentTypes: ['image/jpeg', 'image/png', 'image/webp'], maxBytes: 5 * MB, maxCount: 4 },
       gif: { contentTypes: ['image/gif'], maxBytes: 15 * MB, maxCount: 1 },
-      // Safe figures: platforms.md gives 8 GB / 0.5 s–20 min for default users (best-practices 2026) but older pages
-      // say 512 MB / 140 s, and post-create limits vary per account (403 "not allowed to post a video longer than
-      // N minutes"). Herald accepts what every account can post; raise these once the 2026 figures are confirmed.
+      // Safe figures: docs/platforms/x.md "Limits" gives 8 GB / 0.5 s–20 min for default users (best-practices 2026)
+      // but older pages say 512 MB / 140 s, and post-create limits vary per account (403 "not allowed to post a video
+      // longer than N minutes"). Herald accepts what every account can post; raise these once the 2026 figures are
+      // confirmed.
       video: {
         contentTypes: ['video/mp4', 'video/quicktime'],
         maxBytes: 512 * MB,

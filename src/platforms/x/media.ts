@@ -1,4 +1,4 @@
-// X's media protocols (platforms.md §1): the one-shot upload for images; for GIFs and video the chunked
+// X's media protocols (docs/platforms/x.md "Calls"): the one-shot upload for images; for GIFs and video the chunked
 // initialize → append (4 MiB segments) → finalize → STATUS polling, honouring check_after_secs, until the
 // platform says succeeded or failed. Alt text goes through /2/media/metadata (⚠ unverified: seen in the
 // twitter-api-v2 client, not in X's docs).

@@ -1,4 +1,4 @@
-// Accounts and sessions of the Bluesky simulator (platforms.md §6 "Auth"): createAccount, app passwords,
+// Accounts and sessions of the Bluesky simulator (docs/platforms/bluesky.md "Auth"): createAccount, app passwords,
 // createSession (identifier + password or app password), refreshSession (bearer refresh token, no body,
 // single use), getSession, resolveHandle; access tokens last 2 hours, refresh tokens 90 days. Invalid tokens
 // are 400 InvalidToken and expired ones 400 ExpiredToken — not 401, as on a real PDS.

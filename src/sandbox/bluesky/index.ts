@@ -1,4 +1,4 @@
-// The Bluesky simulator: a PDS's XRPC surface as platforms.md §6 describes it (sessions, blobs, records with
+// The Bluesky simulator: a PDS's XRPC surface as docs/platforms/bluesky.md describes it (sessions, blobs, records with
 // client-chosen keys, lexicon checks, IETF rate-limit headers, `{error, message}` bodies), in memory.
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';

@@ -66,7 +66,7 @@ async function createRecord(ctx: BskyContext, request: FastifyRequest, reply: Fa
   const { kit, state, errorReply } = ctx;
   const account = bearer(kit, state, request, reply);
   if (!account) return reply;
-  // 5,000 points per hour, a create costs 3 (platforms.md §6 "Rate limits").
+  // 5,000 points per hour, a create costs 3 (docs/platforms/bluesky.md "Rate limits").
   const window = kit.windows.hit(`writes:${account.did}`, kit.limit(1666), 3600_000);
   reply.headers(windowHeaders(window, 'ietf'));
   if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));

@@ -1,7 +1,7 @@
-// Lexicon checks of an app.bsky.feed.post record, as a PDS makes them at write time (platforms.md §6):
+// Lexicon checks a PDS makes on an app.bsky.feed.post record at write time (docs/platforms/bluesky.md "Limits"):
 // text ≤ 300 graphemes and ≤ 3,000 UTF-8 bytes, createdAt, langs ≤ 3, facets with byte ranges and known
-// features, one embed (images ≤ 4 with alt, video, external link), reply strong refs. Blobs must have been
-// uploaded to this repo. Messages follow the real PDS ("… at $.record.text").
+// features, one embed (images ≤ 4 with alt, video, external link), reply strong refs. Blobs must have been uploaded to
+// this repo. Messages follow the real PDS ("… at $.record.text").
 import type { BskyState } from './state.ts';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });

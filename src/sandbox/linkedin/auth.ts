@@ -1,4 +1,4 @@
-// LinkedIn's 3-legged OAuth (platforms.md §2 "Auth") at its real paths: the consent page
+// LinkedIn's 3-legged OAuth (docs/platforms/linkedin.md "Auth") at its real paths: the consent page
 // (/oauth/v2/authorization: the simulators' shared page; `sandbox_username` approves at once, as on X), the token
 // endpoint (/oauth/v2/accessToken: 30-minute single-use codes, client secret in the form, 60-day access tokens,
 // refresh tokens that keep their first expiry and are not rotated), revocation, OpenID userinfo, and the two

@@ -1,5 +1,6 @@
-// What a LinkedIn post's `content` may hold (platforms.md §2 "Calls"): one media or a multiImage set of 2–20, each
-// by the URN of an asset that exists, belongs to the post's author and is AVAILABLE; other kinds are refused.
+// What a LinkedIn post's `content` may hold (docs/platforms/linkedin.md "Calls"): one media or a multiImage set of
+// 2–20, each by the URN of an asset that exists, belongs to the post's author and is AVAILABLE; other kinds are
+// refused.
 import type { FastifyReply } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { assetStatus } from './media.ts';

@@ -1,8 +1,8 @@
-// The LinkedIn simulator: the versioned REST API as platforms.md §2 describes it (OAuth 2.0 and OpenID userinfo,
-// LinkedIn-Version gating, posts with little-text commentary, Images / Videos / Documents upload protocols with
-// processing states, organization ACLs, `{status, serviceErrorCode, code, message}` errors, daily limits), in
-// memory. Settings: `linkedinVersionMonths` (how long a version stays active), the processing times and the video
-// part size (src/sandbox/linkedin/media.ts).
+// The LinkedIn simulator: the versioned REST API as docs/platforms/linkedin.md describes it (OAuth 2.0 and OpenID
+// userinfo, LinkedIn-Version gating, posts with little-text commentary, Images / Videos / Documents upload protocols
+// with processing states, organization ACLs, `{status, serviceErrorCode, code, message}` errors, daily limits), in
+// memory. Settings: `linkedinVersionMonths` (how long a version stays active), the processing times and the video part
+// size (src/sandbox/linkedin/media.ts).
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerLiAuth } from './auth.ts';

@@ -1,9 +1,9 @@
-// LinkedIn's media protocols (platforms.md §2 "Calls"): Images and Documents (initializeUpload → one PUT of the
-// bytes to the upload URL), Videos (initializeUpload with the size → a PUT per byte range of uploadInstructions,
+// LinkedIn's media protocols (docs/platforms/linkedin.md "Calls"): Images and Documents (initializeUpload → one PUT of
+// the bytes to the upload URL), Videos (initializeUpload with the size → a PUT per byte range of uploadInstructions,
 // each answered with an ETag → finalizeUpload with the ETags in order), and the status reads every kind has:
-// WAITING_UPLOAD → PROCESSING → AVAILABLE | PROCESSING_FAILED, driven by the clock. Processing times and the
-// video part size are settings so tests can shorten them (`linkedinImageProcessingMs`,
-// `linkedinVideoProcessingMs`, `linkedinDocumentProcessingMs`, `linkedinVideoPartBytes`).
+// WAITING_UPLOAD → PROCESSING → AVAILABLE | PROCESSING_FAILED, driven by the clock. Processing times and the video part
+// size are settings so tests can shorten them (`linkedinImageProcessingMs`, `linkedinVideoProcessingMs`,
+// `linkedinDocumentProcessingMs`, `linkedinVideoPartBytes`).
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';

@@ -1,5 +1,5 @@
-// LinkedIn organizations (platforms.md §2 "Calls"): the ACL finder (`q=roleAssignee`) listing the company pages a
-// member administers, and an organization's name. Every sandbox member administers one page of their own.
+// LinkedIn organizations (docs/platforms/linkedin.md "Calls"): the ACL finder (`q=roleAssignee`) listing the company
+// pages a member administers, and an organization's name. Every sandbox member administers one page of their own.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { organizationsOf } from './auth.ts';
 import type { LiContext } from './gate.ts';

@@ -1,4 +1,4 @@
-// LinkedIn posts (platforms.md §2 "Calls"): POST /rest/posts with its required fields, the commentary in
+// LinkedIn posts (docs/platforms/linkedin.md "Calls"): POST /rest/posts with its required fields, the commentary in
 // "little" text (unescaped reserved characters cut the post short, as LinkedIn silently does), member and
 // organization authors, media by URN (one image, video or document, or a multi-image set of 2–20), 201 with the
 // id in `x-restli-id`, duplicate commentary → 422 DUPLICATE_POST; read, delete, the author finder the adapter's
@@ -11,7 +11,7 @@ import type { LiContext } from './gate.ts';
 import { mayActAs } from './media.ts';
 import { inputError, liError, type LiPost } from './state.ts';
 
-const MAX_COMMENTARY = 3000; // ⚠ unverified (platforms.md: clients' figure)
+const MAX_COMMENTARY = 3000; // ⚠ unverified (clients' figure, docs/platforms/linkedin.md "Limits")
 const DUPLICATE_WINDOW_MS = 24 * 3600_000; // ⚠ unverified: how far back LinkedIn compares commentary
 const POSTS_PER_DAY = 150; // ⚠ unverified (Ayrshare's figure; LinkedIn publishes none)
 const REQUIRED = ['author', 'commentary', 'visibility', 'distribution', 'lifecycleState'] as const;

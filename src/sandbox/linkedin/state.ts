@@ -83,7 +83,7 @@ export function createLiState(): LiState {
   };
 }
 
-/** LinkedIn's error body: `{ status, serviceErrorCode?, code?, message }` (platforms.md §2 "Errors"). */
+/** LinkedIn's error body: `{ status, serviceErrorCode?, code?, message }` (docs/platforms/linkedin.md "Errors"). */
 export function liError(
   status: number,
   message: string,

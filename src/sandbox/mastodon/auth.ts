@@ -1,6 +1,6 @@
-// Mastodon's per-instance OAuth (platforms.md §7 "Auth"): register an app, authorize (a consent page with approve and
-// deny, or at once as `sandbox_username`), revoke, exchange the code (PKCE S256 when a challenge was sent) for a token
-// that lives until revoked; verify_credentials; the instance document with its configurable limits.
+// Mastodon's per-instance OAuth (docs/platforms/mastodon.md "Auth"): register an app, authorize (a consent page with
+// approve and deny, or at once as `sandbox_username`), revoke, exchange the code (PKCE S256 when a challenge was sent)
+// for a token that lives until revoked; verify_credentials; the instance document with its configurable limits.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrayField, parseBody } from '../framework/body.ts';

@@ -1,4 +1,4 @@
-// The Mastodon simulator: one instance's REST API as platforms.md §7 describes it (apps and OAuth, instance
+// The Mastodon simulator: one instance's REST API as docs/platforms/mastodon.md describes it (apps and OAuth, instance
 // configuration, v2 media with asynchronous processing, statuses with Idempotency-Key, `{error}` bodies and
 // X-RateLimit headers), in memory. Limits are settable per simulator (`settings.maxCharacters`, …).
 import type { FastifyReply } from 'fastify';

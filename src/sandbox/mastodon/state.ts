@@ -1,5 +1,6 @@
-// In-memory state of the Mastodon simulator: OAuth apps, accounts, statuses, media attachments, and the
-// Idempotency-Key memory (one hour per account, platforms.md §7); and the context every route handler is given.
+// In-memory state of the Mastodon simulator: OAuth apps, accounts, statuses, media attachments, and the Idempotency-Key
+// memory (one hour per account, docs/platforms/mastodon.md "Idempotency"); and the context every route handler is
+// given.
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface MastoAccount {

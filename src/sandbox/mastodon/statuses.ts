@@ -1,4 +1,4 @@
-// Mastodon statuses and media (platforms.md §7 "Calls"): POST /api/v2/media answering 200 for images and 202
+// Mastodon statuses and media (docs/platforms/mastodon.md "Calls"): POST /api/v2/media answering 200 for images and 202
 // for video still processing (GET /api/v1/media/:id gives 206 until done); POST /api/v1/statuses with the
 // instance's own length rule, attachment rules and the one-hour Idempotency-Key memory; read, source, delete,
 // an account's statuses, 300 requests / 5 min per account and 30 media uploads / 30 min.
@@ -107,7 +107,8 @@ async function uploadMedia(ctx: MastoContext, request: FastifyRequest, reply: Fa
   const { kit, state } = ctx;
   const g = gate(ctx, request, reply, 'upload_media');
   if (!g) return reply;
-  // ⚠ unverified: platforms.md gives 30 / 30 min for media uploads without saying whether v2 shares v1's limit.
+  // ⚠ unverified: docs/platforms/mastodon.md "Rate limits" gives 30 / 30 min for media uploads without saying whether
+  // v2 shares v1's limit.
   const window = kit.windows.hit(`media:${g.account.id}`, kit.limit(30), 30 * 60_000);
   if (!window.allowed)
     return reply.headers(windowHeaders(window, 'mastodon')).code(429).send({ error: 'Too many requests' });

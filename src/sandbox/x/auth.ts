@@ -1,4 +1,4 @@
-// X's OAuth 2.0 Authorization Code flow with PKCE (platforms.md §1 "Auth"): authorize (a consent page with
+// X's OAuth 2.0 Authorization Code flow with PKCE (docs/platforms/x.md "Auth"): authorize (a consent page with
 // approve and deny, or at once as the user named by `sandbox_username`), token exchange with a
 // 30-second single-use code, 2-hour access tokens, single-use rotating refresh tokens, revoke; and the bearer
 // check every other route runs.

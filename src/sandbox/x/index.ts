@@ -1,4 +1,4 @@
-// The X simulator: X API v2 as platforms.md §1 describes it (OAuth 2.0 PKCE, posts, media, rate limits,
+// The X simulator: X API v2 as docs/platforms/x.md describes it (OAuth 2.0 PKCE, posts, media, rate limits,
 // problem-JSON errors), in memory.
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';

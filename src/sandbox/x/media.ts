@@ -1,4 +1,4 @@
-// X v2 media upload (platforms.md §1): the one-shot upload for images, and the chunked protocol for video,
+// X v2 media upload (docs/platforms/x.md "Calls"): the one-shot upload for images, and the chunked protocol for video,
 // GIFs and large images — initialize (type, size, category) → append segments 0–999 → finalize → STATUS
 // polling through pending / in_progress until succeeded or failed, with check_after_secs. Sizes, types and
 // the bytes themselves (sniffed) are checked as X checks them.
@@ -13,7 +13,7 @@ const MB = 1_000_000;
 const CATEGORIES: Record<string, { types: string[]; maxBytes: number; processingMs: number }> = {
   tweet_image: { types: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'], maxBytes: 5 * MB, processingMs: 0 },
   tweet_gif: { types: ['image/gif'], maxBytes: 15 * MB, processingMs: 1500 },
-  // 512 MB: the smaller of the figures platforms.md cites (older pages; the 2026 page says 8 GB).
+  // 512 MB: the smaller of the figures in docs/platforms/x.md "Limits" (older pages; the 2026 page says 8 GB).
   tweet_video: { types: ['video/mp4', 'video/quicktime'], maxBytes: 512 * MB, processingMs: 2500 },
 };
 const EXPIRES_AFTER_SECS = 86_400;

@@ -11,7 +11,7 @@ export interface XUser {
 export interface XTweet {
   id: string;
   authorId: string;
-  /** The text as X stores it: every URL replaced by a t.co link (platforms.md §1). */
+  /** The text as X stores it: every URL replaced by a t.co link (docs/platforms/x.md "Limits"). */
   text: string;
   /** The text as submitted, for duplicate detection. */
   submitted: string;

@@ -1,4 +1,4 @@
-// X posts (platforms.md §1 "Calls"): POST /2/tweets with X's own checks (weighted length by twitter-text v3,
+// X posts (docs/platforms/x.md "Calls"): POST /2/tweets with X's own checks (weighted length by twitter-text v3,
 // 1–4 processed media, replies to existing posts, duplicate text per user → 403), read, delete, a user's
 // recent posts (the adapter's reconciliation look-up), and a small web page per post for sandbox URLs.
 import { createRequire } from 'node:module';
