@@ -1,4 +1,4 @@
-// Every code of the error catalogue (API.md "Error codes"), each produced by the fault it names, always in the
+// Every code of the error catalogue (docs/api.md "Errors"), each produced by the fault it names, always in the
 // envelope with the request id, never a bare framework error.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

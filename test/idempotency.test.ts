@@ -1,4 +1,4 @@
-// API.md "Idempotency": scope (workspace + user), fingerprint, 24 h replay of 2xx answers only, 422 on reuse
+// docs/api.md "Idempotency": scope (workspace + user), fingerprint, 24 h replay of 2xx answers only, 422 on reuse
 // with another request, 409 while the first is running, and N concurrent identical requests → one resource.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// API keys: the format of ARCHITECTURE.md "Security model", hashed at rest, last use recorded without a write per
+// API keys: the format of docs/architecture.md "Security model", hashed at rest, last use recorded without a write per
 // request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

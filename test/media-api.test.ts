@@ -1,4 +1,4 @@
-// Reading and managing media (API.md "Media"): list, get with a fresh signed URL, complete, delete — with
+// Reading and managing media (docs/api.md "Media"): list, get with a fresh signed URL, complete, delete — with
 // scopes and tenant isolation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

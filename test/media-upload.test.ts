@@ -1,4 +1,4 @@
-// The upload flow of API.md "Media" with the local storage driver: upload URL → PUT → the media record,
+// The upload flow of docs/api.md "Media" with the local storage driver: upload URL → PUT → the media record,
 // sniffed, with a URL that serves its bytes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

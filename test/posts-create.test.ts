@@ -1,4 +1,4 @@
-// The posts API as API.md "Posts" describes it, creating: POST /v1/posts with every rule it checks, and
+// The posts API as docs/api.md "Posts" describes it, creating: POST /v1/posts with every rule it checks, and
 // POST /v1/posts/validate. Reading, editing, cancelling and deleting: posts-lifecycle.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

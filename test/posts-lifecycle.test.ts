@@ -1,4 +1,4 @@
-// The posts API as API.md "Posts" describes it, after creation: read, edit (merge-patch), cancel and delete.
+// The posts API as docs/api.md "Posts" describes it, after creation: read, edit (merge-patch), cancel and delete.
 // Creating and validating: posts-create.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// API.md "Rate limits": GCRA per key with read and write budgets, headers on every /v1 response, 429 with
+// docs/api.md "Rate limits": GCRA per key with read and write budgets, headers on every /v1 response, 429 with
 // Retry-After, a per-IP budget for calls without a valid key, and budgets shared through Redis (failing open).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

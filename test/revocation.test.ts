@@ -1,5 +1,5 @@
 // Revocation takes effect on every process within a second: two `herald serve --role api` processes on one
-// database stop accepting a key after `herald keys revoke` (ARCHITECTURE.md "Security model").
+// database stop accepting a key after `herald keys revoke` (docs/architecture.md "Security model").
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';

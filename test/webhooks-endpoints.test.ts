@@ -1,4 +1,4 @@
-// The webhooks API as API.md "Events" and issue #7 describe it, endpoints: create (secret shown once, URL checked
+// The webhooks API as docs/api.md "Events" and issue #7 describe it, endpoints: create (secret shown once, URL checked
 // by the SSRF guard, idempotent replay), list, edit, delete, rotate the secret; and their OpenAPI documentation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -17,5 +17,7 @@ export interface ServiceContext {
   via: 'api' | 'mcp' | 'dashboard' | 'automation';
 }
 
-/** A live workspace reaches real platforms; a test workspace holds only sandbox connections (API.md "Test mode"). */
+/**
+ * A live workspace reaches real platforms; a test workspace holds only sandbox connections (docs/api.md "Test mode").
+ */
 export type WorkspaceMode = 'live' | 'test';

@@ -1,4 +1,4 @@
-// Opaque keyset cursors (API.md "Envelope"): the position after the last item of a page, bound to the sort and
+// Opaque keyset cursors (docs/api.md "Paging"): the position after the last item of a page, bound to the sort and
 // filters it was issued for, so reusing it with other filters is a clear 400 rather than a silent wrong page.
 import { sha256 } from '../lib/crypto.ts';
 import { AppError } from './errors.ts';

@@ -1,5 +1,5 @@
-// The response envelope of API.md: `{ success, data, request_id }` or `{ success, error, request_id }`, and the
-// TypeBox schemas that describe it in the OpenAPI document.
+// The response envelope (docs/api.md "Envelope"): `{ success, data, request_id }` or
+// `{ success, error, request_id }`, and the TypeBox schemas that describe it in the OpenAPI document.
 import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetail } from './errors.ts';
 

@@ -1,4 +1,4 @@
-// The error catalogue of the public API (API.md "Error codes"): every error a client can see is an AppError
+// The error catalogue of the public API (docs/api.md "Errors"): every error a client can see is an AppError
 // with one of these codes. The catalogue is the documentation: /docs/errors and the OpenAPI description are
 // generated from it.
 import { isDatabaseUnavailable } from '../db/pool.ts';

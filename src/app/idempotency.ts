@@ -1,4 +1,4 @@
-// Idempotent mutations (API.md "Idempotency"). Every mutating handler runs inside one transaction that also
+// Idempotent mutations (docs/api.md "Idempotency"). Every mutating handler runs inside one transaction that also
 // stores its answer under (workspace, user, Idempotency-Key), so the effects and the stored answer commit
 // together. A transaction-scoped advisory lock on that triple lets exactly one request with a key run at a
 // time; a concurrent one gets 409 at once instead of waiting. Only 2xx answers are stored: an error rolls
@@ -9,7 +9,7 @@ import { AppError } from './errors.ts';
 import { successBody } from './envelope.ts';
 
 const NIL_WORKSPACE = '00000000-0000-0000-0000-000000000000';
-/** How long a stored answer can be replayed (API.md "Idempotency": 24 hours). */
+/** How long a stored answer can be replayed (docs/api.md "Idempotency": 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 const PURPOSE = 'idempotency-body';
 

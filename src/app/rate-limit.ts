@@ -1,4 +1,4 @@
-// Rate limits by GCRA (API.md "Rate limits"): one stored number per budget, the theoretical arrival time (TAT).
+// Rate limits by GCRA (docs/api.md "Rate limits"): one stored number per budget, the theoretical arrival time (TAT).
 // A request is allowed when, after adding one emission interval, the TAT is at most one window ahead of now.
 // Budgets live in memory by default, or in Redis (one Lua script, Redis's own clock) when REDIS_URL is set so
 // that several API processes share them. A Redis failure fails open and is counted.
@@ -16,7 +16,8 @@ export interface Budget {
 const MINUTE = 60_000;
 
 /**
- * The budgets of API.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the same ones.
+ * The budgets of docs/api.md "Rate limits", per key (read, write) and per client IP (anonymous). MCP spends the
+ * same ones.
  */
 export function budgetsFor(limits: {
   readPerMinute: number;
@@ -136,7 +137,10 @@ export function createRateLimiter(store: RateLimitStore): RateLimiter {
   };
 }
 
-/** The response headers of API.md for one decision (legacy X-RateLimit-* and the IETF draft-11 pair). */
+/**
+ * The response headers of docs/api.md "Rate limits" for one decision (legacy X-RateLimit-* and the IETF draft-11
+ * pair).
+ */
 export function rateLimitHeaders(
   decision: RateDecision,
   budgetName: string,

@@ -22,7 +22,7 @@ export function sendError(
     return reply
       .type('application/json; charset=utf-8')
       .send(errorBody(request.id, error.code, error.message, docsBaseUrl, error.details));
-  // Outside /v1: a small JSON body, not the envelope (API.md "Headers").
+  // Outside /v1: a small JSON body, not the envelope (docs/api.md "Envelope").
   return reply.type('application/json; charset=utf-8').send({ error: error.code, message: error.message });
 }
 

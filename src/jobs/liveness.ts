@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 export interface LivenessOptions {
   /** How often heartbeats are written and the sweep runs. */
   intervalMs: number;
-  /** A lock owner silent this long is dead. Must be well above `intervalMs` (ARCHITECTURE.md: 30 s). */
+  /** A lock owner silent this long is dead. Must be well above `intervalMs` (docs/architecture.md "Jobs": 30 s). */
   deadAfterMs: number;
 }
 

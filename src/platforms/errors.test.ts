@@ -1,5 +1,5 @@
-// The error tables of the adapters against the platforms' real error bodies (platforms.md "Errors"), and the
-// PLATFORM_* catalogue's consistency.
+// The error tables of the adapters against the platforms' real error bodies ("Errors" of each platform's page in
+// docs/platforms/), and the PLATFORM_* catalogue's consistency.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify, type ErrorRule } from './classify.ts';

@@ -1,4 +1,4 @@
-// The PLATFORM_* codes of a failed target (API.md "Error codes"): one table, code → kind → category →
+// The PLATFORM_* codes of a failed target (docs/api.md "Platform error codes"): one table, code → kind → category →
 // retryable. Adapters pick the code; the publish task reads the kind to decide (retry, fail, reconnect); the
 // API shows code, category and retryable on the target. /docs/errors renders this table.
 

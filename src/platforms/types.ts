@@ -1,6 +1,6 @@
 // The platform adapter contract: the one narrow interface every platform implements, and the vocabulary the
 // publishing engine and the adapters share. Adapters are given their configuration and an HTTP client; they
-// never read the environment and never import features, db or jobs (ARCHITECTURE.md "Rules of the house").
+// never read the environment and never import features, db or jobs (docs/architecture.md "Rules of the house").
 //
 // Glossary
 //   post        What a client creates: text, media, options, for one or more platforms.

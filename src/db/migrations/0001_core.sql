@@ -122,7 +122,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_workspace_idx ON events (workspace_id, created_at, id);
 
--- Stored answers of mutating requests, replayed for a retry with the same Idempotency-Key (API.md "Idempotency").
+-- Stored answers of mutating requests, replayed for a retry with the same Idempotency-Key (docs/api.md "Idempotency").
 CREATE TABLE idempotency_keys (
   workspace_id    uuid NOT NULL,                -- the nil UUID for calls outside a workspace
   user_id         text NOT NULL,

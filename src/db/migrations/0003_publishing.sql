@@ -23,7 +23,7 @@ CREATE TABLE connections (
   created_at       timestamptz(3) NOT NULL DEFAULT now(),
   updated_at       timestamptz(3) NOT NULL DEFAULT now()
 );
--- One default connection per brand × platform (API.md "Posts").
+-- One default connection per brand × platform (docs/api.md "Posts").
 CREATE UNIQUE INDEX connections_one_default_idx ON connections (brand_id, platform) WHERE is_default AND status <> 'disconnected';
 -- One live connection per account and brand.
 CREATE UNIQUE INDEX connections_account_idx ON connections (brand_id, platform, coalesce(server_url, ''), account_id) WHERE status <> 'disconnected';

@@ -1,7 +1,7 @@
 // Connections: platform accounts Herald publishes as. Sandbox connections are made by running each platform's
 // own sign-in against its simulator (in-process, so it works whether or not a server is listening); real
 // Bluesky and Mastodon accounts by app password or access token, checked against the platform. Test
-// workspaces hold only sandbox connections, live ones only real ones (API.md "Keys, users, workspaces").
+// workspaces hold only sandbox connections, live ones only real ones (docs/api.md "Test mode").
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { withTransaction, type Queryable } from '../../db/pool.ts';

@@ -34,7 +34,7 @@ export interface PlatformAccess {
   apps?: Partial<Record<PlatformName, OAuthApp>>;
 }
 
-/** Where a platform's consent screen is, for real accounts (platforms.md "Auth" of each platform). */
+/** Where a platform's consent screen is, for real accounts ("Auth" of each platform's page in docs/platforms/). */
 export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
   x: 'https://x.com',
   linkedin: 'https://www.linkedin.com',

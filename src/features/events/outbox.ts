@@ -5,7 +5,10 @@ import type { Queryable } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
 
-/** The event types of API.md "Events". Types whose features come later are listed so the catalogue is whole. */
+/**
+ * The event types of docs/api.md "Event types". Types whose features come later are listed so the catalogue is
+ * whole.
+ */
 export const EVENT_TYPES = [
   'post.created',
   'post.updated',

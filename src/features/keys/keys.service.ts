@@ -17,7 +17,7 @@ export interface CreatedKey {
 
 /**
  * Creates a key for `userId`. A key limited to workspaces that are all in test mode prints as `hk_test_`; any
- * other key as `hk_live_` (API.md "Keys, users, workspaces").
+ * other key as `hk_live_` (docs/api.md "Authentication").
  */
 export async function createKey(
   db: Queryable,

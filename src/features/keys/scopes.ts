@@ -1,4 +1,4 @@
-// The scope catalogue (API.md "Scopes → endpoints"). Every scope is accepted from the first release, even where
+// The scope catalogue (docs/api.md "Scopes"). Every scope is accepted from the first release, even where
 // its endpoints come later; `--scopes all` expands to this list as it is today, so a scope added later is
 // never granted silently to an existing key. `connections:write` (connect links, refresh, disconnect) is Herald's
 // addition to the seed's list.

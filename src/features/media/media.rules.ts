@@ -1,4 +1,4 @@
-// Whether a post's media fit each target platform (API.md "Posts": 422 with per-platform details), from the
+// Whether a post's media fit each target platform (docs/api.md "Posts": 422 with per-platform details), from the
 // platforms' own rules in PLATFORM_LIMITS: how many items, which types (looked up in that platform's own kinds,
 // so a GIF is X's `gif` but LinkedIn's `image`), sizes, video durations and mixing. Pure: no I/O.
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';

@@ -1,4 +1,4 @@
-// Media: upload URLs, completion, reads, deletion (API.md "Media"), and what other features use — the checks
+// Media: upload URLs, completion, reads, deletion (docs/api.md "Media"), and what other features use — the checks
 // posts run on `media_ids`, the `media` list of a post, and (for the publishing engine) streams and signed
 // URLs of ready media. Knows nothing of Fastify: the API, the worker and the MCP tools call the same functions.
 import type { Readable } from 'node:stream';

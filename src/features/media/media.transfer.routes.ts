@@ -11,7 +11,7 @@ import { FILES_PATH, UPLOAD_PATH } from './storage/local.ts';
 
 const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
 
-/** Paths whose errors and bodies use the API envelope (API.md "Headers"). */
+/** Paths whose errors and bodies use the API envelope (docs/api.md "Envelope"). */
 export const TRANSFER_ENVELOPE_PREFIXES = [`${UPLOAD_PATH}/`, `${FILES_PATH}/`];
 
 // These routes have no schemas (hidden; the service checks the signed query), so their request types say what the

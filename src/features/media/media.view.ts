@@ -1,4 +1,4 @@
-// The public representation of a media record (API.md "Media"), with a freshly signed short-lived URL while it
+// The public representation of a media record (docs/api.md "Media"), with a freshly signed short-lived URL while it
 // is ready. Used by the media API, media events and the `media` list of a post.
 import type { Queryable } from '../../db/pool.ts';
 import type { Clock } from '../../lib/clock.ts';

@@ -1,4 +1,4 @@
-// Which connection each target of a post publishes through (API.md "Posts"): every id in `connection_ids`
+// Which connection each target of a post publishes through (docs/api.md "Posts"): every id in `connection_ids`
 // gets its own target (so one post can go to two X accounts); each listed platform without one uses the
 // brand's default connection. A post that will publish (scheduled or publish-now) must have a usable
 // connection for every platform — else 422 naming platform and rule; a draft may wait for one. The chosen

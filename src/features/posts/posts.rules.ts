@@ -1,4 +1,4 @@
-// The rules a post must meet on every target platform (API.md "Posts", 422 PUBLIC_API_VALIDATION_FAILED):
+// The rules a post must meet on every target platform (docs/api.md "Posts", 422 PUBLIC_API_VALIDATION_FAILED):
 // text limits in each platform's own counting, thread support, options only for listed platforms, schedule
 // not in the past. Pure: given the post and the time, it returns the issues; no I/O.
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';

@@ -1,4 +1,4 @@
-// Posts (API.md "Posts"): reading and listing them here; creating them in posts.create.ts, changing them (edit,
+// Posts (docs/api.md "Posts"): reading and listing them here; creating them in posts.create.ts, changing them (edit,
 // cancel, publish, retry, delete) in posts.changes.ts. Every write commits in the caller's transaction.
 import type { ServiceContext } from '../../app/context.ts';
 import { decodeCursor, encodeCursor } from '../../app/cursor.ts';

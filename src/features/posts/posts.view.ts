@@ -1,4 +1,4 @@
-// The public representation of a post (API.md "Posts"), assembled from its row, targets and attempts.
+// The public representation of a post (docs/api.md "Posts"), assembled from its row, targets and attempts.
 import type { Queryable } from '../../db/pool.ts';
 import { findAttempts, findTargets, type AttemptRow, type PostRow, type TargetRow } from './posts.repo.ts';
 

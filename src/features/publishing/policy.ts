@@ -1,4 +1,4 @@
-// What a failed platform call means for the target — the one place kinds become decisions (ARCHITECTURE.md
+// What a failed platform call means for the target — the one place kinds become decisions (docs/architecture.md
 // "Rules of the house"): retry with backoff (transient, unknown outcome after a fruitless look-up), wait for
 // the platform's reset (rate limits, which also hold the connection), fail at once (content, media,
 // permanent), or fail and mark the connection for reconnection (auth, after one refresh was tried).
@@ -52,7 +52,7 @@ export function decide(
   }
 }
 
-/** The target's `error` object of API.md "Posts". */
+/** The target's `error` object of docs/api.md "Posts". */
 export function targetError(error: PlatformError): Record<string, unknown> {
   const definition = PLATFORM_ERRORS[error.code];
   return {

@@ -1,4 +1,4 @@
-// A post's status is derived from its targets (ARCHITECTURE.md "The publishing pipeline" 4): any target still
+// A post's status is derived from its targets (docs/architecture.md "The publishing pipeline" 4): any target still
 // in flight → publishing; otherwise published, failed, or partially_published. Every change of the post's
 // status appends its event in the same transaction.
 import type { Queryable } from '../../db/pool.ts';

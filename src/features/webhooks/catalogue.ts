@@ -1,4 +1,4 @@
-// The event catalogue: what each event type of API.md "Events" means and what its `data` holds. It is the
+// The event catalogue: what each event type of docs/api.md "Events" means and what its `data` holds. It is the
 // documentation — the OpenAPI 3.1 `webhooks` section is generated from it — and the list endpoints subscribe to.
 import { EVENT_TYPES, type EventType } from '../events/outbox.ts';
 

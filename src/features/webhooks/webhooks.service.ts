@@ -1,4 +1,4 @@
-// Webhook endpoints and their deliveries (API.md "Events", scope webhooks:manage): register, list, edit,
+// Webhook endpoints and their deliveries (docs/api.md "Events", scope webhooks:manage): register, list, edit,
 // delete, rotate the secret, send a test event, read the delivery log and retry a delivery. Each write happens
 // in the caller's transaction, jobs included.
 import type { Queryable } from '../../db/pool.ts';

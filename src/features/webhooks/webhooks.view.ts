@@ -79,7 +79,7 @@ export async function renderDelivery(
   return (await renderDeliveries(db, workspaceId, [delivery]))[0]!;
 }
 
-/** The body of a delivery (API.md "Events"): the same bytes on every attempt of an event. */
+/** The body of a delivery (docs/api.md "Events"): the same bytes on every attempt of an event. */
 export function eventBody(event: {
   id: string;
   type: string;

@@ -1,9 +1,9 @@
 // Meta Graph API error answers (Instagram, Facebook Pages, Threads) → PlatformError kinds. Every Meta product
 // answers failures with the same envelope, `{"error":{"message","type","code","error_subcode","is_transient",
-// "error_user_title","error_user_msg","fbtrace_id"}}` (docs/platforms/meta-graph.md "Errors"), and the HTTP status says
-// little (most failures are a 400), so the table below matches on `code` and `error_subcode`, first match wins.
-// Sources: developers.facebook.com/docs/graph-api/guides/error-handling, the Instagram content-publishing error
-// codes in docs/platforms/instagram.md "Errors", and the cases peers mishandle (reference/peers.md).
+// "error_user_title","error_user_msg","fbtrace_id"}}` (docs/platforms/meta-graph.md "Errors"), and the HTTP status
+// says little (most failures are a 400), so the table below matches on `code` and `error_subcode`, first match
+// wins. Sources: developers.facebook.com/docs/graph-api/guides/error-handling and the Instagram content-publishing
+// error codes in docs/platforms/instagram.md "Errors".
 import { DEFAULT_CODE, type PlatformErrorCode } from '../errors.ts';
 import type { PlatformResponse } from '../http-contract.ts';
 import { PlatformError, type PlatformErrorKind } from '../types.ts';
