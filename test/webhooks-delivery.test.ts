@@ -20,6 +20,7 @@ after(() => h.close());
 describe('signed delivery', () => {
   test('a post.created event reaches the receiver signed, and verifies with the standardwebhooks library', async () => {
     const { id, secret } = await h.endpoint(`${h.receiver.origin}/hooks`, ['post.created']);
+    const sentFrom = performance.now();
     const postId = await h.createPost();
     const [request] = await h.receiver.waitForRequests(1, 'post.created delivery');
     assert.equal(request!.method, 'POST');
@@ -47,13 +48,21 @@ describe('signed delivery', () => {
       label: 'delivery marked delivered',
     });
     const done = await h.delivery(id, d!.id);
+    const span = performance.now() - sentFrom;
     assert.equal(done.event_id, payload.id);
     assert.equal(done.attempt_count, 1);
     assert.equal(done.attempts[0].status_code, 200);
     assert.equal(done.attempts[0].response_body, 'ok');
     assert.equal(done.attempts[0].trigger, 'automatic');
     assert.equal(done.attempts[0].error, null);
-    assert.ok(done.attempts[0].duration_ms >= 0);
+    // How long the POST took, in whole ms: measured inside the span from creating the post to seeing it delivered
+    // (+1 for the rounding), never null for an attempt that got an answer.
+    const duration: unknown = done.attempts[0].duration_ms;
+    assert.ok(Number.isInteger(duration), `duration_ms is ${String(duration)}`);
+    assert.ok(
+      (duration as number) >= 0 && (duration as number) <= Math.ceil(span) + 1,
+      `duration_ms ${String(duration)} within the ${Math.round(span)} ms the delivery took`,
+    );
     assert.deepEqual(JSON.parse(request!.body), done.payload, 'the payload shown is the body sent');
   });
 

@@ -101,17 +101,30 @@ describe('disabling', () => {
     assert.equal(d.failure_reason, 'endpoint_gone');
     const ep = (await h.t.inject({ url: `/v1/webhooks/${gone.id}`, key: h.key })).json().data;
     assert.deepEqual([ep.enabled, ep.disabled_reason], [false, 'endpoint_gone']);
-    const notice = await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), {
+    await waitFor(() => h.receiver.requests.some((r) => r.url === '/watcher'), {
       label: 'webhook_endpoint.disabled delivery',
     });
-    assert.ok(notice >= 0);
-    const payload = verify(
-      watcher.secret,
-      h.receiver.requests.find((r) => r.url === '/watcher')!,
+    // The endpoint is disabled by the 410 attempt itself, and the notice follows that answer at once: the test
+    // clock never moved, so it is the notice's first, automatic attempt, not a retry on the schedule.
+    assert.equal(ep.disabled_at, d.attempts[0].started_at);
+    const goneAnswered = h.receiver.requests.find((r) => r.url === '/gone')!.receivedAt;
+    const notice = h.receiver.requests.find((r) => r.url === '/watcher')!;
+    assert.ok(
+      notice.receivedAt >= goneAnswered,
+      `notice ${notice.receivedAt - goneAnswered} ms after the 410 (it cannot come before)`,
     );
+    const [told] = await h.deliveries(watcher.id);
+    const toldDone = await h.attempted(watcher.id, told!.id, 1, 'webhook_endpoint.disabled delivery logged');
+    assert.deepEqual(
+      [toldDone.status, toldDone.attempt_count, toldDone.attempts[0].trigger],
+      ['delivered', 1, 'automatic'],
+    );
+    const payload = verify(watcher.secret, notice);
     assert.equal(payload.type, 'webhook_endpoint.disabled');
+    assert.equal(payload.id, toldDone.event_id);
     assert.equal((payload.data as { id: string; disabled_reason: string }).id, gone.id);
     assert.equal((payload.data as { disabled_reason: string }).disabled_reason, 'endpoint_gone');
+    assert.equal((payload.data as { disabled_at: string }).disabled_at, ep.disabled_at);
     // New events no longer go to it.
     const before = h.receiver.requests.filter((r) => r.url === '/gone').length;
     await h.t.inject({ method: 'PATCH', url: `/v1/posts/${postId}`, key: h.key, payload: { content: 'edited' } });

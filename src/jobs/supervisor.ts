@@ -33,7 +33,11 @@ export async function superviseRunner(o: {
     const oldPoolId = pool?.id;
     o.logger.warn({ runner: o.name, reason }, 'job runner lost the database; restarting it when the database is back');
     restarting = (async () => {
-      await Promise.race([old.stop().catch(() => {}), new Promise((r) => setTimeout(r, 15_000).unref())]);
+      let deadline: NodeJS.Timeout | undefined;
+      await Promise.race([
+        old.stop().catch(() => {}),
+        new Promise((r) => (deadline = setTimeout(r, 15_000).unref())),
+      ]).finally(() => clearTimeout(deadline));
       if (oldPoolId) o.owners.delete(oldPoolId);
       for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 10_000)) {
         await new Promise((r) => setTimeout(r, delay));

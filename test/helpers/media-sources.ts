@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { after } from 'node:test';
 import type { MediaSource } from '../../src/platforms/types.ts';
 import type { MediaKind } from '../../src/platforms/limits.ts';
 
@@ -44,9 +45,19 @@ export function jpeg(width = 1, height = 1): Buffer {
 let counter = 0;
 
 // Platforms that pull media (Instagram, Threads) fetch a URL: the test media are served over real HTTP from a
-// loopback server started on first use, as Herald serves its signed GETs.
+// loopback server started on first use, as Herald serves its signed GETs, and closed after the file's tests.
 const served = new Map<string, { data: Buffer; contentType: string }>();
 let server: Promise<string> | undefined;
+let listening: Server | undefined;
+
+after(async () => {
+  const s = listening;
+  if (!s) return;
+  listening = undefined;
+  server = undefined;
+  s.closeAllConnections();
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+});
 
 function mediaServer(): Promise<string> {
   server ??= new Promise<string>((resolve) => {
@@ -58,7 +69,7 @@ function mediaServer(): Promise<string> {
       }
       res.writeHead(200, { 'content-type': item.contentType, 'content-length': item.data.length }).end(item.data);
     });
-    s.unref();
+    listening = s;
     s.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as AddressInfo).port}`));
   });
   return server;

@@ -129,9 +129,12 @@ export function createSimulator(
       reply.hijack();
       if (socket) {
         held.add(socket);
-        socket.once('close', () => held.delete(socket));
         // Never hold a socket forever: the client's deadline is far shorter than this.
-        setTimeout(() => socket.destroy(), 120_000).unref();
+        const limit = setTimeout(() => socket.destroy(), 120_000).unref();
+        socket.once('close', () => {
+          held.delete(socket);
+          clearTimeout(limit);
+        });
       }
       return reply;
     },
