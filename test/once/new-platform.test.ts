@@ -1,7 +1,7 @@
 // scripts/new-platform.ts on a copy of the repository: the scaffolded platform is registered everywhere, typechecks,
 // lints and passes the shared adapter contract against its simulator; refused names and a failure half-way leave
-// the tree as it was. Slow (a whole-project typecheck and lint), so it runs once in CI: in the embedded-PostgreSQL
-// pass, not again in the pass with HERALD_TEST_REDIS_URL (it uses no database either way).
+// the tree as it was. Slow (a whole-project typecheck and lint) and database-free, so it lives in test/once/: CI
+// runs it in a stage of its own (`npm run test:once`), not in both database passes of `npm test`.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SCRIPT = 'scripts/new-platform.ts';
 // Children must not take themselves for this test runner's subprocesses.
 const { NODE_TEST_CONTEXT: _context, ...childEnv } = process.env;
@@ -53,7 +53,7 @@ const exists = (file: string) =>
     () => false,
   );
 
-describe('scripts/new-platform.ts', { skip: process.env.HERALD_TEST_REDIS_URL ? 'runs once in CI' : false }, () => {
+describe('scripts/new-platform.ts', () => {
   let tmp: string;
   const at = (file: string) => path.join(tmp, file);
   const read = (file: string) => readFile(at(file), 'utf8');
