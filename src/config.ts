@@ -13,7 +13,7 @@ import {
   SANDBOX_SETTINGS,
   type OAuthAppPlatform,
 } from './config/platforms.ts';
-import { SERVER_SETTINGS } from './config/server.ts';
+import { SERVER_SETTINGS, type TrustProxy } from './config/server.ts';
 import { settingsReader, type Env, type ReadSetting, type Report } from './config/setting.ts';
 import { PUBLISHING_SETTINGS, WEBHOOK_SETTINGS, WORKER_SETTINGS } from './config/workers.ts';
 
@@ -39,6 +39,19 @@ export interface Config {
   bodyLimitBytes: number;
   rateLimits: { readPerMinute: number; writePerMinute: number; anonymousPerMinute: number };
   ownerEmail: string;
+  /** The HTTP server's guards against slow and numerous clients, and whom it believes about the client's address. */
+  http: {
+    trustProxy: TrustProxy;
+    headersTimeoutMs: number;
+    /** Whole request (headers and body), the local upload URL excepted. */
+    requestTimeoutMs: number;
+    /** Whole request for an accepted upload to the local signed upload URL. */
+    uploadTimeoutMs: number;
+    maxConnections: number;
+    maxConnectionsPerIp: number;
+    /** Grace of in-flight requests at shutdown; connections still open then are destroyed. */
+    shutdownTimeoutMs: number;
+  };
   /** Worker: how often graphile-worker polls for jobs that are due (ms). */
   workerPollIntervalMs: number;
   workerConcurrency: number;
@@ -197,6 +210,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       anonymousPerMinute: read(SERVER_SETTINGS.rateLimitAnonymousPerMinute),
     },
     ownerEmail,
+    http: {
+      trustProxy: read(SERVER_SETTINGS.trustProxy),
+      headersTimeoutMs: read(SERVER_SETTINGS.headersTimeoutMs),
+      requestTimeoutMs: read(SERVER_SETTINGS.requestTimeoutMs),
+      uploadTimeoutMs: read(SERVER_SETTINGS.uploadTimeoutMs),
+      maxConnections: read(SERVER_SETTINGS.maxConnections),
+      maxConnectionsPerIp: read(SERVER_SETTINGS.maxConnectionsPerIp),
+      shutdownTimeoutMs: read(SERVER_SETTINGS.shutdownTimeoutMs),
+    },
     workerPollIntervalMs: read(WORKER_SETTINGS.pollIntervalMs),
     workerConcurrency: read(WORKER_SETTINGS.concurrency),
     workerLocalQueue: read(WORKER_SETTINGS.localQueue),

@@ -5,6 +5,7 @@ import { createPool, type Pool } from './db/pool.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
 import { createMediaService, type MediaService } from './features/media/media.service.ts';
 import { createMediaStorage } from './features/media/storage/create.ts';
+import { signedReadUrlRules } from './features/media/storage/read-url-rules.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './app/rate-limit.ts';
@@ -123,18 +124,14 @@ export function createPlatformAccess(
  */
 export function createConfiguredSimulators(config: Config, keyring: SecretKeyring): Map<PlatformName, Simulator> {
   if (!config.sandbox.enabled) return new Map();
-  // Simulators that fetch media by URL (Instagram, Threads) may reach Herald's own signed URLs (public URL, S3
-  // endpoint) and the outbound allowlist; any other private address is refused, as the platforms cannot reach it.
-  const mediaFetchAllowlist = [
-    new URL(config.publicUrl).hostname,
-    ...(config.media.s3?.endpoint ? [new URL(config.media.s3.endpoint).hostname] : []),
-    ...config.outboundAllowlist,
-  ];
+  // Simulators that fetch media by URL (Instagram, Threads) fetch Herald's own signed read URLs and nothing else:
+  // anyone can get a simulator token, and any other URL would let them probe what Herald reaches.
+  const mediaFetchUrls = signedReadUrlRules(config);
   return createSimulators({
     secret: hmac(keyring, 'sandbox-simulators', 'v1'),
     control: config.sandbox.control,
     rateLimitFactor: config.sandbox.rateLimitFactor,
-    settings: { mediaFetchAllowlist },
+    settings: { mediaFetchUrls },
   });
 }
 

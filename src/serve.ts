@@ -1,5 +1,6 @@
 // `herald serve`: starts the API, the worker or both on one database, and stops them cleanly on SIGINT/SIGTERM
-// (HTTP first, so no new work arrives; then the worker; then the pool; then the embedded cluster if we own it).
+// (HTTP first, so no new work arrives, within a deadline; then the worker; then the pool; then the embedded
+// cluster if we own it).
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from './config.ts';
 import { buildContainer, type Container } from './container.ts';
@@ -10,6 +11,7 @@ import { createKey } from './features/keys/keys.service.ts';
 import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
 import { ensurePassword } from './features/users/users.service.ts';
+import { closeWithin } from './http/limits.ts';
 import { buildServer } from './http/server.ts';
 import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
@@ -98,7 +100,12 @@ export async function startHerald(
   let worker: WorkerHandle | undefined;
   let deliveries: DeliveryRunner | undefined;
   const stop = async () => {
-    await app?.close().catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
+    // Requests in flight get HERALD_SHUTDOWN_TIMEOUT_MS; a client that holds its socket longer (a slow body, a
+    // stalled download) is cut off then, or it would keep the whole process (and its worker) alive.
+    if (app)
+      await closeWithin(app, config.http.shutdownTimeoutMs, () =>
+        logger.warn({ grace_ms: config.http.shutdownTimeoutMs }, 'closing HTTP connections still open'),
+      ).catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
     await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));
     await deliveries?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping webhook delivery runner'));
     await container?.close().catch((e: unknown) => logger.error({ err: e }, 'closing database pool'));

@@ -104,7 +104,8 @@ describe('checking a document', () => {
     test(`${what} is refused with a reason`, async () => {
       await assert.rejects(
         resolve(id, fetcher),
-        (error: Error) => error instanceof ClientDocumentError && message.test(error.message),
+        (error: Error) =>
+          error instanceof ClientDocumentError && message.test(`${error.message} (${error.reason ?? ''})`),
       );
     });
   }

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, type WorkerHandle } from '../src/jobs/worker.ts';
+import { signedReadUrlRules } from '../src/features/media/storage/read-url-rules.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { sandboxSecret } from './helpers/app.ts';
 import { buildMediaTestApp, uploadBytes, type MediaTestApp } from './helpers/media.ts';
@@ -18,12 +19,15 @@ let worker: WorkerHandle;
 let key: string;
 
 before(async () => {
-  sandbox = await startSandbox({ secret: sandboxSecret() });
+  const settings: Record<string, unknown> = {};
+  sandbox = await startSandbox({ secret: sandboxSecret(), settings });
   t = await buildMediaTestApp({
     env: { HERALD_SANDBOX_URL: sandbox.url, HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_PLATFORM_TIMEOUT_MS: '2000' },
   });
   // Signed URLs name HERALD_PUBLIC_URL (http://herald.test in tests); the simulators must reach the listening app,
   // as Meta reaches a correctly configured public URL.
+  // …and fetch Herald's signed read URLs only, as Herald sets its own simulators (src/container.ts).
+  settings.mediaFetchUrls = signedReadUrlRules({ ...t.config, publicUrl: t.origin });
   const library = t.container.mediaLibrary;
   t.container.mediaLibrary = {
     async sources(workspaceId, ids) {

@@ -1,5 +1,5 @@
 // Signing in: the session cookie's flags, CSRF on every form, answers that do not tell whether an email has an
-// account, lockout after repeated failures, and the `herald users` commands.
+// account, growing waits after repeated failures, and the `herald users` commands.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Io } from '../src/cli/command.ts';
@@ -124,8 +124,10 @@ describe('the sign-in page', () => {
 });
 
 describe('brute force', () => {
-  test('five failures lock the email for 15 minutes — the right password included — and unknown emails lock alike', async () => {
+  test('five failures from one address make it wait — the right password included — and unknown emails alike', async () => {
     await createPerson(t, 'target@example.com', 'the real password!', [{ workspaceId: t.owner.workspaceId }]);
+    // Earlier tests failed from this same address: start its count from zero.
+    await t.container.pool.query('DELETE FROM login_throttle');
     const timings: Record<string, number[]> = { known: [], unknown: [] };
     for (const [kind, email] of [
       ['known', 'target@example.com'],
@@ -137,20 +139,20 @@ describe('brute force', () => {
         timings[kind]!.push(performance.now() - started);
         assert.equal(res.statusCode, i < 5 ? 401 : 429, `${kind} attempt ${i}`);
       }
-      const locked = await attempt(email, 'the real password!');
-      assert.equal(locked.statusCode, 429);
-      assert.ok(Number(locked.headers['retry-after']) > 800);
-      assert.match(locked.body, /Too many failed sign-ins for this email/);
+      const waiting = await attempt(email, 'the real password!');
+      assert.equal(waiting.statusCode, 429);
+      assert.ok(Number(waiting.headers['retry-after']) >= 1);
+      assert.match(waiting.body, /Too many failed sign-ins from your network/);
     }
     const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
     console.log(
       `# failed sign-in latency: known email ${mean(timings.known!)} ms, unknown email ${mean(timings.unknown!)} ms (mean of 5)`,
     );
-    await t.container.pool.query('DELETE FROM login_failures');
+    await t.container.pool.query('DELETE FROM login_throttle');
     assert.equal(
       (await attempt('target@example.com', 'the real password!')).statusCode,
       303,
-      'after the lock, the right password works',
+      'after the wait, the right password works',
     );
   });
 

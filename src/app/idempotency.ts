@@ -1,6 +1,6 @@
 // Idempotent mutations (docs/api.md "Idempotency"). Every mutating handler runs inside one transaction that also
 // stores its answer under (workspace, user, Idempotency-Key), so the effects and the stored answer commit
-// together. A transaction-scoped advisory lock on that triple lets exactly one request with a key run at a
+// together; the answer is replayed only to a key of that user that reaches every brand the first key reached. A transaction-scoped advisory lock on that triple lets exactly one request with a key run at a
 // time; a concurrent one gets 409 at once instead of waiting. Only 2xx answers are stored: an error rolls
 // everything back and frees the key.
 import type { Pool, PoolClient } from '../db/pool.ts';
@@ -40,6 +40,18 @@ export interface IdempotencyClaim {
   key: string;
   fingerprint: Buffer;
   ttlSeconds: number;
+  /** The calling key's brand restriction (null: every brand). A replay needs a key that reaches all of these. */
+  brandIds: readonly string[] | null;
+}
+
+/**
+ * Whether a key limited to `caller` brands could have made a request made by a key limited to `stored` brands:
+ * the stored answer may concern any brand the first key reached, so the caller must reach each of them too.
+ */
+function reachesAll(caller: readonly string[] | null, stored: readonly string[] | null): boolean {
+  if (caller === null) return true;
+  if (stored === null) return false;
+  return stored.every((id) => caller.includes(id));
 }
 
 export interface IdempotentAnswer {
@@ -82,8 +94,9 @@ export async function runIdempotent(
       response_status: number;
       response_body: Buffer;
       encrypted: boolean;
+      brand_ids: string[] | null;
     }>(
-      `SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys
+      `SELECT fingerprint, response_status, response_body, encrypted, brand_ids FROM idempotency_keys
         WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
       [workspaceId, claim.userId, claim.key],
     );
@@ -91,6 +104,14 @@ export async function runIdempotent(
     if (stored) {
       await client.query('ROLLBACK');
       open = false;
+      // Access before replay: a key of the same user with narrower brand access (not a rotation of the first key)
+      // gets a conflict, neither the answer nor a second run of the request.
+      if (!reachesAll(claim.brandIds, stored.brand_ids)) {
+        throw new AppError(
+          'PUBLIC_API_IDEMPOTENCY_CONFLICT',
+          'This Idempotency-Key was already used by a key that reaches brands this key cannot; use a new key.',
+        );
+      }
       if (!stored.fingerprint.equals(claim.fingerprint)) {
         throw new AppError(
           'PUBLIC_API_IDEMPOTENCY_CONFLICT',
@@ -104,11 +125,13 @@ export async function runIdempotent(
     const text = JSON.stringify(successBody(requestId, result.data));
     const bytes = Buffer.from(text, 'utf8');
     await client.query(
-      `INSERT INTO idempotency_keys (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
+      `INSERT INTO idempotency_keys
+         (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at, brand_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8), $9)
        ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
          response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-         encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at`,
+         encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at,
+         brand_ids = EXCLUDED.brand_ids`,
       [
         workspaceId,
         claim.userId,
@@ -118,6 +141,7 @@ export async function runIdempotent(
         options.secret ? encrypt(deps.keyring, PURPOSE, bytes) : bytes,
         Boolean(options.secret),
         claim.ttlSeconds,
+        claim.brandIds === null ? null : [...claim.brandIds],
       ],
     );
     await client.query('COMMIT');

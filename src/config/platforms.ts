@@ -42,7 +42,7 @@ export const SANDBOX_SETTINGS = {
     default: true,
     parse: flag,
     description:
-      'Serve the simulated platforms under `/sandbox/<platform>` (`off` to disable; test workspaces then cannot publish).',
+      'Serve the simulated platforms under `/sandbox/<platform>` (`off` to disable; test workspaces then cannot publish). Only their platform APIs are served: bodies capped per route, anonymous calls on the anonymous budget, accounts only to flows Herald signs.',
   }),
   url: optionalSetting({
     name: 'HERALD_SANDBOX_URL',

@@ -1,8 +1,36 @@
 // Settings of the HTTP server, the database, secrets, logging and request budgets (the README lists them first).
+import { isIP } from 'node:net';
 import { email, integer, list, oneOf, secret, text, url } from './parsers.ts';
-import { optionalSetting, setting } from './setting.ts';
+import { optionalSetting, setting, type Parser } from './setting.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Which peers may say who the client is (X-Forwarded-For): none, or the proxies at these addresses and CIDRs. */
+export type TrustProxy = false | string[];
+
+/**
+ * off, or a comma-separated list of IP addresses and CIDRs (handed to Fastify's `trustProxy`). No hop count:
+ * Fastify ignores one (it cannot tell the proxy from a direct client claiming hops), so accepting it would only
+ * pretend to work.
+ */
+const trustProxy: Parser<TrustProxy> = {
+  read(raw, name, report) {
+    if (['off', 'false', 'no', '0'].includes(raw.trim().toLowerCase())) return false;
+    const items = list.read(raw, name, report) ?? [];
+    const wrong = items.filter((item) => {
+      const [address = '', prefix, ...rest] = item.split('/');
+      const family = isIP(address);
+      if (family === 0 || rest.length > 0) return true;
+      return prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+    });
+    if (items.length === 0 || wrong.length > 0) {
+      report(`${name} must be off or comma-separated IP addresses and CIDRs of the proxies (got "${raw}")`);
+      return undefined;
+    }
+    return items;
+  },
+  show: (value) => (value === false ? 'off' : value.join(',')),
+};
 
 export const SERVER_SETTINGS = {
   port: setting({ name: 'PORT', default: 8080, parse: integer(0, 65535), description: 'TCP port of the HTTP server.' }),
@@ -86,6 +114,52 @@ export const SERVER_SETTINGS = {
     default: 60,
     parse: integer(1),
     description: 'Budget per client IP for calls without a valid key.',
+  }),
+  trustProxy: setting<TrustProxy>({
+    name: 'HERALD_TRUST_PROXY',
+    default: false,
+    parse: trustProxy,
+    description:
+      'Reverse proxies trusted to name the client in `X-Forwarded-For` (budgets per client address key on it): `off`, or the comma-separated addresses and CIDRs of the proxies.',
+  }),
+  headersTimeoutMs: setting({
+    name: 'HERALD_HEADERS_TIMEOUT_MS',
+    default: 10_000,
+    parse: integer(100, 600_000),
+    description: 'A client must send its request headers within this time; the connection is closed otherwise.',
+  }),
+  requestTimeoutMs: setting({
+    name: 'HERALD_REQUEST_TIMEOUT_MS',
+    default: 30_000,
+    parse: integer(100, 3_600_000),
+    description:
+      'A client must send a whole request (headers and body) within this time, the local upload URL excepted; the connection is closed otherwise.',
+  }),
+  uploadTimeoutMs: setting({
+    name: 'HERALD_UPLOAD_TIMEOUT_MS',
+    default: 7_200_000,
+    parse: integer(1_000, 86_400_000),
+    description: 'The same deadline for an accepted upload to the local signed upload URL (large videos take long).',
+  }),
+  maxConnections: setting({
+    name: 'HERALD_MAX_CONNECTIONS',
+    default: 4096,
+    parse: integer(1, 1_000_000),
+    description: 'Open HTTP connections a process accepts in all; connections beyond are closed at once.',
+  }),
+  maxConnectionsPerIp: setting({
+    name: 'HERALD_MAX_CONNECTIONS_PER_IP',
+    default: 128,
+    parse: integer(1, 1_000_000),
+    description:
+      'Open HTTP connections accepted from one address (trusted proxies in `HERALD_TRUST_PROXY` excepted); connections beyond are closed at once.',
+  }),
+  shutdownTimeoutMs: setting({
+    name: 'HERALD_SHUTDOWN_TIMEOUT_MS',
+    default: 10_000,
+    parse: integer(0, 600_000),
+    description:
+      'On SIGINT/SIGTERM, how long requests in flight get to finish; connections still open then are closed.',
   }),
   ownerEmail: setting({
     name: 'HERALD_OWNER_EMAIL',

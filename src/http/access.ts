@@ -1,17 +1,40 @@
 // The request pipeline in front of every /v1 handler, in order: key (401), rate limit (429), scope (403),
-// workspace and brand (400/403), Idempotency-Key header (400). Calls without a valid key spend the client IP's
-// budget; routes that need no key too. Nothing here writes to the database.
+// workspace and brand (400/403), the caller's role there (403), Idempotency-Key header (400). Calls without a
+// valid key spend the client IP's budget; routes that need no key too. Nothing here writes to the database.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
 import { findBrand } from '../features/workspaces/workspaces.repo.ts';
+import { assertRoleAllows } from '../features/workspaces/roles.ts';
 import { AppError } from '../app/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { emptyContext, type RouteAccess } from './context.ts';
 import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from '../app/rate-limit.ts';
 
 const UNKNOWN_ROUTE: RouteAccess = { scopes: 'public', workspace: false, mutates: false };
+const FORGOTTEN_ROUTE: RouteAccess = { scopes: [], workspace: true, mutates: false };
+
+/** A route's URL pattern (`/v1/posts/:id`) is under /v1. */
+function isV1Pattern(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/');
+}
+
+/**
+ * Whether an unmatched target reads as a /v1 path once resolved and decoded (`/V1/x`, `/v1%2Fx`, `/a/../v1/x`):
+ * it only decides that the 404 uses the envelope and spends the anonymous budget; it grants nothing.
+ */
+function looksLikeV1(url: string): boolean {
+  let path = url.split(/[?#]/)[0] ?? '';
+  try {
+    // The URL parser resolves `.` and `..` (also `%2e%2e`); slashes are collapsed first so `//v1` stays a path.
+    path = decodeURIComponent(new URL(path.replace(/\/+/g, '/'), 'http://h').pathname);
+  } catch {
+    // Not UTF-8 percent-encoding: judge the raw spelling.
+  }
+  const first = path.split('/').find((segment) => segment !== '' && segment !== '.');
+  return first !== undefined && /^v1\.*$/i.test(first);
+}
 
 export interface AccessDeps {
   config: Config;
@@ -109,9 +132,12 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const isV1 = path === '/v1' || path.startsWith('/v1/');
-    request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => path.startsWith(p)));
+    // Which pipeline applies is decided by the route the router matched, never by the raw URL: the router reads
+    // `/%761/posts` and `http://x/v1/posts` as /v1/posts, so a check on the raw spelling would let them through.
+    const matched = request.is404 ? undefined : request.routeOptions;
+    const declared = matched?.config?.access;
+    const isV1 = matched ? declared !== undefined || isV1Pattern(matched.url ?? '') : looksLikeV1(request.url);
+    request.ctx = emptyContext(isV1 || deps.envelopePrefixes.some((p) => request.url.startsWith(p)));
     reply.header('x-request-id', request.id);
     if (deps.isClosing())
       throw new AppError(
@@ -119,12 +145,19 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
         'The server is shutting down; retry on another instance or shortly.',
         { headers: { 'retry-after': '2', connection: 'close' } },
       );
+    // Absolute-form (`GET http://host/v1/…`) and any other target that is not a path: only proxies receive
+    // those, and the router would quietly strip the origin. Refused before anything reads the request.
+    if (!request.url.startsWith('/')) {
+      request.ctx.envelope = true;
+      throw new AppError('PUBLIC_API_QUERY_INVALID', 'The request target must be a path starting with `/`.');
+    }
     // A NUL in the path or query can only be a mistake or an attack, and no database text can hold it.
     if (/%00/.test(request.url))
       throw new AppError('PUBLIC_API_QUERY_INVALID', 'The URL contains an encoded NUL character (%00).');
     if (!isV1) return;
     reply.headers(request.ctx.rateLimitHeaders); // replaced below once a budget is spent
-    const access = request.routeOptions.config?.access ?? UNKNOWN_ROUTE;
+    // A /v1 route that forgot to declare its access fails closed (any valid key), never open.
+    const access = declared ?? (matched ? FORGOTTEN_ROUTE : UNKNOWN_ROUTE);
     const ip = clientIp(request);
     try {
       await authorise(request, access, ip);
@@ -161,7 +194,12 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
         `This endpoint needs the ${access.scopes.map((s) => `\`${s}\``).join(' or ')} scope, which this key lacks.`,
       );
     }
-    if (access.workspace) await resolveWorkspace(request, principal);
+    if (access.workspace) {
+      await resolveWorkspace(request, principal);
+      // The key's scopes count only as far as its owner's current role in this workspace allows (roles.ts).
+      const role = principal.reachable.find((w) => w.id === request.ctx.workspaceId)!.role;
+      assertRoleAllows(role, access.scopes, principal.scopes);
+    }
     if (access.mutates) {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       if (key === undefined) {

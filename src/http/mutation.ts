@@ -90,6 +90,7 @@ export function mutation<
       key,
       fingerprint: fingerprint(request),
       ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+      brandIds: principal.brandIds,
     };
     const answer = await runIdempotent(deps, claim, request.id, (tx) => handler(request, tx), options);
     if (answer.replayed) reply.header('idempotent-replayed', 'true');

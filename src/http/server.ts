@@ -14,10 +14,12 @@ import { Connection, registerConnectionsRoutes } from '../features/connections/c
 import { registerMediaRoutes } from '../features/media/media.routes.ts';
 import { Media } from '../features/media/media.schemas.ts';
 import { registerLocalTransferRoutes, TRANSFER_ENVELOPE_PREFIXES } from '../features/media/media.transfer.routes.ts';
+import { UPLOAD_PATH } from '../features/media/storage/local.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { publishingHealth } from '../features/publishing/health.ts';
 import { platformErrorRows } from '../platforms/errors.ts';
 import { mountSimulators } from '../sandbox/server.ts';
+import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
@@ -30,6 +32,7 @@ import { connectAvailability } from '../features/connections/connect.platform.ts
 import { newRequestId } from '../lib/ids.ts';
 import { registerAccess } from './access.ts';
 import { registerBodyParsers } from './body.ts';
+import { limitConnections, registerBodyDeadline, serverLimitOptions } from './limits.ts';
 import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { registerOpenApi, errorCatalogueRows } from './openapi.ts';
@@ -49,7 +52,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     genReqId: () => newRequestId(),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: false,
-    trustProxy: false,
+    // Deadlines, and whom to believe about the client's address (HERALD_TRUST_PROXY): see limits.ts.
+    ...serverLimitOptions(config),
     routerOptions: { maxParamLength: 500 },
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     clientErrorHandler: clientErrorHandler(config.publicUrl, newRequestId),
@@ -68,6 +72,8 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.addSchema(Connection);
 
   registerErrorHandling(app, config.publicUrl);
+  limitConnections(app.server, config);
+  registerBodyDeadline(app, config, `${UPLOAD_PATH}/`);
   registerBodyParsers(app);
   registerAccess(app, {
     config,
@@ -164,7 +170,11 @@ export async function buildServer(container: Container, options: ServerOptions =
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
   // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
-  if (container.simulators.size > 0) await mountSimulators(app, container.simulators, '/sandbox');
+  // Anonymous simulator traffic spends the anonymous budget per client address, as sign-in does.
+  if (container.simulators.size > 0)
+    await mountSimulators(app, container.simulators, '/sandbox', {
+      admit: sandboxAdmission(container.rateLimiter, container.config.rateLimits),
+    });
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(errorPage()),
   );

@@ -23,35 +23,42 @@ export class OutboundBlockedError extends Error {
   }
 }
 
+// The IANA IPv4 and IPv6 special-purpose address registries: every block not globally reachable (whole, where a
+// registry lists a few global anycast addresses inside one, since no webhook or media host lives there), plus
+// multicast. IPv6 forms that carry an IPv4 address are also judged by that address (embeddedIpv4 below).
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private-use
+  ['100.64.0.0', 10], // shared address space (CGNAT)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata)
+  ['172.16.0.0', 12], // private-use
+  ['192.0.0.0', 24], // IETF protocol assignments (dummy address, NAT64 discovery …)
+  ['192.0.2.0', 24], // documentation
+  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
+  ['192.168.0.0', 16], // private-use
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, limited broadcast
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['100::', 64],
-  ['2001::', 23],
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64: translates to whatever the local network means
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy IPv6 prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo, benchmarking, ORCHID …
+  ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // segment routing (SRv6) SIDs
+  ['fc00::', 7], // unique-local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // deprecated site-local
+  ['ff00::', 8], // multicast
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
@@ -76,28 +83,33 @@ function ipv6Words(address: string): number[] | undefined {
   return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : undefined;
 }
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const w = ipv6Words(address);
-  if (!w) return undefined;
+/**
+ * The IPv4 addresses an IPv6 address carries, if any: IPv4-mapped (::ffff:0:0/96), IPv4-translated
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated), NAT64 (64:ff9b::/96), 6to4 (2002::/16, the
+ * site's address), and Teredo (2001::/32: the server's address, and the client's, stored inverted).
+ */
+function embeddedIpv4(w: number[]): string[] {
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  const zeros = (n: number) => w.slice(0, n).every((x) => x === 0);
-  if (zeros(5) && w[5] === 0xffff) return v4(w[6]!, w[7]!); // ::ffff:a.b.c.d
-  if (zeros(6) && (w[6] !== 0 || w[7]! > 1)) return v4(w[6]!, w[7]!); // ::a.b.c.d (deprecated "compatible")
-  if (w[0] === 0x64 && w[1] === 0xff9b && w.slice(2, 6).every((x) => x === 0)) return v4(w[6]!, w[7]!); // 64:ff9b::/96
-  if (w[0] === 0x2002) return v4(w[1]!, w[2]!); // 6to4
-  return undefined;
+  const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && w[5] === 0xffff) return [v4(w[6]!, w[7]!)]; // ::ffff:a.b.c.d
+  if (zeros(0, 4) && w[4] === 0xffff && w[5] === 0) return [v4(w[6]!, w[7]!)]; // ::ffff:0:a.b.c.d
+  if (zeros(0, 6) && (w[6] !== 0 || w[7]! > 1)) return [v4(w[6]!, w[7]!)]; // ::a.b.c.d
+  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return [v4(w[6]!, w[7]!)]; // 64:ff9b::a.b.c.d
+  if (w[0] === 0x2002) return [v4(w[1]!, w[2]!)]; // 2002:AABB:CCDD::
+  if (w[0] === 0x2001 && w[1] === 0) return [v4(w[2]!, w[3]!), v4(w[6]! ^ 0xffff, w[7]! ^ 0xffff)]; // Teredo
+  return [];
 }
 
 /** True when `address` (an IP literal) is in a range no user-chosen destination may reach. */
 export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address.replace(/^\[|\]$/g, ''));
-  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const family = isIP(bare);
+  if (family === 4) return BLOCKED.check(bare, 'ipv4');
   if (family === 6) {
-    const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
-    const inner = embeddedIpv4(bare);
-    if (inner !== undefined) return BLOCKED.check(inner, 'ipv4');
-    return BLOCKED.check(bare, 'ipv6');
+    const words = ipv6Words(bare);
+    if (!words) return true;
+    // Blocked when the IPv6 block is, or when any IPv4 address it carries is (a mapped or NAT64 loopback …).
+    return BLOCKED.check(bare, 'ipv6') || embeddedIpv4(words).some((inner) => BLOCKED.check(inner, 'ipv4'));
   }
   return true; // not an IP at all: refuse rather than guess
 }

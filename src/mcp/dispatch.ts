@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import type { Principal } from '../features/keys/authenticator.ts';
 import { findBrand } from '../features/workspaces/workspaces.repo.ts';
+import { assertRoleAllows } from '../features/workspaces/roles.ts';
 import type { ServiceContext } from '../app/context.ts';
 import { errorBody } from '../app/envelope.ts';
 import { toAppError } from '../app/errors.ts';
@@ -196,6 +197,11 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     const { input, workspaceArg, idempotencyKey } = checkArguments(tool, raw);
     const service = tool.workspace ? await serviceContext(call, workspaceArg) : null;
+    if (service && tool.scope) {
+      // As REST: the key's scope counts only as far as its owner's current role in this workspace allows.
+      const role = call.principal.reachable.find((w) => w.id === service.workspaceId)!.role;
+      assertRoleAllows(role, [tool.scope], call.principal.scopes, tool.name);
+    }
     if (!tool.mutates || !service) {
       const data = await tool.run({ principal: call.principal, service }, input);
       return { content: [{ type: 'text', text: tool.summarize(data, input) }], structuredContent: data };
@@ -214,6 +220,7 @@ export function createDispatcher(deps: DispatchDeps) {
       {
         workspaceId: service.workspaceId,
         userId: call.principal.userId,
+        brandIds: call.principal.brandIds,
         fingerprint: sha256(`mcp\n${tool.name}\n${canonical}`),
         ...claim,
       },

@@ -1,7 +1,8 @@
 // POST /mcp: the Streamable HTTP endpoint, stateless (a new SDK Server and transport per request, so any API
 // process can answer). Before the SDK sees a message: Origin check (403), bearer key (401 with the discovery
 // challenge), the key's rate-limit budget (429), and the scope of every tool called (403 insufficient_scope, so
-// the client can step up). Errors keep JSON-RPC's shape, never the /v1 envelope.
+// the client can step up). A JSON-RPC batch spends one unit per tools/call and tools/list instead, each in its
+// handler, so a batch of N calls costs what N requests would. Errors keep JSON-RPC's shape, never the /v1 envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type * as SdkServer from '@modelcontextprotocol/sdk/server/index.js';
 import type * as SdkTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -9,7 +10,7 @@ import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
 import { toAppError } from '../app/errors.ts';
-import { budgetsFor, rateLimitHeaders, type RateLimiter } from '../app/rate-limit.ts';
+import { budgetsFor, rateLimitHeaders, type Budget, type RateLimiter } from '../app/rate-limit.ts';
 import type { Dispatcher } from './dispatch.ts';
 import { INSTRUCTIONS, SERVER_INFO } from './instructions.ts';
 import type { AuthServerUrls } from './oauth/metadata.ts';
@@ -35,6 +36,7 @@ let sdk:
       Transport: typeof SdkTransport.WebStandardStreamableHTTPServerTransport;
       CallToolRequestSchema: typeof SdkTypes.CallToolRequestSchema;
       ListToolsRequestSchema: typeof SdkTypes.ListToolsRequestSchema;
+      McpError: typeof SdkTypes.McpError;
     }>
   | undefined;
 export function loadSdk(): NonNullable<typeof sdk> {
@@ -47,6 +49,7 @@ export function loadSdk(): NonNullable<typeof sdk> {
     Transport: transport.WebStandardStreamableHTTPServerTransport,
     CallToolRequestSchema: types.CallToolRequestSchema,
     ListToolsRequestSchema: types.ListToolsRequestSchema,
+    McpError: types.McpError,
   }));
   return sdk;
 }
@@ -205,19 +208,25 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
       );
       const tools = calls.map((m) => ({ message: m, tool: deps.dispatcher.byName.get(m.params!.name as string) }));
 
-      const writes = tools.some((t) => t.tool?.mutates);
-      const budget = writes ? budgets.write : budgets.read;
-      const decision = await deps.rateLimiter.take(principal.keyId, budget);
-      const limitHeaders = rateLimitHeaders(decision, budget.name);
-      reply.headers(limitHeaders);
-      if (!decision.allowed) {
-        return rpcError(
-          reply,
-          429,
-          -32000,
-          `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${limitHeaders['retry-after']} s.`,
-          { id: messages[0]?.id, data: { code: 'PUBLIC_API_RATE_LIMITED' } },
-        );
+      // A batch (allowed by protocol 2025-03-26, which the SDK still negotiates) must not buy many tool calls for
+      // one unit: each of its tools/call and tools/list spends its own, in the handlers below. Anything else
+      // (a single message, a batch of pings and notifications) spends one unit here.
+      const perMessage =
+        Array.isArray(request.body) &&
+        messages.some((m) => m && typeof m === 'object' && (m.method === 'tools/call' || m.method === 'tools/list'));
+      const limitMessage = (budget: Budget, headers: Record<string, string>) =>
+        `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${headers['retry-after']} s.`;
+      if (!perMessage) {
+        const budget = tools.some((t) => t.tool?.mutates) ? budgets.write : budgets.read;
+        const decision = await deps.rateLimiter.take(principal.keyId, budget);
+        const limitHeaders = rateLimitHeaders(decision, budget.name);
+        reply.headers(limitHeaders);
+        if (!decision.allowed) {
+          return rpcError(reply, 429, -32000, limitMessage(budget, limitHeaders), {
+            id: messages[0]?.id,
+            data: { code: 'PUBLIC_API_RATE_LIMITED' },
+          });
+        }
       }
 
       const lacking = tools.find((t) => t.tool?.scope && !principal.scopes.has(t.tool.scope));
@@ -244,14 +253,31 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
         );
       }
 
-      const { Server, Transport, CallToolRequestSchema, ListToolsRequestSchema } = await loadSdk();
+      const { Server, Transport, CallToolRequestSchema, ListToolsRequestSchema, McpError } = await loadSdk();
+      /** One message of a batch spends its unit; over budget, that message alone gets the rate-limit error. */
+      async function spendForMessage(budget: Budget): Promise<void> {
+        if (!perMessage) return;
+        const decision = await deps.rateLimiter.take(principal.keyId, budget);
+        const limitHeaders = rateLimitHeaders(decision, budget.name);
+        reply.headers(limitHeaders); // the batch's answer carries the last unit's figures
+        if (!decision.allowed) {
+          throw new McpError(-32000, limitMessage(budget, limitHeaders), {
+            code: 'PUBLIC_API_RATE_LIMITED',
+            retry_after: Number(limitHeaders['retry-after']),
+          });
+        }
+      }
       const server = new Server(SERVER_INFO, {
         capabilities: { tools: { listChanged: false } },
         instructions: INSTRUCTIONS,
       });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
-      server.setRequestHandler(CallToolRequestSchema, async (call) =>
-        deps.dispatcher.call(
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        await spendForMessage(budgets.read);
+        return { tools: deps.tools };
+      });
+      server.setRequestHandler(CallToolRequestSchema, async (call) => {
+        await spendForMessage(deps.dispatcher.byName.get(call.params.name)?.mutates ? budgets.write : budgets.read);
+        return deps.dispatcher.call(
           {
             principal,
             workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
@@ -261,8 +287,8 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           },
           call.params.name,
           call.params.arguments,
-        ),
-      );
+        );
+      });
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

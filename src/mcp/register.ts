@@ -9,7 +9,13 @@ import { budgetsFor } from '../app/rate-limit.ts';
 import { createDispatcher } from './dispatch.ts';
 import { registerMcpEndpoint } from './endpoint.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.routes.ts';
-import { guardedDocumentFetcher, isClientIdUrl, resolveClientDocument } from '../features/oauth/client-documents.ts';
+import {
+  cachedDocumentFetcher,
+  ClientDocumentError,
+  guardedDocumentFetcher,
+  isClientIdUrl,
+  resolveClientDocument,
+} from '../features/oauth/client-documents.ts';
 import { findClient } from '../features/oauth/clients.service.ts';
 import { registerOAuthErrorHandler } from './oauth/errors.ts';
 import { createGrantsService } from '../features/oauth/grants.service.ts';
@@ -44,9 +50,19 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
     grantTtlDays: config.oauth.grantTtlDays,
   });
   const lookupClient = (id: string) => findClient(pool, id);
-  const fetchDocument = guardedDocumentFetcher(container.outboundGuard);
-  const resolveClient = (id: string) =>
-    isClientIdUrl(id) ? resolveClientDocument(pool, id, fetchDocument, clock.now()) : findClient(pool, id);
+  // One fetch per client_id URL a minute, whatever it answered: the authorization page is anonymous.
+  const fetchDocument = cachedDocumentFetcher(guardedDocumentFetcher(container.outboundGuard));
+  const resolveClient = async (id: string) => {
+    if (!isClientIdUrl(id)) return findClient(pool, id);
+    try {
+      return await resolveClientDocument(pool, id, fetchDocument, clock.now());
+    } catch (error) {
+      // The page says one generic thing; what the address answered is for the operator only.
+      if (error instanceof ClientDocumentError && error.reason)
+        container.logger.info({ client_id: id, reason: error.reason }, 'client metadata document not usable');
+      throw error;
+    }
+  };
 
   registerWellKnownRoutes(app, urls, toolScopes, { clientIdMetadataDocuments: true });
 
@@ -74,6 +90,8 @@ export async function registerMcp(app: FastifyInstance, container: Container): P
         findClient: lookupClient,
         resolveClient,
         defaultScopes: toolScopes,
+        rateLimiter,
+        anonymousBudget: budgetsFor(config.rateLimits).anonymous,
         web: { db: pool, keyring, config },
       });
     });

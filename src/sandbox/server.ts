@@ -8,6 +8,7 @@ import {
   createSimulator,
   type PlatformSimulator,
   type Simulator,
+  type MountOptions,
   type SimulatorKit,
   type SimulatorOptions,
 } from './framework/simulator.ts';
@@ -47,14 +48,15 @@ export function createSimulators(
   return out;
 }
 
-/** Registers each simulator under `<prefix>/<platform>`. */
+/** Registers each simulator under `<prefix>/<platform>`; Herald's public mount passes its rate limit in `mount`. */
 export async function mountSimulators(
   app: FastifyInstance,
   simulators: Map<PlatformName, Simulator>,
   prefix: string,
+  mount: MountOptions = {},
 ): Promise<void> {
   for (const [name, sim] of simulators) {
-    await app.register(async (instance) => sim.plugin(instance), { prefix: `${prefix}/${name}` });
+    await app.register(async (instance) => sim.plugin(instance, mount), { prefix: `${prefix}/${name}` });
   }
 }
 

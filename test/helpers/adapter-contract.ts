@@ -17,7 +17,7 @@ import {
 } from '../../src/platforms/types.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import type { FaultRule } from '../../src/sandbox/framework/faults.ts';
-import { jpeg, mediaSource, mp4, png } from './media-sources.ts';
+import { jpeg, mediaFetchSettings, mediaSource, mp4, png } from './media-sources.ts';
 
 export interface ContractContext {
   sandbox: RunningSandbox;
@@ -45,7 +45,7 @@ let unique = 0;
 export function withAdapter(platform: PlatformName, body: (ctx: () => ContractContext) => void): void {
   let ctx: ContractContext | undefined;
   before(async () => {
-    const sandbox = await startSandbox({ platforms: [platform] });
+    const sandbox = await startSandbox({ platforms: [platform], settings: await mediaFetchSettings() });
     const adapter = createPlatformRegistry().get(platform)!;
     const http = createPlatformHttp({ baseUrl: sandbox.baseUrl(platform), timeoutMs: 1500 });
     const { account, credentials } = await adapter.connectSandbox(http, {

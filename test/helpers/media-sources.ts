@@ -75,6 +75,14 @@ function mediaServer(): Promise<string> {
   return server;
 }
 
+/**
+ * The simulator setting that lets a Meta simulator fetch from this file's media server (test only: a simulator
+ * fetches nothing without `mediaFetchUrls`, and Herald allows its own signed URLs only).
+ */
+export async function mediaFetchSettings(): Promise<{ mediaFetchUrls: Array<{ prefix: string }> }> {
+  return { mediaFetchUrls: [{ prefix: `${await mediaServer()}/` }] };
+}
+
 /** A URL that serves `data` (or answers 404 once `brokenUrl` is used). */
 export async function servedUrl(id: string, data: Buffer, contentType: string): Promise<string> {
   served.set(id, { data, contentType });

@@ -1,6 +1,7 @@
 // Connect links, completing the flow: the platform's callback (code or refusal, checked against the consent's
 // state and browser), the account chosen when the consent covers several, and storing the connection with the
 // link ended in one transaction; then where the browser goes. Starting the flow is connect.service.ts.
+import { timingSafeEqual } from 'node:crypto';
 import { withTransaction } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlatformError, type ConnectableAccount } from '../../platforms/types.ts';
@@ -21,6 +22,14 @@ import { insertConnection, renewConnectedAccount, type ConnectionRow } from './c
 import { connectionJson } from './connections.service.ts';
 import { sealCredentials } from './platform-access.ts';
 
+/** The browser's binding cookie against the one the state calls for, in constant time. */
+function sameBinding(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** GET /connect/callback: the platform sends the browser back with a code (or an error) and the state. */
 export async function handleCallback(
   deps: ConnectDeps,
@@ -34,6 +43,14 @@ export async function handleCallback(
       'invalid_state',
       'This sign-in does not match a connect link in progress (state mismatch). Start again from the app that sent you here.',
     );
+  // The browser first, before the claim: a callback replayed from another browser (the URL leaked, or an
+  // attacker's) must not spend the link, and is not an ending the client hears of (no link on the error, so a
+  // Herald page rather than the redirect_url): the real browser's callback can still complete.
+  if (!sameBinding(binding, browserBinding(deps.access, state)))
+    throw new ConnectFlowError(
+      'invalid_state',
+      'This sign-in was started in another browser. Start again from the app that sent you here.',
+    );
   // Claim the callback: only one request per consent gets past this line.
   if (!(await links.claimCallback(deps.pool, found.workspace_id, found.id, state)))
     throw new ConnectFlowError('link_used', 'This sign-in was already completed.', found);
@@ -41,11 +58,6 @@ export async function handleCallback(
     await links.finishLink(deps.pool, found.workspace_id, found.id, { connectionId: null, errorCode: code });
     throw new ConnectFlowError(code, message, found);
   };
-  if (!binding || binding !== browserBinding(deps.access, state))
-    return fail(
-      'invalid_state',
-      'This sign-in was started in another browser. Start again from the app that sent you here.',
-    );
   if (found.expires_at.getTime() <= Date.now())
     return fail(
       'link_expired',
@@ -88,7 +100,7 @@ export async function chooseAccount(
   binding: string | undefined,
 ): Promise<DoneStep> {
   const link = wellFormed(state) ? await links.findLinkByState(deps.pool, state) : undefined;
-  if (!state || !link || link.status !== 'choosing' || binding !== browserBinding(deps.access, state))
+  if (!state || !link || link.status !== 'choosing' || !sameBinding(binding, browserBinding(deps.access, state)))
     throw new ConnectFlowError('invalid_state', 'This choice does not match a connect link in progress.', link);
   const account = unseal(deps.access, link).accounts?.find((a) => a.account.accountId === accountId);
   if (!account) throw new ConnectFlowError('account_required', 'Choose one of the accounts listed.', link);

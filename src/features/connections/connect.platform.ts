@@ -1,7 +1,8 @@
 // How a connect flow reaches a platform: whether and how a platform connects in a live or test workspace, the
 // OAuth context of a link or connection (the simulator in test workspaces, the instance a user chose, or the
 // platform's hosts), and the app Herald signs in with — configured, or registered per instance and kept.
-import { decrypt, encrypt } from '../../lib/crypto.ts';
+import { decrypt, encrypt, hmac } from '../../lib/crypto.ts';
+import { authorizeSignature } from '../../sandbox/framework/tokens.ts';
 import { createPlatformHttp } from '../../platforms/http.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { OAuthApp, OAuthContext, PlatformAdapter } from '../../platforms/types.ts';
@@ -61,6 +62,23 @@ export function connectAvailability(access: PlatformAccess) {
       test: of(connectMethod(access, platform, 'test')),
     };
   };
+}
+
+/**
+ * A simulator hands its accounts only to flows Herald started: the authorize URL of a test workspace's flow gets
+ * `sandbox_sig`, signed with the secret Herald gives its simulators (container.ts), over client, redirect and state.
+ */
+export function signSandboxAuthorize(access: PlatformAccess, platform: PlatformName, location: string): string {
+  const url = new URL(location);
+  const q = url.searchParams;
+  const secret = hmac(access.keyring, 'sandbox-simulators', 'v1');
+  const sig = authorizeSignature(secret, platform, {
+    clientId: q.get('client_id') ?? undefined,
+    redirectUri: q.get('redirect_uri') ?? undefined,
+    state: q.get('state') ?? undefined,
+  });
+  q.set('sandbox_sig', sig);
+  return url.toString();
 }
 
 export const redirectUri = (access: PlatformAccess) => `${access.publicUrl}/connect/callback`;

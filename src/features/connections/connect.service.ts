@@ -5,7 +5,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import { appFor, ConnectFlowError, connectMethod, oauthContext, SANDBOX_APP } from './connect.platform.ts';
+import {
+  appFor,
+  ConnectFlowError,
+  connectMethod,
+  oauthContext,
+  SANDBOX_APP,
+  signSandboxAuthorize,
+} from './connect.platform.ts';
 import { AppError, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
@@ -175,10 +182,11 @@ async function startConsent(deps: ConnectDeps, adapter: PlatformAdapter, link: C
     secrets: seal(deps.access, { verifier, app }),
     serverUrl: link.server_url,
   });
-  const location = oauth.authorizeUrl(oauthContext(deps.access, link, app), {
+  const authorize = oauth.authorizeUrl(oauthContext(deps.access, link, app), {
     state,
     codeChallenge: verifier ? createHash('sha256').update(verifier).digest('base64url') : null,
   });
+  const location = link.sandbox ? signSandboxAuthorize(deps.access, link.platform, authorize) : authorize;
   return { kind: 'redirect', location, binding: browserBinding(deps.access, state) };
 }
 

@@ -8,13 +8,17 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findGrantByHash, touchKeys } from './keys.repo.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
+import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 
 export interface Principal {
   keyId: string;
   userId: string;
   scopes: ReadonlySet<string>;
-  /** Workspaces this key reaches (the user's memberships narrowed by the key's restriction). */
-  reachable: ReadonlyArray<{ id: string; mode: WorkspaceMode; default_brand_id: string | null }>;
+  /**
+   * Workspaces this key reaches (the user's memberships narrowed by the key's restriction), each with the user's
+   * role there as of this lookup: cached like the rest, so a role change applies within a second.
+   */
+  reachable: ReadonlyArray<{ id: string; mode: WorkspaceMode; default_brand_id: string | null; role: MemberRole }>;
   /** Brands the key is limited to, or null for all brands of its workspaces. */
   brandIds: readonly string[] | null;
 }

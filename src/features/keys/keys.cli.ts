@@ -1,17 +1,28 @@
 // `herald keys …`: API keys made, listed and revoked from the server's shell (the key is printed once).
 import { json, ownerOf, print, required, UsageError, withDatabase, type Command } from '../../cli/command.ts';
 import { isUuid } from '../../lib/ids.ts';
+import type { Pool } from '../../db/pool.ts';
+import { findUserByEmail } from '../users/users.repo.ts';
 import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './keys.service.ts';
 import { parseScopes, SCOPES } from './scopes.ts';
+
+/** The person the key is for: the owner account, or the --user named by email. */
+async function keyOwner(pool: Pool, email: unknown): Promise<string> {
+  if (typeof email !== 'string') return ownerOf(pool);
+  const user = await findUserByEmail(pool, email.trim());
+  if (!user) throw new UsageError(`no user ${email}; herald users create adds people`);
+  return user.id;
+}
 
 export function keyCommands(): Record<string, Command> {
   return {
     'keys create': {
       usage:
-        'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--expires-at <iso>] [--json]',
-      summary: `Create an API key for the owner account, limited to the given workspaces. Scopes: ${SCOPES.join(', ')}.`,
+        'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--user <email>] [--expires-at <iso>] [--json]',
+      summary: `Create an API key for the owner account (or --user), limited to the given workspaces; never beyond that person's role there (docs/api.md "Roles"). Scopes: ${SCOPES.join(', ')}.`,
       options: {
         workspace: { type: 'string' },
+        user: { type: 'string' },
         name: { type: 'string' },
         scopes: { type: 'string' },
         'expires-at': { type: 'string' },
@@ -43,7 +54,7 @@ export function keyCommands(): Record<string, Command> {
         await withDatabase(io, async (pool) => {
           try {
             const { row, key } = await createKey(pool, {
-              userId: await ownerOf(pool),
+              userId: await keyOwner(pool, values.user),
               name,
               scopes: parsed.scopes,
               workspaceIds: [...new Set(ids)],

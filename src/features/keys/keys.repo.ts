@@ -1,6 +1,7 @@
 // SQL for API keys. Keys are looked up by the SHA-256 of the presented token; the token is never stored.
 import type { Queryable } from '../../db/pool.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
+import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 
 export interface KeyRow {
   id: string;
@@ -26,7 +27,8 @@ export interface ListedKeyRow extends KeyRow {
 
 /** A key with everything a request needs to authorise it: the workspaces it reaches and their default brands. */
 export interface KeyGrant extends KeyRow {
-  reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null }>;
+  /** With the owner's current role in each (src/features/workspaces/roles.ts reads it at every request). */
+  reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null; role: MemberRole }>;
 }
 
 const KEY_COLUMNS =
@@ -72,7 +74,7 @@ export async function findGrantByHash(db: Queryable, tokenHash: Buffer): Promise
   const { rows } = await db.query<KeyGrant>(
     `SELECT ${KEY_COLUMNS},
        COALESCE((SELECT json_agg(json_build_object('id', w.id, 'mode', w.mode, 'default_brand_id',
-                   (SELECT b.id FROM brands b WHERE b.workspace_id = w.id AND b.is_default)) ORDER BY w.created_at, w.id)
+                   (SELECT b.id FROM brands b WHERE b.workspace_id = w.id AND b.is_default), 'role', m.role) ORDER BY w.created_at, w.id)
                  FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
                 WHERE m.user_id = k.user_id AND (k.workspace_ids IS NULL OR m.workspace_id = ANY (k.workspace_ids))), '[]'::json) AS reachable
        FROM api_keys k WHERE k.token_hash = $1`,

@@ -3,6 +3,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { describeApiKey, generateApiKey, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import * as workspaces from '../workspaces/workspaces.repo.ts';
+import type { MemberRole } from '../workspaces/workspaces.repo.ts';
+import { scopesBeyondRole } from '../workspaces/roles.ts';
 import * as repo from './keys.repo.ts';
 import type { KeyRow } from './keys.repo.ts';
 import type { Scope } from './scopes.ts';
@@ -36,20 +38,26 @@ export async function createKey(
   if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime())
     throw new KeyInputError('--expires-at must be in the future.');
   let mode: 'live' | 'test' = 'live';
+  let roles: Map<string, MemberRole> | undefined;
   if (input.workspaceIds) {
     if (input.workspaceIds.length === 0) throw new KeyInputError('A key limited to workspaces needs at least one.');
     const modes = await workspaces.workspaceModes(db, input.workspaceIds);
     const missing = input.workspaceIds.filter((id) => !modes.has(id));
     if (missing.length > 0) throw new KeyInputError(`Unknown workspace: ${missing.join(', ')}`);
-    const { rows } = await db.query<{ workspace_id: string }>(
-      'SELECT workspace_id FROM memberships WHERE user_id = $1 AND workspace_id = ANY($2::uuid[])',
-      [input.userId, input.workspaceIds],
-    );
-    const member = new Set(rows.map((r) => r.workspace_id));
+    const member = await rolesOf(db, input.userId, input.workspaceIds);
     const foreign = input.workspaceIds.filter((id) => !member.has(id));
     if (foreign.length > 0)
       throw new KeyInputError(`The key's owner is not a member of workspace ${foreign.join(', ')}`);
     if ([...modes.values()].every((m) => m === 'test')) mode = 'test';
+    roles = member;
+  }
+  // Never beyond the owner's role in any workspace the key reaches (an unrestricted key: every membership).
+  for (const [workspaceId, role] of roles ?? (await rolesOf(db, input.userId, null))) {
+    const beyond = scopesBeyondRole(role, input.scopes);
+    if (beyond.length > 0)
+      throw new KeyInputError(
+        `The key's owner is a ${role} of workspace ${workspaceId}, a role that may not carry ${beyond.join(', ')} (docs/api.md "Roles").`,
+      );
   }
   const key = generateApiKey(mode);
   const { prefix, last4 } = describeApiKey(key);
@@ -67,6 +75,19 @@ export async function createKey(
     grantId: input.grantId ?? null,
   });
   return { row, key };
+}
+
+/** The user's role in each of `workspaceIds` they are a member of (every membership when null). */
+export async function rolesOf(
+  db: Queryable,
+  userId: string,
+  workspaceIds: readonly string[] | null,
+): Promise<Map<string, MemberRole>> {
+  const { rows } = await db.query<{ workspace_id: string; role: MemberRole }>(
+    'SELECT workspace_id, role FROM memberships WHERE user_id = $1 AND ($2::uuid[] IS NULL OR workspace_id = ANY($2::uuid[]))',
+    [userId, workspaceIds],
+  );
+  return new Map(rows.map((r) => [r.workspace_id, r.role]));
 }
 
 export function keyJson(k: KeyRow & { client_name?: string | null }): Record<string, unknown> {

@@ -2,6 +2,9 @@
 // dynamic registration): a client whose client_id is an https URL is described by the JSON document at that
 // URL. Herald fetches it through the SSRF guard when a person is asked to consent, keeps the accepted metadata,
 // and uses the stored copy at the token endpoint. Such clients are public: no secret can be shared with them.
+// The fetch happens before anyone signs in, so each URL is fetched at most once a minute whatever the outcome
+// (cachedDocumentFetcher), and until the answer proves to be this client's document the person is told one
+// generic reason: the page must not tell an outsider how an address answered (refused, closed, silent, not TLS).
 import type { Queryable } from '../../db/pool.ts';
 import { outboundRequest } from '../../lib/outbound.ts';
 import type { OutboundGuard } from '../../lib/ssrf.ts';
@@ -23,8 +26,45 @@ export interface FetchedDocument {
 
 export type DocumentFetcher = (url: URL) => Promise<FetchedDocument>;
 
-/** Why an authorization cannot go on with this client: shown to the person, never redirected. */
-export class ClientDocumentError extends Error {}
+/**
+ * Why an authorization cannot go on with this client: `message` is shown to the person, never redirected;
+ * `reason`, when set, is the detail kept for the operator's log (what the address answered).
+ */
+export class ClientDocumentError extends Error {
+  readonly reason: string | undefined;
+  constructor(message: string, reason?: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** The one answer for every way the URL failed to serve a document naming itself: no port or TLS oracle. */
+const NOT_FETCHED =
+  "Herald could not fetch the application's metadata document. Check that its client_id URL serves the document.";
+
+/**
+ * Keeps each URL's outcome, failures included, for `ttlMs` (a pending fetch too, so a burst makes one
+ * connection), in at most `maxEntries` entries (the oldest go first). No timers: entries expire when read.
+ */
+export function cachedDocumentFetcher(
+  fetcher: DocumentFetcher,
+  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
+): DocumentFetcher {
+  const { ttlMs = 60_000, maxEntries = 1000, now = Date.now } = options;
+  const entries = new Map<string, { expires: number; outcome: Promise<FetchedDocument> }>();
+  return (url) => {
+    const key = url.href;
+    const cached = entries.get(key);
+    if (cached && cached.expires > now()) return cached.outcome;
+    entries.delete(key);
+    const outcome = fetcher(url);
+    // Handled here so that a failure nobody awaits yet is not an unhandled rejection; callers get it as is.
+    outcome.catch(() => {});
+    entries.set(key, { expires: now() + ttlMs, outcome });
+    while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    return outcome;
+  };
+}
 
 /** GET through the SSRF guard: no redirects, 5 s, 16 KiB. */
 export function guardedDocumentFetcher(guard: OutboundGuard): DocumentFetcher {
@@ -81,26 +121,23 @@ export async function resolveClientDocument(
   try {
     fetched = await fetcher(new URL(clientId));
   } catch (error) {
-    throw new ClientDocumentError(
-      `Herald could not fetch the application's metadata document (${(error as Error).message}).`,
-    );
+    throw new ClientDocumentError(NOT_FETCHED, (error as Error).message);
   }
-  if (fetched.status !== 200)
-    throw new ClientDocumentError(`The application's metadata document answered HTTP ${fetched.status}.`);
-  if (fetched.truncated)
-    throw new ClientDocumentError(`The application's metadata document is larger than ${MAX_BYTES / 1024} KiB.`);
+  if (fetched.status !== 200) throw new ClientDocumentError(NOT_FETCHED, `answered HTTP ${fetched.status}`);
+  if (fetched.truncated) throw new ClientDocumentError(NOT_FETCHED, `larger than ${MAX_BYTES / 1024} KiB`);
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(fetched.contentType ?? ''))
-    throw new ClientDocumentError("The application's metadata document is not JSON.");
+    throw new ClientDocumentError(NOT_FETCHED, 'not JSON');
   let document: unknown;
   try {
     document = JSON.parse(fetched.body.toString('utf8'));
   } catch {
-    throw new ClientDocumentError("The application's metadata document is not valid JSON.");
+    throw new ClientDocumentError(NOT_FETCHED, 'not valid JSON');
   }
   const fields = document as Record<string, unknown> | null;
   if (!fields || typeof fields !== 'object' || fields.client_id !== clientId) {
-    throw new ClientDocumentError("The application's metadata document does not name its own URL as client_id.");
+    throw new ClientDocumentError(NOT_FETCHED, 'does not name its own URL as client_id');
   }
+  // From here the answer is this client's own document: its problems are the client developer's to see.
   if ('client_secret' in fields || 'client_secret_expires_at' in fields)
     throw new ClientDocumentError("The application's metadata document may not contain a client secret.");
   let metadata;

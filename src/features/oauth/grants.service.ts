@@ -4,7 +4,8 @@
 // is returned (clients race their own refreshes). Decisions about time use the injected clock.
 import { randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type PoolClient } from '../../db/pool.ts';
-import { createKey, KeyInputError } from '../keys/keys.service.ts';
+import { createKey, KeyInputError, rolesOf } from '../keys/keys.service.ts';
+import { roleAllows, scopesBeyondRole } from '../workspaces/roles.ts';
 import { revokeKeyOnly } from '../keys/keys.repo.ts';
 import type { Scope } from '../keys/scopes.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -65,11 +66,17 @@ export function createGrantsService(deps: GrantsDeps) {
   ) {
     const at = now();
     const expiresAt = new Date(Math.min(at.getTime() + deps.accessTokenTtlSeconds * 1000, grant.expires_at.getTime()));
+    // Each key carries only what the person's current role allows: a demotion narrows the next key, a promotion
+    // back restores the grant's scopes (the grant keeps what was consented).
+    const role = (await rolesOf(tx, grant.user_id, [grant.workspace_id])).get(grant.workspace_id);
+    const allowed = role ? scopes.filter((s) => roleAllows(role, s)) : scopes;
+    if (allowed.length === 0)
+      throw new OAuthError('invalid_grant', 'Your role in this workspace no longer allows any scope of this grant.');
     try {
       return await createKey(tx, {
         userId: grant.user_id,
         name: `OAuth: ${client.name}`.slice(0, 200),
-        scopes: scopes as Scope[],
+        scopes: allowed as Scope[],
         workspaceIds: [grant.workspace_id],
         brandIds: grant.brand_ids,
         expiresAt,
@@ -95,7 +102,7 @@ export function createGrantsService(deps: GrantsDeps) {
       access_token: key,
       token_type: 'Bearer',
       expires_in: Math.max(1, Math.round((row.expires_at!.getTime() - now().getTime()) / 1000)),
-      scope: formatScopes(scopes),
+      scope: formatScopes(row.scopes),
     };
     if (client.grant_types.includes('refresh_token')) {
       const refresh = secretToken('hrt');
@@ -118,6 +125,12 @@ export function createGrantsService(deps: GrantsDeps) {
   return {
     /** After consent: a single-use code, valid 10 minutes. */
     async issueCode(input: CodeRequest): Promise<string> {
+      // The consent page offers only what the role allows; this holds whatever the form posted.
+      const role = (await rolesOf(deps.pool, input.userId, [input.workspaceId])).get(input.workspaceId);
+      if (!role) throw new OAuthError('access_denied', 'You are not a member of that workspace.');
+      const beyond = scopesBeyondRole(role, input.scopes);
+      if (beyond.length > 0)
+        throw new OAuthError('invalid_scope', `A ${role} of this workspace may not grant ${beyond.join(', ')}.`);
       const code = secretToken('hac');
       await repo.insertCode(deps.pool, sha256(code), {
         client_id: input.client.id,

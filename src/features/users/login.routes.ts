@@ -1,5 +1,6 @@
 // GET/POST /login and POST /logout: server-rendered sign-in with a session cookie. Every form post carries a
-// CSRF token; sign-in is rate-limited per client IP and locked per email after repeated failures.
+// CSRF token; sign-in is rate-limited per client IP, and repeated failures make that address wait (per email
+// and overall), never the account.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
@@ -31,8 +32,19 @@ export interface LoginRoutesDeps {
   rateLimiter: RateLimiter;
 }
 
-/** Sign-in attempts per client IP per minute (the per-email lockout is separate). */
+/** Sign-in attempts per client IP per minute (the growing waits after failures are separate). */
 const LOGIN_BUDGET = { name: 'login', limit: 20, windowMs: 60_000 };
+
+/**
+ * `return_to` as a Location header can carry it. A header holds only ASCII, and Node refuses the rest (a 500 that
+ * also lost the session cookie of a correct password): what lies outside printable ASCII is percent-encoded as
+ * UTF-8, which names the same path; what is already percent-encoded stays as it is.
+ */
+function returnPath(value: string | undefined): string | undefined {
+  const path = safeReturnPath(value);
+  if (path === undefined || !path.isWellFormed()) return undefined;
+  return path.replace(/[^\x21-\x7e]+/gu, (run) => encodeURIComponent(run));
+}
 
 function purposeOf(returnTo: string | undefined): string | undefined {
   return returnTo?.startsWith('/oauth/authorize')
@@ -76,7 +88,7 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
     pages.get<{ Querystring: RawQuerystring }>('/login', hide, async (request, reply) => {
       // Sent twice, return_to is ambiguous: ignored, like a repeated form field.
       const { return_to: given } = request.query;
-      const returnTo = safeReturnPath(typeof given === 'string' ? given : undefined);
+      const returnTo = returnPath(typeof given === 'string' ? given : undefined);
       const user = await currentUser(web, request);
       if (user && returnTo) return reply.redirect(returnTo, 303);
       if (user)
@@ -96,7 +108,7 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
 
     pages.post('/login', hide, async (request, reply) => {
       const body = request.body;
-      const returnTo = safeReturnPath(formField(body, 'return_to'));
+      const returnTo = returnPath(formField(body, 'return_to'));
       const email = (formField(body, 'email') ?? '').trim().slice(0, 320);
       const password = formField(body, 'password') ?? '';
       const again = (status: number, error: string) =>
@@ -121,12 +133,12 @@ export async function registerLoginRoutes(app: FastifyInstance, deps: LoginRoute
         return again(429, 'Too many sign-in attempts from your network. Wait a minute and try again.');
       }
       if (email === '' || password === '') return again(400, 'Enter your email and your password.');
-      const result = await signIn(deps.pool, email, password.slice(0, 4096));
-      if (!result.ok && result.reason === 'locked') {
+      const result = await signIn(deps.pool, email, password.slice(0, 4096), request.ip);
+      if (!result.ok && result.reason === 'throttled') {
         reply.header('retry-after', String(result.retryAfterSeconds));
         return again(
           429,
-          `Too many failed sign-ins for this email. Try again in ${Math.ceil(result.retryAfterSeconds / 60)} minutes.`,
+          `Too many failed sign-ins from your network. Try again in ${result.retryAfterSeconds} seconds.`,
         );
       }
       if (!result.ok) return again(401, 'That email and password do not match an account.');

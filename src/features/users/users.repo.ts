@@ -89,40 +89,48 @@ export async function deleteUserSessions(db: Queryable, userId: string): Promise
 
 // ---- Failed sign-ins ---------------------------------------------------------------------------------------
 
-export async function lockedUntil(db: Queryable, emailHash: Buffer): Promise<Date | undefined> {
-  const { rows } = await db.query<{ locked_until: Date }>(
-    'SELECT locked_until FROM login_failures WHERE email_hash = $1 AND locked_until > now()',
-    [emailHash],
+/** How long any of `keys` must still wait before an attempt is checked; undefined when none waits. */
+export async function throttledUntil(db: Queryable, keys: Buffer[]): Promise<Date | undefined> {
+  const { rows } = await db.query<{ until: Date | null }>(
+    'SELECT max(next_attempt_at) AS until FROM login_throttle WHERE key_hash = ANY($1) AND next_attempt_at > now()',
+    [keys],
   );
-  return rows[0]?.locked_until;
+  return rows[0]?.until ?? undefined;
+}
+
+export interface ThrottlePolicy {
+  /** Failures before the first wait. */
+  freeFailures: number;
+  /** The first wait; each further failure doubles it. */
+  baseDelaySeconds: number;
+  maxDelaySeconds: number;
+  /** A key without a failure for this long starts again from zero. */
+  forgetSeconds: number;
 }
 
 /**
- * Counts one failure in the current window (a window older than `windowSeconds` starts again at 1) and locks
- * the email for `lockSeconds` when the count reaches `maxFailures`. Returns the lock's end, if locked.
+ * Counts one failure for `key` (from zero again when its last failure is older than `forgetSeconds`); from the
+ * `freeFailures`-th on, the next attempt must wait base × 2^(failures − freeFailures), capped. Returns the wait's
+ * end, if any.
  */
-export async function recordLoginFailure(
-  db: Queryable,
-  emailHash: Buffer,
-  policy: { maxFailures: number; windowSeconds: number; lockSeconds: number },
-): Promise<Date | null> {
-  const { rows } = await db.query<{ locked_until: Date | null }>(
-    `INSERT INTO login_failures AS f (email_hash, failures, first_failure_at, locked_until)
-     VALUES ($1, 1, now(), CASE WHEN $2 <= 1 THEN now() + make_interval(secs => $4) END)
-     ON CONFLICT (email_hash) DO UPDATE SET
-       failures = CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END,
-       first_failure_at = CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN now() ELSE f.first_failure_at END,
-       locked_until = CASE
-         WHEN (CASE WHEN f.first_failure_at < now() - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END) >= $2
-         THEN now() + make_interval(secs => $4) ELSE NULL END
-     RETURNING locked_until`,
-    [emailHash, policy.maxFailures, policy.windowSeconds, policy.lockSeconds],
+export async function recordLoginFailure(db: Queryable, key: Buffer, policy: ThrottlePolicy): Promise<Date | null> {
+  // The count after this failure, and the wait it earns (repeated in both branches: one statement, one row lock).
+  const count = 'CASE WHEN t.last_failure_at < now() - make_interval(secs => $5) THEN 1 ELSE t.failures + 1 END';
+  const wait = (n: string) =>
+    `CASE WHEN ${n} >= $2 THEN now() + make_interval(secs => least($4::float8, $3::float8 * power(2, least(${n} - $2, 30)))) END`;
+  const { rows } = await db.query<{ next_attempt_at: Date | null }>(
+    `INSERT INTO login_throttle AS t (key_hash, failures, last_failure_at, next_attempt_at)
+     VALUES ($1, 1, now(), ${wait('1')})
+     ON CONFLICT (key_hash) DO UPDATE SET
+       failures = ${count}, last_failure_at = now(), next_attempt_at = ${wait(count)}
+     RETURNING next_attempt_at`,
+    [key, policy.freeFailures, policy.baseDelaySeconds, policy.maxDelaySeconds, policy.forgetSeconds],
   );
-  return rows[0]?.locked_until ?? null;
+  return rows[0]?.next_attempt_at ?? null;
 }
 
-export async function clearLoginFailures(db: Queryable, emailHash: Buffer): Promise<void> {
-  await db.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
+export async function clearLoginFailures(db: Queryable, key: Buffer): Promise<void> {
+  await db.query('DELETE FROM login_throttle WHERE key_hash = $1', [key]);
 }
 
 // ---- What a person reaches ---------------------------------------------------------------------------------
@@ -150,12 +158,12 @@ export async function listMembershipsWithBrands(db: Queryable, userId: string): 
   return rows;
 }
 
-/** Housekeeping: sessions past their end and failure records no longer counting or locking. */
-export async function deleteExpiredSignInState(db: Queryable, windowSeconds: number): Promise<number> {
+/** Housekeeping: sessions past their end and failure records no longer counting or making anyone wait. */
+export async function deleteExpiredSignInState(db: Queryable, forgetSeconds: number): Promise<number> {
   const sessions = await db.query('DELETE FROM user_sessions WHERE expires_at <= now()');
   const failures = await db.query(
-    `DELETE FROM login_failures WHERE first_failure_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,
-    [windowSeconds],
+    `DELETE FROM login_throttle WHERE last_failure_at < now() - make_interval(secs => $1) AND (next_attempt_at IS NULL OR next_attempt_at <= now())`,
+    [forgetSeconds],
   );
   return (sessions.rowCount ?? 0) + (failures.rowCount ?? 0);
 }

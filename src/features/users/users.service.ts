@@ -1,5 +1,6 @@
-// People: accounts and their passwords, signing in (with lockout after repeated failures) and browser sessions.
-// Signing in answers the same way, in about the same time, whether or not the email has an account.
+// People: accounts and their passwords, signing in (throttled by email and client address after repeated
+// failures) and browser sessions. Signing in answers the same way, in about the same time, whether or not the
+// email has an account.
 import { randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { sha256 } from '../../lib/crypto.ts';
@@ -11,8 +12,16 @@ import * as repo from './users.repo.ts';
 
 export class UserInputError extends Error {}
 
-/** Five failures within 15 minutes lock the email for 15 minutes (whether or not it has an account). */
-export const LOCKOUT = { maxFailures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
+/**
+ * Failed sign-ins make the address they come from wait, never the account: a lock on the email alone would be a
+ * lock any outsider controls. Per (email, address) pair, the 5th failure and each one after it earn a wait that
+ * doubles (2 s, 4 s, … up to 15 minutes); per address across every email, the same from the 10th failure. A key
+ * quiet for an hour starts again from zero.
+ */
+export const SIGN_IN_THROTTLE = {
+  pair: { freeFailures: 5, baseDelaySeconds: 2, maxDelaySeconds: 15 * 60, forgetSeconds: 60 * 60 },
+  address: { freeFailures: 10, baseDelaySeconds: 2, maxDelaySeconds: 15 * 60, forgetSeconds: 60 * 60 },
+} as const;
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
@@ -20,9 +29,15 @@ export function isEmail(value: string): boolean {
   return value.length <= 320 && EMAIL_RE.test(value);
 }
 
-function emailHash(email: string): Buffer {
-  return sha256(`login\n${email.trim().toLowerCase()}`);
+/** The throttle's keys: the (email, address) pair and the address alone, hashed (no email is stored in clear). */
+function throttleKeys(email: string, address: string): { pair: Buffer; address: Buffer } {
+  return {
+    pair: sha256(`login\n${address}\n${email.trim().toLowerCase()}`),
+    address: sha256(`login-address\n${address}`),
+  };
 }
+
+const secondsUntil = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
 
 /**
  * Creates the account if the email has none, and makes it a member of the workspace with `role` (changing the
@@ -75,35 +90,35 @@ export async function ensurePassword(db: Queryable, userId: string): Promise<str
 export type SignInResult =
   | { ok: true; userId: string; email: string }
   | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 /**
- * Checks an email and password. A locked email is refused before the password is looked at (so guessing during
- * a lock learns nothing); otherwise the password is always verified — against a stand-in hash when there is no
- * account — and a failure is counted for the email whether or not it exists.
+ * Checks an email and password from a client address. While the pair or the address must wait, the attempt is
+ * refused before the password is looked at (so guessing during a wait learns nothing); otherwise the password is
+ * always verified, against a stand-in hash when there is no account, and a failure is counted for the pair and
+ * the address whether or not the email exists. A success clears the pair only: an attacker's own account cannot
+ * reset their address's count.
  */
-export async function signIn(db: Queryable, email: string, password: string): Promise<SignInResult> {
-  const hash = emailHash(email);
-  const locked = await repo.lockedUntil(db, hash);
-  if (locked)
-    return {
-      ok: false,
-      reason: 'locked',
-      retryAfterSeconds: Math.max(1, Math.ceil((locked.getTime() - Date.now()) / 1000)),
-    };
+export async function signIn(db: Queryable, email: string, password: string, address: string): Promise<SignInResult> {
+  const keys = throttleKeys(email, address);
+  const waiting = await repo.throttledUntil(db, [keys.pair, keys.address]);
+  if (waiting) return { ok: false, reason: 'throttled', retryAfterSeconds: secondsUntil(waiting) };
   const user = isEmail(email.trim()) ? await repo.findUserWithPassword(db, email.trim()) : undefined;
   const valid = await verifyPassword(password, user?.password_hash);
   if (!valid || !user) {
-    const until = await repo.recordLoginFailure(db, hash, LOCKOUT);
-    if (until)
+    const waits = [
+      await repo.recordLoginFailure(db, keys.pair, SIGN_IN_THROTTLE.pair),
+      await repo.recordLoginFailure(db, keys.address, SIGN_IN_THROTTLE.address),
+    ].filter((until): until is Date => until !== null);
+    if (waits.length > 0)
       return {
         ok: false,
-        reason: 'locked',
-        retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000)),
+        reason: 'throttled',
+        retryAfterSeconds: secondsUntil(new Date(Math.max(...waits.map((w) => w.getTime())))),
       };
     return { ok: false, reason: 'invalid' };
   }
-  await repo.clearLoginFailures(db, hash);
+  await repo.clearLoginFailures(db, keys.pair);
   return { ok: true, userId: user.id, email: user.email };
 }
 

@@ -1,5 +1,7 @@
 // GET /oauth/authorize shows the consent screen (after sign-in); POST /oauth/authorize is its form: it checks
 // the CSRF token and the sealed request, then sends the person back to the client with a code or an error.
+// GET is reached before anyone signs in and may fetch a client's metadata document: it spends the anonymous
+// budget of the client's address, like every anonymous route.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Pool } from '../../db/pool.ts';
 import type { Scope } from '../../features/keys/scopes.ts';
@@ -17,6 +19,7 @@ import { formField, formFields } from '../../http/forms.ts';
 import { sendPage } from '../../http/html.ts';
 import type { RawQuerystring } from '../../http/type-provider.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { rateLimitHeaders, type Budget, type RateLimiter } from '../../app/rate-limit.ts';
 import {
   clientRedirect,
   openRequest,
@@ -26,6 +29,7 @@ import {
 } from './authorization-request.ts';
 import type { ClientRow } from '../../features/oauth/clients.service.ts';
 import { consentPage, targetValue } from './consent.page.ts';
+import { scopesBeyondRole } from '../../features/workspaces/roles.ts';
 import type { GrantsService } from '../../features/oauth/grants.service.ts';
 import type { AuthServerUrls } from './metadata.ts';
 
@@ -41,6 +45,9 @@ export interface AuthorizeDeps {
   resolveClient(id: string): Promise<ClientRow | undefined>;
   /** What a client that names no scope asks for: what the MCP tools use. */
   defaultScopes: readonly Scope[];
+  rateLimiter: RateLimiter;
+  /** GET /oauth/authorize per client IP (the anonymous budget). */
+  anonymousBudget: Budget;
 }
 
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps): void {
@@ -85,6 +92,11 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
   }
 
   app.get<{ Querystring: RawQuerystring }>('/oauth/authorize', hide, async (request, reply) => {
+    const decision = await deps.rateLimiter.take(request.ip, deps.anonymousBudget);
+    if (!decision.allowed) {
+      reply.headers(rateLimitHeaders(decision, deps.anonymousBudget.name));
+      return problem(reply, 429, 'Too many requests from your network. Wait a minute and try again.');
+    }
     const parsed = await parseAuthorizationRequest(request.query, {
       ...deps,
       findClient: deps.resolveClient,
@@ -135,12 +147,18 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AuthorizeDep
       (m) => m.workspace_id === workspaceId,
     );
     const validTarget = membership && (brandId === undefined || membership.brands.some((b) => b.id === brandId));
-    if (!validTarget || chosen.length === 0) {
+    // Checked server-side: a posted scope beyond the person's role in the chosen workspace is refused, not dropped.
+    const beyond = membership ? scopesBeyondRole(membership.role, chosen) : [];
+    if (!validTarget || chosen.length === 0 || beyond.length > 0) {
       return showConsent(reply, user, client, pending, {
-        status: 400,
-        checked: chosen,
+        status: beyond.length > 0 && validTarget ? 403 : 400,
+        checked: chosen.filter((s) => !beyond.includes(s)),
         target: validTarget ? targetValue(workspaceId, brandId) : undefined,
-        error: !validTarget ? 'Choose a workspace you are a member of.' : 'Choose at least one permission, or deny.',
+        error: !validTarget
+          ? 'Choose a workspace you are a member of.'
+          : beyond.length > 0
+            ? `As a ${membership.role} of ${membership.workspace_name} you may not grant ${beyond.join(', ')}; nothing was granted.`
+            : 'Choose at least one permission, or deny.',
       });
     }
     const code = await deps.grants.issueCode({

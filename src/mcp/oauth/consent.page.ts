@@ -3,6 +3,7 @@
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../features/keys/scopes.ts';
 import type { MembershipView } from '../../features/users/users.repo.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
+import { roleAllows } from '../../features/workspaces/roles.ts';
 import type { ClientRow } from '../../features/oauth/clients.service.ts';
 
 export interface ConsentView {
@@ -41,6 +42,23 @@ function targetOptions(memberships: MembershipView[], selected: string | undefin
   });
 }
 
+/**
+ * One scope's checkbox. Only what the person's role allows is offered: a scope no role of theirs allows is shown
+ * disabled (so they see what the application will not get), one only some workspaces allow says where.
+ */
+function scopeChoice(v: ConsentView, s: Scope): SafeHtml {
+  const where = v.memberships.filter((m) => roleAllows(m.role, s));
+  const offered = where.length > 0;
+  const note =
+    where.length === v.memberships.length
+      ? ''
+      : offered
+        ? html` <em>(only in ${where.map((m) => m.workspace_name).join(', ')}, where you are an admin or owner)</em>`
+        : html` <em>(your role allows it in none of your workspaces)</em>`;
+  return html`<label class="scope"><input type="checkbox" name="scope" value="${s}" ${offered && v.checked.includes(s) ? html`checked` : ''} ${offered ? '' : html`disabled`}>
+      <span><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}${note}</span></label>`;
+}
+
 export function consentPage(v: ConsentView): SafeHtml {
   const redirectHost = new URL(v.redirectUri).host;
   const identity =
@@ -57,12 +75,7 @@ export function consentPage(v: ConsentView): SafeHtml {
     <label for="target">Where it may act</label>
     <select id="target" name="target">${targetOptions(v.memberships, v.target)}</select>
     <label>What it may do</label>
-    ${v.scopes.map(
-      (
-        s,
-      ) => html`<label class="scope"><input type="checkbox" name="scope" value="${s}" ${v.checked.includes(s) ? html`checked` : ''}>
-      <span><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</span></label>`,
-    )}
+    ${v.scopes.map((s) => scopeChoice(v, s))}
     <p class="muted">Access lasts ${v.grantTtlDays} days unless you revoke it sooner (<code>herald keys list</code>, then <code>herald keys revoke</code>).</p>
     <div class="actions">
       <button class="primary" type="submit" name="decision" value="allow">Allow</button>

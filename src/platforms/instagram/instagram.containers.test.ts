@@ -1,9 +1,9 @@
 // Instagram's media containers, each against its own simulator: one that expires while processing, and media
-// fetches behind the SSRF guard (a private address off the allowlist) or from an allow-listed host.
+// fetched only from the URLs the simulator's settings allow (Herald's signed URLs when mounted in Herald).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure } from '../../../test/helpers/meta-adapter.ts';
-import { jpeg, mediaSource, mp4 } from '../../../test/helpers/media-sources.ts';
+import { jpeg, mediaFetchSettings, mediaSource, mp4 } from '../../../test/helpers/media-sources.ts';
 import { rig } from './instagram.fixture.ts';
 
 describe('instagram containers that expire', () => {
@@ -21,9 +21,9 @@ describe('instagram containers that expire', () => {
   });
 });
 
-describe('instagram media fetches behind the SSRF guard', () => {
-  test('mounted in Herald (an allowlist set), a private address off the list cannot be fetched, as Meta cannot reach it', async () => {
-    const r = await rig({ mediaFetchAllowlist: ['herald.example'] });
+describe('instagram media fetches only from allowed URLs', () => {
+  test('mounted in Herald (its signed URLs allowed), a URL elsewhere is not fetched: 2207052, as Meta cannot reach it', async () => {
+    const r = await rig({ mediaFetchUrls: [{ prefix: 'https://herald.example/files/' }] });
     try {
       const error = await failure(
         r.adapter.publish(
@@ -47,9 +47,11 @@ describe('instagram media fetches behind the SSRF guard', () => {
   });
 });
 
-describe('instagram media fetches from an allow-listed host', () => {
-  test("with the media host on the allowlist (Herald's public host), the image is fetched and published", async () => {
-    const r = await rig({ mediaFetchAllowlist: ['herald.example', '127.0.0.1'] });
+describe('instagram media fetches from an allowed URL', () => {
+  test('with the media server allowed (as Herald allows its signed URLs), the image is fetched and published', async () => {
+    const r = await rig({
+      mediaFetchUrls: [{ prefix: 'https://herald.example/files/' }, ...(await mediaFetchSettings()).mediaFetchUrls],
+    });
     try {
       const post = await r.adapter.publish(r.session, r.part(`allowed ${Date.now()}`, await r.image()));
       assert.equal(r.held().find((p) => p.id === post.id)?.media, 1);

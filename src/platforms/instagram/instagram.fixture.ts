@@ -1,7 +1,7 @@
 // Shared setup of the Instagram adapter tests: a simulator, the adapter and a connected account's session, with
 // helpers for parts, a prepared JPEG and the posts held. Not a test file itself (the runner only picks up *.test.ts).
 import { sandboxSession } from '../../../test/helpers/meta-adapter.ts';
-import { jpeg, mediaSource } from '../../../test/helpers/media-sources.ts';
+import { jpeg, mediaFetchSettings, mediaSource } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
@@ -19,7 +19,11 @@ export interface Rig {
 let account = 0;
 
 export async function rig(settings: Record<string, unknown> = {}, now?: () => number): Promise<Rig> {
-  const sandbox = await startSandbox({ platforms: ['instagram'], settings, ...(now ? { now } : {}) });
+  const sandbox = await startSandbox({
+    platforms: ['instagram'],
+    settings: { ...(await mediaFetchSettings()), ...settings },
+    ...(now ? { now } : {}),
+  });
   const adapter = createPlatformRegistry().get('instagram')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('instagram'), timeoutMs: 1500 });
   const session = await sandboxSession(adapter, http, `ig_specific_${++account}`, 'conn_ig');

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
 import { consentRedirect, failure, sandboxSession } from '../../../test/helpers/meta-adapter.ts';
-import { brokenUrl, mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
+import { brokenUrl, mediaFetchSettings, mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
@@ -34,7 +34,11 @@ interface Rig {
 let account = 0;
 
 async function rig(settings: Record<string, unknown> = {}, rateLimitFactor = 1): Promise<Rig> {
-  const sandbox = await startSandbox({ platforms: ['threads'], settings, rateLimitFactor });
+  const sandbox = await startSandbox({
+    platforms: ['threads'],
+    settings: { ...(await mediaFetchSettings()), ...settings },
+    rateLimitFactor,
+  });
   const adapter = createPlatformRegistry().get('threads')!;
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('threads'), timeoutMs: 1500 });
   const session = await sandboxSession(adapter, http, `th_specific_${++account}`, 'conn_th');

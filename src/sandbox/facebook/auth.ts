@@ -111,6 +111,8 @@ async function oauthDialog({ kit, state }: FbSim, request: FastifyRequest<Dialog
       }),
     );
   }
+  if (!kit.mayNameAccount(request, q))
+    return dialogError(reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
   if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
     return dialogError(reply, 'sandbox_username must be 1–30 letters, digits, dots or underscores.');
   const user = userFor(state, q.sandbox_username);

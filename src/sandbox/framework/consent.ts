@@ -1,6 +1,9 @@
 // The simulators' stand-in for a platform's sign-in and consent screen: a small page where the end user picks a
 // sandbox username and approves or denies, posted back to the authorize route. A request that already names
 // `sandbox_username` skips the page and is approved at once (first-start seeding and `add-sandbox` use that).
+// Either way a simulated account is only handed out to a flow Herald started: the authorize request carries
+// `sandbox_sig`, Herald's signature over it with the sandbox secret (`authorizeSignature` in tokens.ts), unless
+// the simulator is reached in-process or is a standalone test rig (its control surface on): `kit.mayNameAccount`.
 import type { FastifyReply } from 'fastify';
 
 function escape(text: string): string {

@@ -6,8 +6,9 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformName } from '../../platforms/limits.ts';
 import { createFaultBoard, isFaultRule, type FaultBoard, type FaultRule } from './faults.ts';
+import { DEFAULT_BODY_LIMIT, registerIntake, type Admit } from './intake.ts';
 import { createRateWindows, type RateWindows, type WindowDecision } from './rate-windows.ts';
-import { createTokenSigner, type TokenSigner } from './tokens.ts';
+import { authorizeSigned, createTokenSigner, type TokenSigner } from './tokens.ts';
 
 /** What the read endpoint reports of each post a simulator holds. */
 export interface SandboxPost {
@@ -48,6 +49,12 @@ export interface SimulatorKit {
   hang(request: FastifyRequest, reply: FastifyReply): FastifyReply;
   /** Drops the connection without an answer, after the work was done (the `lost_response` fault). */
   dropConnection(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  /**
+   * Whether an authorize request may sign in as an account it names: a flow Herald started (its `sandbox_sig`),
+   * or a trusted mount (in-process, or a standalone rig with the control surface). Anyone else could otherwise
+   * take over the simulated account behind another workspace's sandbox connection.
+   */
+  mayNameAccount(request: FastifyRequest, q: Record<string, string | undefined>): boolean;
 }
 
 /**
@@ -102,10 +109,15 @@ export interface Simulator {
   posts(): SandboxPost[];
   reset(): void;
   /** Registers the simulator's routes on `app` (use inside a prefixed plugin). */
-  plugin(app: FastifyInstance): Promise<void>;
+  plugin(app: FastifyInstance, mount?: MountOptions): Promise<void>;
 }
 
-const BODY_LIMIT = 512 * 1024 * 1024;
+/** How a host mounts a simulator: Herald passes its anonymous rate limit. */
+export interface MountOptions {
+  admit?: Admit;
+  /** Requests cannot come from outside Herald (the in-process transport): sign-ins need no `sandbox_sig`. */
+  trusted?: boolean;
+}
 
 export function createSimulator(
   name: PlatformName,
@@ -115,6 +127,7 @@ export function createSimulator(
   const now = options.now ?? Date.now;
   const factor = options.rateLimitFactor ?? 1;
   const held = new Set<Socket>();
+  const trusted = new WeakSet<FastifyRequest>();
   const faults = createFaultBoard(options.random);
   const kit: SimulatorKit = {
     name,
@@ -143,6 +156,7 @@ export function createSimulator(
       request.raw.socket?.destroy();
       return reply;
     },
+    mayNameAccount: (request, q) => trusted.has(request) || authorizeSigned(options.secret, name, q),
   };
   const platform = build(kit);
   const simulator: Simulator = {
@@ -155,11 +169,22 @@ export function createSimulator(
       faults.clear();
       kit.windows.reset();
     },
-    async plugin(app) {
+    async plugin(app, mount = {}) {
       app.removeAllContentTypeParsers();
-      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) =>
+      // Each route's own limit (intake.ts) applies; this one is for the not-found handler.
+      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: DEFAULT_BODY_LIMIT }, (_request, body, done) =>
         done(null, body),
       );
+      if (mount.trusted || options.control)
+        app.addHook('onRequest', async (request) => {
+          trusted.add(request);
+        });
+      registerIntake(app, {
+        name,
+        tokens: kit.tokens,
+        admit: mount.admit,
+        refuse: (reply, status, message) => platform.errorReply(reply, status, message),
+      });
       app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
         const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
         return platform.errorReply(reply, status, status === 500 ? 'Internal Server Error' : error.message);

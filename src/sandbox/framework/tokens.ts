@@ -24,6 +24,8 @@ const b64 = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 export interface TokenSigner {
   sign(claims: Omit<TokenClaims, 'iat' | 'exp' | 'jti'> & { ttlSeconds: number }): string;
   verify(token: string, typ: string): TokenCheck;
+  /** Whether `token` is one this signer issued and still valid, whatever its type (the sandbox's intake check). */
+  authentic(token: string): boolean;
 }
 
 export function createTokenSigner(secret: string, now: () => number): TokenSigner {
@@ -54,5 +56,45 @@ export function createTokenSigner(secret: string, now: () => number): TokenSigne
       if (claims.exp * 1000 <= now()) return { ok: false, reason: 'expired' };
       return { ok: true, claims };
     },
+    authentic(token) {
+      const parts = token.split('.');
+      if (parts.length !== 3 || token.length > 8192) return false;
+      const given = Buffer.from(parts[2]!, 'base64url');
+      const expected = mac(`${parts[0]}.${parts[1]}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+      try {
+        const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as TokenClaims;
+        return typeof claims.exp === 'number' && claims.exp * 1000 > now();
+      } catch {
+        return false;
+      }
+    },
   };
+}
+
+/** What `sandbox_sig` covers: the client, where the code goes and the flow's state. */
+function signedText(p: { clientId?: string; redirectUri?: string; state?: string }): string {
+  return ['sandbox-authorize', p.clientId ?? '', p.redirectUri ?? '', p.state ?? ''].join('\n');
+}
+
+/**
+ * Herald's signature over an authorize request of one simulator, with the secret Herald and its simulators share
+ * (`secret` as given to `createSimulators`). The connect flow appends it as `sandbox_sig`.
+ */
+export function authorizeSignature(
+  secret: string,
+  platform: string,
+  p: { clientId?: string; redirectUri?: string; state?: string },
+): string {
+  return createHmac('sha256', `${platform}:${secret}`).update(signedText(p)).digest('base64url');
+}
+
+/** Whether the authorize parameters carry Herald's valid `sandbox_sig`. */
+export function authorizeSigned(secret: string, platform: string, q: Record<string, string | undefined>): boolean {
+  const given = Buffer.from(q.sandbox_sig ?? '', 'base64url');
+  const expected = Buffer.from(
+    authorizeSignature(secret, platform, { clientId: q.client_id, redirectUri: q.redirect_uri, state: q.state }),
+    'base64url',
+  );
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -128,6 +128,8 @@ async function authorize(
     target.searchParams.set('error_description', 'The user cancelled the authorization');
     return reply.code(302).header('location', target.toString()).send();
   }
+  if (!kit.mayNameAccount(request, q))
+    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
   const username = q.sandbox_username ?? 'sandbox_member';
   if (!USERNAME.test(username))
     return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');

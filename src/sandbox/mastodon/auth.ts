@@ -149,6 +149,11 @@ async function authorize(
       defaultUsername: 'sandbox',
     });
   if (q.decision === 'deny') return deniedRedirect(reply, q.redirect_uri, q.state);
+  if (!ctx.kit.mayNameAccount(request, q))
+    return reply.code(403).send({
+      error: 'access_denied',
+      error_description: 'This sign-in was not started by Herald (no valid sandbox_sig).',
+    });
   const username = q.sandbox_username ?? 'sandbox';
   if (!/^[a-z0-9_]{1,30}$/i.test(username))
     return reply

@@ -118,6 +118,8 @@ async function authorize({ kit, spec }: MetaOAuth, request: FastifyRequest<Autho
     return reply
       .type('text/html; charset=utf-8')
       .send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
+  if (!kit.mayNameAccount(request, q))
+    return fail(spec, reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
   if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
     return fail(spec, reply, `sandbox_username must be a valid ${spec.platform} username.`);
   const user = spec.userFor(q.sandbox_username);

@@ -80,6 +80,8 @@ async function authorize(ctx: XContext, request: FastifyRequest<{ Querystring: A
       defaultUsername: 'sandbox_user',
     });
   if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
+  if (!ctx.kit.mayNameAccount(request, q))
+    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
   const username = q.sandbox_username ?? 'sandbox_user';
   if (!/^[A-Za-z0-9_]{1,15}$/.test(username))
     return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
