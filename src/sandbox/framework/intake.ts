@@ -58,8 +58,9 @@ function bearerOrQueryToken(tokens: TokenSigner, request: FastifyRequest): boole
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^(?:Bearer|OAuth) +(\S+)/i.exec(header) : null;
   if (match && tokens.authentic(match[1]!)) return true;
-  const query = request.query as Record<string, unknown> | undefined;
-  return Object.values(query ?? {}).some((v) => typeof v === 'string' && tokens.authentic(v));
+  const query: unknown = request.query;
+  if (typeof query !== 'object' || query === null) return false;
+  return Object.values(query).some((v) => typeof v === 'string' && tokens.authentic(v));
 }
 
 function bodyToken(tokens: TokenSigner, request: FastifyRequest): boolean {
