@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { png } from '../helpers/media-fixtures.ts';
 import { pollFor } from '../helpers/poll.ts';
@@ -201,4 +202,14 @@ test('SIGINT while slow clients hold sockets: herald serve exits within its shut
   } finally {
     await server.stop('SIGKILL');
   }
+});
+
+test("the default per-address cap leaves room for a worker's sockets to the simulators of an API node", () => {
+  // A worker reaches the simulators through an API node from one address, with up to its publish concurrency of
+  // sockets open; a cap below that closes them mid-burst (the 10,000-post benchmark went from 6 s to 96 s).
+  const defaults = loadConfig({});
+  assert.ok(
+    defaults.http.maxConnectionsPerIp >= 2 * defaults.workerConcurrency,
+    `per-address cap ${defaults.http.maxConnectionsPerIp} against worker concurrency ${defaults.workerConcurrency}`,
+  );
 });
