@@ -60,7 +60,8 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
   return key;
 }
 
-function clientIp(request: FastifyRequest): string {
+/** The client address every anonymous budget is keyed on (the proxy's client when `HERALD_TRUST_PROXY` names it). */
+export function clientIp(request: FastifyRequest): string {
   return request.ip || request.socket.remoteAddress || 'unknown';
 }
 

@@ -4,12 +4,12 @@
 import type { FastifyRequest } from 'fastify';
 import { budgetsFor, rateLimitHeaders, type RateLimiter } from '../app/rate-limit.ts';
 import type { Admit } from '../sandbox/framework/intake.ts';
+import { clientIp } from './access.ts';
 
 export function sandboxAdmission(rateLimiter: RateLimiter, limits: Parameters<typeof budgetsFor>[0]): Admit {
   const budget = budgetsFor(limits).anonymous;
   return async (request: FastifyRequest) => {
-    const ip = request.ip || request.socket.remoteAddress || 'unknown';
-    const decision = await rateLimiter.take(ip, budget);
+    const decision = await rateLimiter.take(clientIp(request), budget);
     return { allowed: decision.allowed, headers: rateLimitHeaders(decision, budget.name) };
   };
 }

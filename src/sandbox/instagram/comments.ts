@@ -3,19 +3,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measure } from '../../platforms/instagram/limits.ts';
 import { applyGraphFault, graphError } from '../meta/graph.ts';
-import { fieldsOf, isoTime, pick } from '../meta/publishing.ts';
-import { beginIgCall, type IgMediaPath, type IgSim } from './graph-call.ts';
+import { fieldsOf, type GraphMediaPath, isoTime, pick } from '../meta/publishing.ts';
+import { beginIgCall, type IgSim } from './graph-call.ts';
 
 export function registerIgComments(app: FastifyInstance, sim: IgSim): void {
-  app.post<{ Params: IgMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
+  app.post<{ Params: GraphMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
     createComment(sim, request, reply),
   );
-  app.get<{ Params: IgMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
+  app.get<{ Params: GraphMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
     listComments(sim, request, reply),
   );
 }
 
-async function createComment(sim: IgSim, request: FastifyRequest<{ Params: IgMediaPath }>, reply: FastifyReply) {
+async function createComment(sim: IgSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
@@ -42,7 +42,7 @@ async function createComment(sim: IgSim, request: FastifyRequest<{ Params: IgMed
   return { id: comment.id };
 }
 
-async function listComments(sim: IgSim, request: FastifyRequest<{ Params: IgMediaPath }>, reply: FastifyReply) {
+async function listComments(sim: IgSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   const media = sim.state.media.get(request.params.mediaId);

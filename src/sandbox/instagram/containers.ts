@@ -5,8 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countHashtags, countMentions, measure } from '../../platforms/instagram/limits.ts';
 import { fetchMedia } from '../meta/fetch.ts';
 import { applyGraphFault, containerTimings, graphError, recentTimes, type GraphErrorSpec } from '../meta/graph.ts';
-import { createVideoContainer } from '../meta/publishing.ts';
-import { beginIgCall, mayPublish, ownIgAccount, type IgAccountPath, type IgSim } from './graph-call.ts';
+import { createVideoContainer, type GraphAccountPath } from '../meta/publishing.ts';
+import { beginIgCall, mayPublish, ownIgAccount, type IgSim } from './graph-call.ts';
 import { DAY_MS, type IgContainerData, type IgMediaType, type IgUser } from './state.ts';
 
 const CONTAINERS_PER_DAY = 400; // ⚠ unverified (docs/platforms/instagram.md "Rate limits")
@@ -15,7 +15,7 @@ const MAX_VIDEO_BYTES = 300 * 1024 * 1024;
 const MEDIA_TYPES: readonly IgMediaType[] = ['IMAGE', 'VIDEO', 'REELS', 'STORIES', 'CAROUSEL'];
 
 export function registerIgContainers(app: FastifyInstance, sim: IgSim): void {
-  app.post<{ Params: IgAccountPath }>('/:version/:userId/media', (request, reply) =>
+  app.post<{ Params: GraphAccountPath }>('/:version/:userId/media', (request, reply) =>
     createContainer(sim, request, reply),
   );
 }
@@ -82,7 +82,7 @@ function readContainerRequest(params: Record<string, string>): ContainerRequest 
   return { mediaType, carouselItem, caption, altText, isVideo, url };
 }
 
-async function createContainer(sim: IgSim, request: FastifyRequest<{ Params: IgAccountPath }>, reply: FastifyReply) {
+async function createContainer(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;

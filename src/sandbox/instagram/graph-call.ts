@@ -15,21 +15,6 @@ export interface IgSim {
   state: IgState;
 }
 
-/** A path under an account: `/{version}/{ig-user-id or me}/…`. */
-export interface IgAccountPath extends GraphPath {
-  userId: string;
-}
-
-/** A path under a media object: `/{version}/{ig-media-id}/…`. */
-export interface IgMediaPath extends GraphPath {
-  mediaId: string;
-}
-
-/** A node read or deleted by id: `/{version}/{id}`. */
-export interface IgNodePath extends GraphPath {
-  id: string;
-}
-
 /** The caller and the call's parameters, or undefined once the call has been answered with Graph's refusal. */
 export function beginIgCall(
   { kit, state }: IgSim,

@@ -3,17 +3,17 @@
 // page per post for sandbox URLs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { graphError } from '../meta/graph.ts';
-import { fieldsOf, isoTime, pick, type GraphPath } from '../meta/publishing.ts';
-import { igScopes } from './auth.ts';
 import {
-  beginIgCall,
-  callToken,
-  ownIgAccount,
-  type IgAccountPath,
-  type IgMediaPath,
-  type IgNodePath,
-  type IgSim,
-} from './graph-call.ts';
+  fieldsOf,
+  type GraphAccountPath,
+  type GraphMediaPath,
+  type GraphNodePath,
+  type GraphPath,
+  isoTime,
+  pick,
+} from '../meta/publishing.ts';
+import { igScopes } from './auth.ts';
+import { beginIgCall, callToken, ownIgAccount, type IgSim } from './graph-call.ts';
 import { DAY_MS, type IgMedia, type IgUser } from './state.ts';
 
 const STATUS_TEXT: Record<string, string> = {
@@ -49,13 +49,15 @@ export function mediaJson(m: IgMedia, user: IgUser | undefined): Record<string, 
 
 export function registerIgMedia(app: FastifyInstance, sim: IgSim): void {
   app.get<{ Params: GraphPath }>('/:version/me', (request, reply) => readMe(sim, request, reply));
-  app.get<{ Params: IgAccountPath }>('/:version/:userId/media', (request, reply) => listMedia(sim, request, reply));
-  app.get<{ Params: IgAccountPath }>('/:version/:userId/stories', (request, reply) => listStories(sim, request, reply));
-  app.get<{ Params: IgNodePath }>('/:version/:id', (request, reply) => readNode(sim, request, reply));
-  app.get<{ Params: IgMediaPath }>('/:version/:mediaId/insights', (request, reply) =>
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/media', (request, reply) => listMedia(sim, request, reply));
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/stories', (request, reply) =>
+    listStories(sim, request, reply),
+  );
+  app.get<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => readNode(sim, request, reply));
+  app.get<{ Params: GraphMediaPath }>('/:version/:mediaId/insights', (request, reply) =>
     readInsights(sim, request, reply),
   );
-  app.delete<{ Params: IgNodePath }>('/:version/:id', (request, reply) => refuseDelete(sim, request, reply));
+  app.delete<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => refuseDelete(sim, request, reply));
   // Instagram permalinks end with a slash; both spellings are served.
   app.get<{ Params: WebPath }>('/web/:kind/:shortcode', (request, reply) => webPage(sim, request, reply));
   app.get<{ Params: WebPath }>('/web/:kind/:shortcode/', (request, reply) => webPage(sim, request, reply));
@@ -75,7 +77,7 @@ async function readMe(sim: IgSim, request: FastifyRequest<{ Params: GraphPath }>
   return pick(all, fieldsOf(ctx.params, ['user_id', 'username']));
 }
 
-async function listMedia(sim: IgSim, request: FastifyRequest<{ Params: IgAccountPath }>, reply: FastifyReply) {
+async function listMedia(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   if (!ownIgAccount(reply, ctx.user, request.params.userId)) return reply;
@@ -100,7 +102,7 @@ async function listMedia(sim: IgSim, request: FastifyRequest<{ Params: IgAccount
   return body;
 }
 
-async function listStories(sim: IgSim, request: FastifyRequest<{ Params: IgAccountPath }>, reply: FastifyReply) {
+async function listStories(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   if (!ownIgAccount(reply, ctx.user, request.params.userId)) return reply;
@@ -115,7 +117,7 @@ async function listStories(sim: IgSim, request: FastifyRequest<{ Params: IgAccou
 }
 
 /** One node by id: a container (its status, polled before publishing), a published media, or the account. */
-async function readNode(sim: IgSim, request: FastifyRequest<{ Params: IgNodePath }>, reply: FastifyReply) {
+async function readNode(sim: IgSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
   const { state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
@@ -141,7 +143,7 @@ async function readNode(sim: IgSim, request: FastifyRequest<{ Params: IgNodePath
   });
 }
 
-async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: IgMediaPath }>, reply: FastifyReply) {
+async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   if (!igScopes(sim.kit, callToken(request, ctx.params)).includes('instagram_business_manage_insights'))
@@ -183,7 +185,7 @@ async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: IgMedi
 }
 
 // Instagram Login tokens cannot delete media (Meta allows it only under Facebook Login). ⚠ unverified answer shape.
-async function refuseDelete(sim: IgSim, request: FastifyRequest<{ Params: IgNodePath }>, reply: FastifyReply) {
+async function refuseDelete(sim: IgSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   return graphError(reply, 400, {

@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { applyGraphFault, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
-import { fieldsOf, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
-import { beginIgCall, mayPublish, ownIgAccount, type IgAccountPath, type IgSim } from './graph-call.ts';
+import { fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { beginIgCall, mayPublish, ownIgAccount, type IgSim } from './graph-call.ts';
 import { DAY_MS, type IgContainerData, type IgMedia } from './state.ts';
 
 const DEFAULT_QUOTA = 100; // content-publishing guide; content_publishing_limit reports the live figure
@@ -17,15 +17,19 @@ export function publishQuota(kit: SimulatorKit): number {
 }
 
 export function registerIgPublishing(app: FastifyInstance, sim: IgSim): void {
-  app.post<{ Params: IgAccountPath }>('/:version/:userId/media_publish', (request, reply) =>
+  app.post<{ Params: GraphAccountPath }>('/:version/:userId/media_publish', (request, reply) =>
     publishContainer(sim, request, reply),
   );
-  app.get<{ Params: IgAccountPath }>('/:version/:userId/content_publishing_limit', (request, reply) =>
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/content_publishing_limit', (request, reply) =>
     publishingLimit(sim, request, reply),
   );
 }
 
-async function publishContainer(sim: IgSim, request: FastifyRequest<{ Params: IgAccountPath }>, reply: FastifyReply) {
+async function publishContainer(
+  sim: IgSim,
+  request: FastifyRequest<{ Params: GraphAccountPath }>,
+  reply: FastifyReply,
+) {
   const { kit, state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
@@ -109,7 +113,7 @@ async function publishContainer(sim: IgSim, request: FastifyRequest<{ Params: Ig
   return { id };
 }
 
-async function publishingLimit(sim: IgSim, request: FastifyRequest<{ Params: IgAccountPath }>, reply: FastifyReply) {
+async function publishingLimit(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;

@@ -55,6 +55,21 @@ export interface GraphPath {
   version: string;
 }
 
+/** A path under an account (or, for Threads' `replies`, under a post): `/{version}/{user-id or me}/…`. */
+export interface GraphAccountPath extends GraphPath {
+  userId: string;
+}
+
+/** A path under a media object or post: `/{version}/{media-id}/…`. */
+export interface GraphMediaPath extends GraphPath {
+  mediaId: string;
+}
+
+/** A node read or deleted by id: `/{version}/{id}`. */
+export interface GraphNodePath extends GraphPath {
+  id: string;
+}
+
 export interface GraphCallSpec<A> {
   /** The key prefix of the per-account call window (`ig-calls`). */
   windowPrefix: string;

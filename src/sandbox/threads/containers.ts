@@ -13,8 +13,8 @@ import {
   type GraphErrorSpec,
   type SimContainer,
 } from '../meta/graph.ts';
-import { createVideoContainer } from '../meta/publishing.ts';
-import { beginThCall, hasScope, ownThAccount, type ThAccountPath, type ThSim } from './graph-call.ts';
+import { createVideoContainer, type GraphAccountPath } from '../meta/publishing.ts';
+import { beginThCall, hasScope, ownThAccount, type ThSim } from './graph-call.ts';
 import type { ThContainerData, ThMediaType, ThUser } from './state.ts';
 
 const twitterText = createRequire(import.meta.url)('twitter-text') as { extractUrls(text: string): string[] };
@@ -31,12 +31,12 @@ const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 
 export function registerThreadsContainers(app: FastifyInstance, sim: ThSim): void {
-  app.post<{ Params: ThAccountPath }>('/:version/:userId/threads', (request, reply) =>
+  app.post<{ Params: GraphAccountPath }>('/:version/:userId/threads', (request, reply) =>
     createContainer(sim, request, reply),
   );
 }
 
-async function createContainer(sim: ThSim, request: FastifyRequest<{ Params: ThAccountPath }>, reply: FastifyReply) {
+async function createContainer(sim: ThSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;

@@ -15,21 +15,6 @@ export interface ThSim {
   state: ThState;
 }
 
-/** A path under an account (or, for `replies`, under a post): `/{version}/{threads-user-id or me}/…`. */
-export interface ThAccountPath extends GraphPath {
-  userId: string;
-}
-
-/** A path under a post: `/{version}/{threads-media-id}/…`. */
-export interface ThMediaPath extends GraphPath {
-  mediaId: string;
-}
-
-/** A node read or deleted by id: `/{version}/{id}`. */
-export interface ThNodePath extends GraphPath {
-  id: string;
-}
-
 /** The caller, its scopes and the call's parameters, or undefined once the call has been answered. */
 export function beginThCall(
   { kit, state }: ThSim,

@@ -3,16 +3,16 @@
 // (100 per 24 h), and a web page per post for sandbox URLs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyGraphFault, graphError, recentTimes } from '../meta/graph.ts';
-import { fieldsOf, isoTime, pick, type GraphPath } from '../meta/publishing.ts';
 import {
-  beginThCall,
-  hasScope,
-  ownThAccount,
-  type ThAccountPath,
-  type ThMediaPath,
-  type ThNodePath,
-  type ThSim,
-} from './graph-call.ts';
+  fieldsOf,
+  type GraphAccountPath,
+  type GraphMediaPath,
+  type GraphNodePath,
+  type GraphPath,
+  isoTime,
+  pick,
+} from '../meta/publishing.ts';
+import { beginThCall, hasScope, ownThAccount, type ThSim } from './graph-call.ts';
 import { DAY_MS, DELETES_PER_DAY, type ThPost, type ThUser } from './state.ts';
 
 const TH_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
@@ -47,17 +47,17 @@ export function postJson(p: ThPost, user: ThUser | undefined): Record<string, un
 
 export function registerThreadsPosts(app: FastifyInstance, sim: ThSim): void {
   app.get<{ Params: GraphPath }>('/:version/me', (request, reply) => readMe(sim, request, reply));
-  app.get<{ Params: ThAccountPath }>('/:version/:userId/threads', (request, reply) =>
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/threads', (request, reply) =>
     listEdge(sim, 'threads', request, reply),
   );
-  app.get<{ Params: ThAccountPath }>('/:version/:userId/replies', (request, reply) =>
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/replies', (request, reply) =>
     listEdge(sim, 'replies', request, reply),
   );
-  app.get<{ Params: ThMediaPath }>('/:version/:mediaId/insights', (request, reply) =>
+  app.get<{ Params: GraphMediaPath }>('/:version/:mediaId/insights', (request, reply) =>
     readInsights(sim, request, reply),
   );
-  app.get<{ Params: ThNodePath }>('/:version/:id', (request, reply) => readNode(sim, request, reply));
-  app.delete<{ Params: ThNodePath }>('/:version/:id', (request, reply) => deletePost(sim, request, reply));
+  app.get<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => readNode(sim, request, reply));
+  app.delete<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => deletePost(sim, request, reply));
   app.get<{ Params: WebPath }>('/web/:handle/post/:shortcode', (request, reply) => webPage(sim, request, reply));
 }
 
@@ -82,7 +82,7 @@ const newerFirst = (a: Cursor, b: Cursor) =>
 async function listEdge(
   sim: ThSim,
   edge: 'threads' | 'replies',
-  request: FastifyRequest<{ Params: ThAccountPath }>,
+  request: FastifyRequest<{ Params: GraphAccountPath }>,
   reply: FastifyReply,
 ) {
   const { state } = sim;
@@ -140,7 +140,7 @@ async function listEdge(
   };
 }
 
-async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: ThMediaPath }>, reply: FastifyReply) {
+async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
   const { state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
@@ -177,7 +177,7 @@ async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: ThMedi
 }
 
 /** One node by id: a container (its status, polled before publishing) or a published post. */
-async function readNode(sim: ThSim, request: FastifyRequest<{ Params: ThNodePath }>, reply: FastifyReply) {
+async function readNode(sim: ThSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
   const { state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
@@ -200,7 +200,7 @@ async function readNode(sim: ThSim, request: FastifyRequest<{ Params: ThNodePath
   });
 }
 
-async function deletePost(sim: ThSim, request: FastifyRequest<{ Params: ThNodePath }>, reply: FastifyReply) {
+async function deletePost(sim: ThSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;

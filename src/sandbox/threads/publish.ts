@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import { applyGraphFault, graphError, recentTimes } from '../meta/graph.ts';
-import { fieldsOf, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
-import { beginThCall, hasScope, ownThAccount, type ThAccountPath, type ThSim } from './graph-call.ts';
+import { fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { beginThCall, hasScope, ownThAccount, type ThSim } from './graph-call.ts';
 import { DAY_MS, DELETES_PER_DAY, type ThPost } from './state.ts';
 
 function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
@@ -13,15 +13,19 @@ function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuo
 }
 
 export function registerThreadsPublishing(app: FastifyInstance, sim: ThSim): void {
-  app.post<{ Params: ThAccountPath }>('/:version/:userId/threads_publish', (request, reply) =>
+  app.post<{ Params: GraphAccountPath }>('/:version/:userId/threads_publish', (request, reply) =>
     publishContainer(sim, request, reply),
   );
-  app.get<{ Params: ThAccountPath }>('/:version/:userId/threads_publishing_limit', (request, reply) =>
+  app.get<{ Params: GraphAccountPath }>('/:version/:userId/threads_publishing_limit', (request, reply) =>
     publishingLimit(sim, request, reply),
   );
 }
 
-async function publishContainer(sim: ThSim, request: FastifyRequest<{ Params: ThAccountPath }>, reply: FastifyReply) {
+async function publishContainer(
+  sim: ThSim,
+  request: FastifyRequest<{ Params: GraphAccountPath }>,
+  reply: FastifyReply,
+) {
   const { kit, state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
@@ -108,7 +112,7 @@ async function publishContainer(sim: ThSim, request: FastifyRequest<{ Params: Th
   return { id };
 }
 
-async function publishingLimit(sim: ThSim, request: FastifyRequest<{ Params: ThAccountPath }>, reply: FastifyReply) {
+async function publishingLimit(sim: ThSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
   const { kit, state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
