@@ -23,6 +23,7 @@ import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
 import { FACEBOOK_GRAPH_URL } from './platforms/facebook/client.ts';
 import type { Simulator } from './sandbox/framework/simulator.ts';
+import { pgStore } from './sandbox/framework/store-pg.ts';
 import { createSimulators } from './sandbox/server.ts';
 
 export interface Container {
@@ -122,7 +123,11 @@ export function createPlatformAccess(
  * The simulators, when the sandbox is on. Their tokens are signed with a key derived from Herald's secret, so
  * sandbox connections survive restarts and a CLI process can connect accounts the server's simulators accept.
  */
-export function createConfiguredSimulators(config: Config, keyring: SecretKeyring): Map<PlatformName, Simulator> {
+export function createConfiguredSimulators(
+  config: Config,
+  keyring: SecretKeyring,
+  pool: Pool,
+): Map<PlatformName, Simulator> {
   if (!config.sandbox.enabled) return new Map();
   // Simulators that fetch media by URL (Instagram, Threads) fetch Herald's own signed read URLs and nothing else:
   // anyone can get a simulator token, and any other URL would let them probe what Herald reaches.
@@ -132,6 +137,8 @@ export function createConfiguredSimulators(config: Config, keyring: SecretKeyrin
     control: config.sandbox.control,
     rateLimitFactor: config.sandbox.rateLimitFactor,
     settings: { mediaFetchUrls },
+    // Their state is in PostgreSQL (the `sandbox` schema): it survives restarts and every API node shares it.
+    store: (name) => pgStore(pool, name),
   });
 }
 
@@ -148,7 +155,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const outboundGuard = createOutboundGuard({ allowlist: config.outboundAllowlist, lookup: options.lookup });
   const platformAccess = createPlatformAccess(config, keyring, outboundGuard, clock);
   const platforms = platformAccess.registry;
-  const simulators = createConfiguredSimulators(config, keyring);
+  const simulators = createConfiguredSimulators(config, keyring, pool);
   const media = createMediaService({
     pool,
     storage: createMediaStorage(config, keyring),

@@ -191,7 +191,7 @@ export function create__P__Adapter(config: AdapterConfig): PlatformAdapter {
     oauth: __p__OAuth(),
 
     /** The platform's own sign-in against the simulator: authorize as \`sandbox_username\`, then the code exchange. */
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const verifier = randomBytes(48).toString('base64url');
       const state = randomBytes(12).toString('base64url');
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
@@ -207,6 +207,7 @@ export function create__P__Adapter(config: AdapterConfig): PlatformAdapter {
           code_challenge: createHash('sha256').update(verifier).digest('base64url'),
           code_challenge_method: 'S256',
           sandbox_username: username,
+          ...(workspace ? { sandbox_ws: workspace } : {}),
         },
       });
       const location = typeof authorize.headers.location === 'string' ? new URL(authorize.headers.location) : undefined;

@@ -73,7 +73,12 @@ export interface RunningSandbox {
  * platform at `/` — as real instances and PDSs are — for clients that ignore a base path (masto, @atproto/api).
  */
 export async function startSandbox(
-  options: Partial<SimulatorOptions> & { platforms?: PlatformName[]; atRoot?: boolean } = {},
+  options: Partial<SimulatorOptions> & {
+    platforms?: PlatformName[];
+    atRoot?: boolean;
+    /** Listen on this port (a restart of a sandbox whose URL Herald already holds); default: an ephemeral one. */
+    port?: number;
+  } = {},
 ): Promise<RunningSandbox> {
   const simulators = createSimulators(
     { secret: options.secret ?? randomBytes(16).toString('hex'), control: true, ...options },
@@ -83,7 +88,7 @@ export async function startSandbox(
   const app = Fastify({ logger: false, forceCloseConnections: true });
   if (options.atRoot) await app.register(async (instance) => [...simulators.values()][0]!.plugin(instance));
   else await mountSimulators(app, simulators, '');
-  const url = (await app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+  const url = (await app.listen({ port: options.port ?? 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
   return {
     url,
     baseUrl: (platform) => (options.atRoot ? url : `${url}/${platform}`),

@@ -18,6 +18,7 @@ import {
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import type { FaultRule } from '../../src/sandbox/framework/faults.ts';
 import { jpeg, mediaFetchSettings, mediaSource, mp4, png } from './media-sources.ts';
+import { partMemory } from '../../src/platforms/part-memory.ts';
 
 export interface ContractContext {
   sandbox: RunningSandbox;
@@ -82,10 +83,11 @@ export function withAdapter(platform: PlatformName, body: (ctx: () => ContractCo
         key: adapter.newPartKey(new Date()),
         firstSentAt: new Date(),
         options: {},
+        ...partMemory(),
         ...extra,
       }),
       fault: (rule) => sim.faults.add(rule),
-      held: () => sim.posts().filter((p) => p.account === account.accountId && !p.deleted),
+      held: async () => (await sim.posts()).filter((p) => p.account === account.accountId && !p.deleted),
     };
   });
   after(() => ctx?.sandbox.close());
@@ -119,7 +121,7 @@ export function adapterContract(platform: PlatformName): void {
         const text = `contract text ${Date.now()}`;
         const post = await c.adapter.publish(c.session, c.part(text));
         assert.ok(post.id && post.url.startsWith('http'));
-        assert.equal(c.held().filter((p) => p.text === text).length, 1);
+        assert.equal((await c.held()).filter((p) => p.text === text).length, 1);
       });
 
       test(
@@ -136,7 +138,7 @@ export function adapterContract(platform: PlatformName): void {
                 c.part(text, { index: i, parent: done[i - 1] ?? null, root: done[0] ?? null }),
               ),
             );
-          const held = c.held();
+          const held = await c.held();
           for (let i = 1; i < done.length; i++)
             assert.equal(held.find((p) => p.id === done[i]!.id)?.replyTo, done[i - 1]!.id);
         },
@@ -152,7 +154,7 @@ export function adapterContract(platform: PlatformName): void {
         );
         assert.equal(media.length, 2);
         const post = await c.adapter.publish(c.session, c.part(`with images ${Date.now()}`, { media }));
-        assert.equal(c.held().find((p) => p.id === post.id)?.media, 2);
+        assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 2);
       });
 
       test('a video is uploaded, waited for while the platform processes it, and attached', async () => {
@@ -160,7 +162,7 @@ export function adapterContract(platform: PlatformName): void {
         const started = Date.now();
         const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(256 * 1024), 'video/mp4')], {});
         const post = await c.adapter.publish(c.session, c.part(`with video ${Date.now()}`, { media }));
-        assert.equal(c.held().find((p) => p.id === post.id)?.media, 1);
+        assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 1);
         console.log(`# ${platform} video upload and processing took ${Date.now() - started} ms`);
       });
 
@@ -189,7 +191,7 @@ export function adapterContract(platform: PlatformName): void {
         const text = `five hundred ${Date.now()}`;
         c.fault({ fault: 'server_error', operation: 'create_post' });
         await rejects(c.adapter.publish(c.session, c.part(text)), 'transient');
-        assert.equal(c.held().filter((p) => p.text === text).length, 0);
+        assert.equal((await c.held()).filter((p) => p.text === text).length, 0);
       });
 
       test('a hang past the deadline is unknown_outcome, and the look-up finds nothing', async () => {
@@ -205,7 +207,7 @@ export function adapterContract(platform: PlatformName): void {
         const part = c.part(`lost ${Date.now()}`);
         c.fault({ fault: 'lost_response', operation: 'create_post' });
         await rejects(c.adapter.publish(c.session, part), 'unknown_outcome');
-        const held = c.held().filter((p) => p.text === part.text);
+        const held = (await c.held()).filter((p) => p.text === part.text);
         assert.equal(held.length, 1);
         const found = await c.adapter.findPublished(c.session, part);
         assert.equal(found?.id, held[0]!.id);
@@ -236,7 +238,7 @@ export function adapterContract(platform: PlatformName): void {
         const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
         assert.equal(media.length, 1);
         const post = await c.adapter.publish(c.session, c.part(`slow media ${Date.now()}`, { media }));
-        assert.equal(c.held().find((p) => p.id === post.id)?.media, 1);
+        assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 1);
       });
 
       test('text over the platform limit is refused as invalid_content', async () => {

@@ -64,10 +64,9 @@ export async function auditExactlyOnce(
   const postsWithTargets = new Set<string>();
   for (const target of targets) {
     postsWithTargets.add(target.post_id);
-    const held = sandbox
-      .simulator(target.platform)
-      .posts()
-      .filter((p) => p.account === target.account && !p.deleted);
+    const held = (await sandbox.simulator(target.platform).posts()).filter(
+      (p) => p.account === target.account && !p.deleted,
+    );
     for (const [position, text] of (texts.get(target.post_id) ?? [])
       .slice(0, threaded(target.platform) ? undefined : 1)
       .entries()) {
@@ -90,7 +89,7 @@ export async function auditExactlyOnce(
     }
   }
   for (const platform of platforms) {
-    for (const post of sandbox.simulator(platform).posts()) {
+    for (const post of await sandbox.simulator(platform).posts()) {
       if (!claimedIds.has(`${platform}:${post.id}`)) {
         audit.lost++;
         audit.problems.push(`${platform} holds ${post.text} (${post.id}) but no target records it`);

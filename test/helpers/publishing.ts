@@ -59,11 +59,8 @@ export function publishingRequests(context: () => { t: TestApp; key: string; san
   }
 
   /** The live copies of `text` the platform's simulator holds. */
-  const held = (platform: 'x' | 'bluesky' | 'mastodon' | 'linkedin', text: string) =>
-    context()
-      .sandbox.simulator(platform)
-      .posts()
-      .filter((p) => p.text === text && !p.deleted);
+  const held = async (platform: 'x' | 'bluesky' | 'mastodon' | 'linkedin', text: string) =>
+    (await context().sandbox.simulator(platform).posts()).filter((p) => p.text === text && !p.deleted);
 
   return { create, settled, held };
 }

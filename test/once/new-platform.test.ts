@@ -76,8 +76,8 @@ describe('scripts/new-platform.ts', () => {
       execFileSync('git', ['ls-files', '-z', ...args], { cwd: ROOT, encoding: 'utf8' })
         .split('\0')
         .filter(Boolean);
-    // The script and its modules (scripts/new-platform/), should they not be committed yet.
-    const untracked = lsFiles('--others', '--exclude-standard', '--', 'scripts');
+    // Files not committed yet (the script's modules, a new framework file the templates import) are part of the tree.
+    const untracked = lsFiles('--others', '--exclude-standard');
     const files = [...new Set([...lsFiles(), SCRIPT, ...untracked])];
     await Promise.all(
       files.map(async (f) => {

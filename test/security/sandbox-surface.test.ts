@@ -212,6 +212,7 @@ describe("an anonymous client cannot sign in as a workspace's simulated account"
         t.container.platformAccess,
         'x',
         `http://herald.test/sandbox/x/i/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'herald-sandbox', redirect_uri: 'http://herald.test/connect/callback', scope: 'tweet.read users.read', state: 'flow-1', code_challenge: 'abc', code_challenge_method: 'plain', sandbox_username: 'victim_a' })}`,
+        '00000000-0000-4000-8000-00000000000a',
       ),
     );
     const send = (url: URL) =>
@@ -221,11 +222,80 @@ describe("an anonymous client cannot sign in as a workspace's simulated account"
       ['redirect_uri', ATTACKER],
       ['state', 'flow-2'],
       ['client_id', 'evil'],
+      ['sandbox_ws', 'another-workspace'],
     ] as const) {
       const moved = new URL(herald);
       moved.searchParams.set(name, value);
       const res = await send(moved);
       assert.equal(codeIn(res), null, `${name} changed: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    }
+  });
+
+  // Residual of L2: Herald signs every test workspace's flow, so the signature alone let workspace B type the
+  // username behind workspace A's connection. The account now belongs to the first workspace that named it.
+  const WS_A = '00000000-0000-4000-8000-0000000000aa';
+  const WS_B = '00000000-0000-4000-8000-0000000000bb';
+  for (const [platform, url] of Object.entries(named)) {
+    test(`${platform}: a simulated account is refused to another workspace's signed flow`, async () => {
+      const signIn = async (workspace: string, username: string) => {
+        const signed = new URL(
+          signSandboxAuthorize(
+            t.container.platformAccess,
+            platform as 'x',
+            `http://herald.test${url(username)}`,
+            workspace,
+          ),
+        );
+        return t.app.inject({
+          method: 'GET',
+          url: `${signed.pathname}${signed.search}`,
+          remoteAddress: '198.51.100.24',
+        });
+      };
+      const owner = `owned_${platform}`;
+      assert.ok(codeIn(await signIn(WS_A, owner)), 'the first workspace to name it signs in');
+      const taken = await signIn(WS_B, owner);
+      assert.equal(codeIn(taken), null, `another workspace: ${taken.statusCode} ${taken.body.slice(0, 200)}`);
+      assert.ok(codeIn(await signIn(WS_B, `other_${platform}`)), 'that workspace signs in as an account of its own');
+      assert.ok(codeIn(await signIn(WS_A, owner)), 'the owner signs in again');
+    });
+  }
+
+  test("a seeded account (first start, add-sandbox) is refused to another workspace's signed flow", async () => {
+    // The seeded usernames are random, but they show on every published post's page.
+    const { rows } = await t.container.pool.query<{ platform: string; handle: string }>(
+      `SELECT platform, handle FROM connections WHERE workspace_id = $1 AND platform = 'x'`,
+      [t.owner.workspaceId],
+    );
+    assert.equal(rows.length, 1);
+    for (const { platform, handle } of rows) {
+      const username = handle.replace(/^@/, '');
+      const as = async (workspace: string) => {
+        const url = new URL(
+          signSandboxAuthorize(
+            t.container.platformAccess,
+            platform as 'x',
+            `http://herald.test${named[platform]!(username)}`,
+            workspace,
+          ),
+        );
+        return t.app.inject({ method: 'GET', url: `${url.pathname}${url.search}`, remoteAddress: '198.51.100.25' });
+      };
+      assert.ok(codeIn(await as(t.owner.workspaceId)), `${platform} ${username}: its own workspace signs in again`);
+      const signed = new URL(
+        signSandboxAuthorize(
+          t.container.platformAccess,
+          platform as 'x',
+          `http://herald.test${named[platform]!(username)}`,
+          WS_B,
+        ),
+      );
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${signed.pathname}${signed.search}`,
+        remoteAddress: '198.51.100.25',
+      });
+      assert.equal(codeIn(res), null, `${platform} ${username}: ${res.statusCode} ${res.body.slice(0, 200)}`);
     }
   });
 
@@ -275,7 +345,7 @@ describe("an anonymous client cannot sign in as a workspace's simulated account"
     });
     assert.equal(deleted.statusCode, 401, deleted.body);
     assert.ok(
-      sim.posts().some((p) => p.id === tweetId && !p.deleted),
+      (await sim.posts()).some((p) => p.id === tweetId && !p.deleted),
       'the tweet is still published',
     );
   });

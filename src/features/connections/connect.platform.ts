@@ -66,19 +66,34 @@ export function connectAvailability(access: PlatformAccess) {
 
 /**
  * A simulator hands its accounts only to flows Herald started: the authorize URL of a test workspace's flow gets
- * `sandbox_sig`, signed with the secret Herald gives its simulators (container.ts), over client, redirect and state.
+ * `sandbox_sig`, signed with the secret Herald gives its simulators (container.ts), over client, redirect, state
+ * and `sandbox_ws`, an opaque tag of the workspace: a simulated account belongs to the first workspace that signs
+ * in as it, and the simulator refuses it to any other.
  */
-export function signSandboxAuthorize(access: PlatformAccess, platform: PlatformName, location: string): string {
+export function signSandboxAuthorize(
+  access: PlatformAccess,
+  platform: PlatformName,
+  location: string,
+  workspaceId: string,
+): string {
   const url = new URL(location);
   const q = url.searchParams;
   const secret = hmac(access.keyring, 'sandbox-simulators', 'v1');
+  const workspace = sandboxWorkspaceTag(access, workspaceId);
   const sig = authorizeSignature(secret, platform, {
     clientId: q.get('client_id') ?? undefined,
     redirectUri: q.get('redirect_uri') ?? undefined,
     state: q.get('state') ?? undefined,
+    workspace,
   });
+  q.set('sandbox_ws', workspace);
   q.set('sandbox_sig', sig);
   return url.toString();
+}
+
+/** The opaque tag a simulator knows a workspace by (`sandbox_ws`): its simulated accounts are held under it. */
+export function sandboxWorkspaceTag(access: Pick<PlatformAccess, 'keyring'>, workspaceId: string): string {
+  return hmac(access.keyring, 'sandbox-workspace', workspaceId).slice(0, 22);
 }
 
 export const redirectUri = (access: PlatformAccess) => `${access.publicUrl}/connect/callback`;

@@ -186,7 +186,9 @@ async function startConsent(deps: ConnectDeps, adapter: PlatformAdapter, link: C
     state,
     codeChallenge: verifier ? createHash('sha256').update(verifier).digest('base64url') : null,
   });
-  const location = link.sandbox ? signSandboxAuthorize(deps.access, link.platform, authorize) : authorize;
+  const location = link.sandbox
+    ? signSandboxAuthorize(deps.access, link.platform, authorize, link.workspace_id)
+    : authorize;
   return { kind: 'redirect', location, binding: browserBinding(deps.access, state) };
 }
 

@@ -73,7 +73,7 @@ export function connectionCommands(): Record<string, Command> {
         if (values.all && values.platform) throw new UsageError('give --platform or --all, not both');
         if (!values.all && typeof values.platform !== 'string') throw new UsageError('--platform or --all is required');
         await withAccess(io, async (pool, access, config) => {
-          const simulators = createConfiguredSimulators(config, access.keyring);
+          const simulators = createConfiguredSimulators(config, access.keyring, pool);
           if (simulators.size === 0) throw new UsageError('the sandbox is off (HERALD_SANDBOX=off)');
           const available = access.registry.available().filter((p) => simulators.has(p));
           const platforms = values.all

@@ -16,6 +16,7 @@ import type { PlatformName } from '../../platforms/limits.ts';
 import type { AccountInfo, Credentials } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { findBrand, findWorkspace } from '../workspaces/workspaces.repo.ts';
+import { sandboxWorkspaceTag } from './connect.platform.ts';
 import * as repo from './connections.repo.ts';
 import type { ConnectionRow, ConnectionStatus } from './connections.repo.ts';
 import { httpFor, sealCredentials, type PlatformAccess } from './platform-access.ts';
@@ -145,6 +146,8 @@ export async function addSandboxConnections(
     });
     const { account, credentials } = await adapter.connectSandbox(http, {
       username: `hs_${randomBytes(6).toString('hex').slice(0, 8)}`,
+      // The account becomes this workspace's: no other workspace's sign-in may name it later.
+      workspace: sandboxWorkspaceTag(deps.access, input.workspaceId),
     });
     made.push(
       await store(deps.db, deps.access, {

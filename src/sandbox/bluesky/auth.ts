@@ -1,18 +1,25 @@
 // Accounts and sessions of the Bluesky simulator (docs/platforms/bluesky.md "Auth"): createAccount, app passwords,
 // createSession (identifier + password or app password), refreshSession (bearer refresh token, no body,
 // single use), getSession, resolveHandle; access tokens last 2 hours, refresh tokens 90 days. Invalid tokens
-// are 400 InvalidToken and expired ones 400 ExpiredToken — not 401, as on a real PDS.
+// are 400 InvalidToken and expired ones 400 ExpiredToken — not 401, as on a real PDS. Accounts and spent refresh
+// tokens are store documents; a request proves who it is by its token alone, so most routes read no account.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { windowHeaders, type SimulatorKit } from '../framework/simulator.ts';
-import { didFor, xrpcError, type BskyAccount, type BskyContext, type BskyState } from './state.ts';
+import { didFor, KIND, xrpcError, type BskyAccount, type BskyContext } from './state.ts';
 
 const ACCESS_TTL = 2 * 3600;
 const REFRESH_TTL = 90 * 24 * 3600;
 export const HANDLE_DOMAIN = '.test'; // a dev PDS's available user domain
 
-function issue(kit: SimulatorKit, account: BskyAccount): Record<string, unknown> {
+/** Who a verified token speaks for (its claims): enough for every repo write, with no store read. */
+export interface BskyCaller {
+  did: string;
+  handle: string;
+}
+
+function issue(kit: SimulatorKit, account: BskyCaller & { email: string }): Record<string, unknown> {
   return {
     did: account.did,
     handle: account.handle,
@@ -35,24 +42,31 @@ function issue(kit: SimulatorKit, account: BskyAccount): Record<string, unknown>
   };
 }
 
-/** The account of a verified token; rebuilt from the token's claims after a restart. */
-export function accountFor(state: BskyState, did: string, handle: string): BskyAccount {
-  let account = state.accounts.get(did);
-  if (!account) {
-    account = { did, handle, email: `${handle}@sandbox.invalid`, password: null, appPasswords: new Map() };
-    state.accounts.set(did, account);
-    state.handles.set(handle, did);
-  }
-  return account;
+/**
+ * The account behind a verified token. After a reset the token still verifies (it is signed, not stored), so the
+ * account is rebuilt from its claims, with no password and no app passwords: its tokens keep working.
+ */
+export async function accountFor(kit: SimulatorKit, caller: BskyCaller): Promise<BskyAccount> {
+  const stored = await kit.store.get<BskyAccount>(KIND.account, caller.did);
+  if (stored) return stored;
+  const account: BskyAccount = {
+    did: caller.did,
+    handle: caller.handle,
+    email: `${caller.handle}@sandbox.invalid`,
+    password: null,
+    appPasswords: {},
+  };
+  if (await kit.store.insert(KIND.account, account.did, account)) return account;
+  // Another node rebuilt it first.
+  return (await kit.store.get<BskyAccount>(KIND.account, caller.did)) ?? account;
 }
 
-export function bearer(
+export async function bearer(
   kit: SimulatorKit,
-  state: BskyState,
   request: FastifyRequest,
   reply: FastifyReply,
   typ = 'bsky_access',
-): BskyAccount | undefined {
+): Promise<BskyCaller | undefined> {
   const header = request.headers.authorization ?? '';
   if (!header.startsWith('Bearer ')) {
     reply.code(401).send(xrpcError('AuthMissing', 'Authentication Required'));
@@ -69,13 +83,13 @@ export function bearer(
       );
     return undefined;
   }
-  // ⚠ unverified: a real PDS lets a refresh token be reused within a grace period; here it works once.
-  if (typ === 'bsky_refresh' && state.spentRefresh.has(check.claims.jti)) {
+  // ⚠ unverified: a real PDS lets a refresh token be reused within a grace period; here it works once. Spending it
+  // is an insert, so two API nodes cannot both accept one.
+  if (typ === 'bsky_refresh' && !(await kit.store.insert(KIND.spentRefresh, check.claims.jti, { at: kit.now() }))) {
     reply.code(400).send(xrpcError('ExpiredToken', 'Token has been revoked'));
     return undefined;
   }
-  if (typ === 'bsky_refresh') state.spentRefresh.add(check.claims.jti);
-  return accountFor(state, check.claims.sub, String(check.claims.handle));
+  return { did: check.claims.sub, handle: String(check.claims.handle) };
 }
 
 export function registerBskyAuth(app: FastifyInstance, ctx: BskyContext): void {
@@ -99,7 +113,7 @@ function describeServer(): Record<string, unknown> {
 }
 
 async function createAccount(ctx: BskyContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const { fields } = parseBody(request.headers['content-type'], request.body);
   const handle = String(fields.handle ?? '').toLowerCase();
   if (
@@ -110,65 +124,73 @@ async function createAccount(ctx: BskyContext, request: FastifyRequest, reply: F
   }
   if (typeof fields.password !== 'string' || fields.password.length < 8)
     return reply.code(400).send(xrpcError('InvalidRequest', 'Password must be at least 8 characters.'));
-  if (state.handles.has(handle)) return reply.code(400).send(xrpcError('HandleNotAvailable', 'Handle already taken'));
   const account: BskyAccount = {
     did: didFor(handle),
     handle,
     email: String(fields.email ?? `${handle}@sandbox.invalid`),
     password: fields.password,
-    appPasswords: new Map(),
+    appPasswords: {},
   };
-  state.accounts.set(account.did, account);
-  state.handles.set(handle, account.did);
+  if (!(await kit.store.insert(KIND.account, account.did, account)))
+    return reply.code(400).send(xrpcError('HandleNotAvailable', 'Handle already taken'));
   const { did, accessJwt, refreshJwt } = issue(kit, account);
   return { handle, did, accessJwt, refreshJwt };
 }
 
 async function createAppPassword(ctx: BskyContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
-  const account = bearer(kit, state, request, reply);
-  if (!account) return reply;
+  const { kit } = ctx;
+  const caller = await bearer(kit, request, reply);
+  if (!caller) return reply;
   const { fields } = parseBody(request.headers['content-type'], request.body);
   const name = String(fields.name ?? '');
-  if (!name || account.appPasswords.has(name))
-    return reply.code(400).send(xrpcError('InvalidRequest', 'An app password needs a new, non-empty name.'));
   const password = [0, 1, 2, 3].map(() => randomBytes(3).toString('hex').slice(0, 4)).join('-');
-  account.appPasswords.set(name, password);
+  let added = false;
+  if (name) {
+    await accountFor(kit, caller);
+    await kit.store.update<BskyAccount>(KIND.account, caller.did, (account) => {
+      if (Object.hasOwn(account.appPasswords, name)) return undefined;
+      added = true;
+      return { ...account, appPasswords: { ...account.appPasswords, [name]: password } };
+    });
+  }
+  if (!added) return reply.code(400).send(xrpcError('InvalidRequest', 'An app password needs a new, non-empty name.'));
   return { name, password, createdAt: new Date(kit.now()).toISOString(), privileged: false };
 }
 
 /** Signs in with the account's password or one of its app passwords. */
 async function createSession(ctx: BskyContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const { fields } = parseBody(request.headers['content-type'], request.body);
   const identifier = String(fields.identifier ?? '').toLowerCase();
   const window = kit.windows.hit(`session:${identifier}`, kit.limit(30), 5 * 60_000);
   reply.headers(windowHeaders(window, 'ietf'));
   if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));
-  const did = identifier.startsWith('did:') ? identifier : state.handles.get(identifier);
-  const account = did ? state.accounts.get(did) : undefined;
+  const did = identifier.startsWith('did:') ? identifier : didFor(identifier);
+  const account = identifier ? await kit.store.get<BskyAccount>(KIND.account, did) : undefined;
   const password = String(fields.password ?? '');
-  const ok = account && (account.password === password || [...account.appPasswords.values()].includes(password));
-  if (!ok) return reply.code(401).send(xrpcError('AuthenticationRequired', 'Invalid identifier or password'));
-  return issue(kit, account!);
+  if (!account || !(account.password === password || Object.values(account.appPasswords).includes(password)))
+    return reply.code(401).send(xrpcError('AuthenticationRequired', 'Invalid identifier or password'));
+  return issue(kit, account);
 }
 
 /** The refresh token comes as the bearer, with no body; each one works once. */
 async function refreshSession(ctx: BskyContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   if (body.length > 0)
     return reply.code(400).send(xrpcError('InvalidRequest', 'A request body was provided when none was expected'));
-  const account = bearer(kit, state, request, reply, 'bsky_refresh');
-  if (!account) return reply;
-  const { did, handle, accessJwt, refreshJwt } = issue(kit, account);
+  const caller = await bearer(kit, request, reply, 'bsky_refresh');
+  if (!caller) return reply;
+  // The answer carries no email, so the account itself need not be read.
+  const { did, handle, accessJwt, refreshJwt } = issue(kit, { ...caller, email: '' });
   return { did, handle, accessJwt, refreshJwt, active: true };
 }
 
 async function getSession(ctx: BskyContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
-  const account = bearer(kit, state, request, reply);
-  if (!account) return reply;
+  const { kit } = ctx;
+  const caller = await bearer(kit, request, reply);
+  if (!caller) return reply;
+  const account = await accountFor(kit, caller);
   return { did: account.did, handle: account.handle, email: account.email, active: true };
 }
 
@@ -178,7 +200,7 @@ async function resolveHandle(
   reply: FastifyReply,
 ) {
   const handle = String(request.query.handle ?? '').toLowerCase();
-  const did = ctx.state.handles.get(handle);
-  if (!did) return reply.code(400).send(xrpcError('InvalidRequest', 'Unable to resolve handle'));
-  return { did };
+  const account = handle ? await ctx.kit.store.get<BskyAccount>(KIND.account, didFor(handle)) : undefined;
+  if (!account) return reply.code(400).send(xrpcError('InvalidRequest', 'Unable to resolve handle'));
+  return { did: account.did };
 }

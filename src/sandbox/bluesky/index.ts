@@ -1,10 +1,11 @@
 // The Bluesky simulator: a PDS's XRPC surface as docs/platforms/bluesky.md describes it (sessions, blobs, records with
-// client-chosen keys, lexicon checks, IETF rate-limit headers, `{error, message}` bodies), in memory.
+// client-chosen keys, lexicon checks, IETF rate-limit headers, `{error, message}` bodies, public blobs, a web page per
+// post). Its repos live in the sandbox store (state.ts), so they survive a restart and every API node shares them.
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerBskyAuth } from './auth.ts';
 import { registerBskyRepo } from './repo.ts';
-import { createBskyState, xrpcError, type BskyState } from './state.ts';
+import { KIND, xrpcError, type BskyRecord } from './state.ts';
 
 const NAMES: Record<number, string> = {
   400: 'InvalidRequest',
@@ -17,7 +18,6 @@ const NAMES: Record<number, string> = {
 };
 
 export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
-  let state = createBskyState();
   const errorReply = (reply: FastifyReply, status: number, message: string) => {
     // An expired access token is a 400 ExpiredToken on a PDS, not a 401.
     if (status === 401 && /expired/i.test(message))
@@ -27,29 +27,25 @@ export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
   return {
     errorReply,
     routes(app) {
-      const live = new Proxy({} as BskyState, { get: (_t, key) => state[key as keyof BskyState] });
-      const ctx = { kit, state: live, errorReply };
+      const ctx = { kit, errorReply, prefix: app.prefix };
       registerBskyAuth(app, ctx);
       registerBskyRepo(app, ctx);
     },
-    posts: () =>
-      [...state.records.values()]
-        .filter((r) => r.collection === 'app.bsky.feed.post')
-        .map((r) => {
-          const embed = r.value.embed as { images?: unknown[]; video?: unknown } | undefined;
-          const reply = r.value.reply as { parent?: { uri?: string } } | undefined;
-          return {
-            id: r.uri,
-            account: r.did,
-            text: String(r.value.text),
-            replyTo: reply?.parent?.uri ?? null,
-            media: embed?.images?.length ?? (embed?.video ? 1 : 0),
-            createdAt: new Date(r.createdAt).toISOString(),
-            deleted: false,
-          };
-        }),
-    reset() {
-      state = createBskyState();
-    },
+    posts: async () =>
+      (
+        await kit.store.list<BskyRecord>(KIND.record, { match: { collection: 'app.bsky.feed.post' }, ascending: true })
+      ).map((r) => {
+        const embed = r.value.embed as { images?: unknown[]; video?: unknown } | undefined;
+        const reply = r.value.reply as { parent?: { uri?: string } } | undefined;
+        return {
+          id: r.uri,
+          account: r.did,
+          text: String(r.value.text),
+          replyTo: reply?.parent?.uri ?? null,
+          media: embed?.images?.length ?? (embed?.video ? 1 : 0),
+          createdAt: new Date(r.createdAt).toISOString(),
+          deleted: false,
+        };
+      }),
   };
 }

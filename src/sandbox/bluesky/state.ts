@@ -1,7 +1,8 @@
-// In-memory state of the Bluesky simulator (a PDS): accounts, records, blobs; and the identifiers the AT
-// Protocol uses — CIDs (CIDv1, base32, sha-256) and TIDs (time-ordered record keys); and the context every route
-// handler is given.
-import { createHash, randomBytes } from 'node:crypto';
+// State of the Bluesky simulator (a PDS), kept in the sandbox store so that it survives a restart and every API
+// node serves the same repos: accounts, records, blob metadata (the bytes are store blobs, content-addressed by
+// CID) and spent refresh tokens; the identifiers the AT Protocol uses — CIDs (CIDv1, base32, sha-256) and TIDs
+// (time-ordered record keys, from a store counter so none repeats); and the context every route handler is given.
+import { createHash } from 'node:crypto';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface BskyAccount {
@@ -9,7 +10,8 @@ export interface BskyAccount {
   handle: string;
   email: string;
   password: string | null;
-  appPasswords: Map<string, string>;
+  /** App passwords by name. */
+  appPasswords: Record<string, string>;
 }
 
 export interface BskyRecord {
@@ -29,23 +31,36 @@ export interface BskyBlob {
   size: number;
 }
 
-export interface BskyState {
-  accounts: Map<string, BskyAccount>;
-  handles: Map<string, string>;
-  records: Map<string, BskyRecord>;
-  blobs: Map<string, BskyBlob>;
-  spentRefresh: Set<string>;
+/**
+ * The store's kinds. `account` by DID (a handle's DID is `didFor(handle)`, so no handle index is needed),
+ * `record` by AT URI with the repo's DID as owner, `blob` by `blobKey` (a blob belongs to the repo that uploaded it;
+ * its bytes are the store blob named by the CID, shared by repos that upload the same bytes), `spent-refresh` by jti,
+ * `thread-part` by a reply's AT URI with `threadKey` as owner (a post's page reads its thread, not its repo).
+ */
+export const KIND = {
+  account: 'account',
+  record: 'record',
+  blob: 'blob',
+  spentRefresh: 'spent-refresh',
+  threadPart: 'thread-part',
+} as const;
+
+export const blobKey = (did: string, cid: string) => `${did} ${cid}`;
+
+/** A repo's reply under one thread root, listed by `threadKey`. */
+export interface BskyThreadPart {
+  uri: string;
 }
 
-/** What every route handler works with: the kit, the live state (reset swaps it) and the XRPC error body. */
+/** The owner of a repo's replies under one root: what a post's page lists. */
+export const threadKey = (did: string, rootUri: string) => `${did} ${rootUri}`;
+
+/** What every route handler works with: the kit (its store holds the state), the XRPC error body, the mount. */
 export interface BskyContext {
   kit: SimulatorKit;
-  state: BskyState;
   errorReply: PlatformSimulator['errorReply'];
-}
-
-export function createBskyState(): BskyState {
-  return { accounts: new Map(), handles: new Map(), records: new Map(), blobs: new Map(), spentRefresh: new Set() };
+  /** Where the simulator is mounted (`/sandbox/bluesky` in Herald), for the URLs it hands out. */
+  prefix: string;
 }
 
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -76,17 +91,19 @@ export function didFor(handle: string): string {
 }
 
 const S32 = '234567abcdefghijklmnopqrstuvwxyz';
-let lastMicros = 0;
-/** A TID: 53 bits of microseconds and 10 bits of clock id, base32-sortable, 13 characters. */
-export function newTid(nowMs: number): string {
-  let micros = nowMs * 1000;
-  if (micros <= lastMicros) micros = lastMicros + 1;
-  lastMicros = micros;
-  let n = (BigInt(micros) << 10n) | BigInt(randomBytes(2).readUInt16BE(0) & 1023);
+/**
+ * A TID: 53 bits of microseconds and 10 bits of clock id, base32-sortable, 13 characters. The sub-millisecond
+ * microseconds and the clock id come from a store counter, so no two TIDs are alike across restarts and API nodes
+ * (unless a million are made in one millisecond).
+ */
+export async function newTid(kit: SimulatorKit): Promise<string> {
+  const n = await kit.store.next('tid');
+  const micros = BigInt(kit.now()) * 1000n + (n % 1000n);
+  let value = (micros << 10n) | ((n / 1000n) % 1024n);
   let out = '';
   for (let i = 0; i < 13; i++) {
-    out = S32[Number(n & 31n)] + out;
-    n >>= 5n;
+    out = S32[Number(value & 31n)] + out;
+    value >>= 5n;
   }
   return out;
 }

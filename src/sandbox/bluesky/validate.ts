@@ -1,8 +1,10 @@
 // Lexicon checks a PDS makes on an app.bsky.feed.post record at write time (docs/platforms/bluesky.md "Limits"):
 // text ≤ 300 graphemes and ≤ 3,000 UTF-8 bytes, createdAt, langs ≤ 3, facets with byte ranges and known
 // features, one embed (images ≤ 4 with alt, video, external link), reply strong refs. Blobs must have been uploaded to
-// this repo. Messages follow the real PDS ("… at $.record.text").
-import type { BskyState } from './state.ts';
+// this repo. Messages follow the real PDS ("… at $.record.text"). The blobs and records a post refers to are read from
+// the store first, all at once (`loadReferences`), so the checks themselves stay synchronous.
+import type { SandboxStore } from '../framework/store.ts';
+import { blobKey, KIND, type BskyBlob, type BskyRecord } from './state.ts';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const IMAGE_MAX = 2_000_000; // images lexicon maxSize (2026; "formerly 1 MB")
@@ -11,8 +13,39 @@ const VIDEO_MAX = 100_000_000; // ⚠ unverified which cap a given PDS applies (
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What a post record refers to, as the store holds it: this repo's blobs by CID, records by URI (absent: missing). */
+export interface PostReferences {
+  blobs: Map<string, BskyBlob>;
+  records: Map<string, BskyRecord>;
+}
+
+/** Reads every blob (of repo `did`) and reply record the post names, in parallel: one round trip's wait. */
+export async function loadReferences(store: SandboxStore, did: string, r: Obj): Promise<PostReferences> {
+  const cids = new Set<string>();
+  const uris = new Set<string>();
+  const addBlob = (blob: unknown) => {
+    if (isObj(blob) && isObj(blob.ref) && typeof blob.ref.$link === 'string') cids.add(blob.ref.$link);
+  };
+  const e = r.embed;
+  if (isObj(e)) {
+    // At most 4 images are valid; a longer list is refused before its blobs matter.
+    if (Array.isArray(e.images)) for (const img of e.images.slice(0, 4)) if (isObj(img)) addBlob(img.image);
+    addBlob(e.video);
+  }
+  if (isObj(r.reply))
+    for (const ref of [r.reply.root, r.reply.parent]) if (isObj(ref) && typeof ref.uri === 'string') uris.add(ref.uri);
+  const [blobs, records] = await Promise.all([
+    Promise.all([...cids].map((cid) => store.get<BskyBlob>(KIND.blob, blobKey(did, cid)))),
+    Promise.all([...uris].map((uri) => store.get<BskyRecord>(KIND.record, uri))),
+  ]);
+  return {
+    blobs: new Map(blobs.flatMap((b) => (b ? [[b.cid, b] as const] : []))),
+    records: new Map(records.flatMap((rec) => (rec ? [[rec.uri, rec] as const] : []))),
+  };
+}
+
 function blobIssue(
-  state: BskyState,
+  refs: PostReferences,
   did: string,
   blob: unknown,
   accept: (mime: string) => boolean,
@@ -21,26 +54,26 @@ function blobIssue(
 ): string | undefined {
   if (!isObj(blob) || blob.$type !== 'blob' || !isObj(blob.ref) || typeof blob.ref.$link !== 'string')
     return `Invalid app.bsky.feed.post record: Expected blob at ${at}`;
-  const stored = state.blobs.get(blob.ref.$link);
+  const stored = refs.blobs.get(blob.ref.$link);
   if (!stored || stored.did !== did) return `BlobNotFound:Could not find blob: ${blob.ref.$link}`;
   if (!accept(stored.mimeType)) return `Invalid app.bsky.feed.post record: Wrong blob type ${stored.mimeType} at ${at}`;
   if (stored.size > max) return `Invalid app.bsky.feed.post record: ${at} blob too big (maximum ${max})`;
   return undefined;
 }
 
-function strongRef(state: BskyState, v: unknown, at: string): string | undefined {
+function strongRef(refs: PostReferences, v: unknown, at: string): string | undefined {
   if (!isObj(v) || typeof v.uri !== 'string' || typeof v.cid !== 'string')
     return `Invalid app.bsky.feed.post record: ${at} must be a strongRef {uri, cid}`;
   // A real PDS only checks the shape (the AppView resolves replies); the simulator also checks that the
   // parent exists with that cid, so an adapter that threads wrongly is caught here.
-  const record = state.records.get(v.uri);
+  const record = refs.records.get(v.uri);
   if (!record || record.cid !== v.cid)
     return `Invalid app.bsky.feed.post record: ${at} does not reference an existing post with that cid`;
   return undefined;
 }
 
 /** The first problem with the record, or undefined. `BlobNotFound:` prefixes mean that XRPC error name. */
-export function postRecordIssue(state: BskyState, did: string, r: Obj): string | undefined {
+export function postRecordIssue(refs: PostReferences, did: string, r: Obj): string | undefined {
   const bad = (m: string) => `Invalid app.bsky.feed.post record: ${m}`;
   if (r.$type !== 'app.bsky.feed.post') return bad('Record/$type must be app.bsky.feed.post');
   if (typeof r.text !== 'string') return bad('Record must have the property "text"');
@@ -109,7 +142,7 @@ export function postRecordIssue(state: BskyState, did: string, r: Obj): string |
         )
           return bad(`Record/embed/images/${i}/aspectRatio must have positive integer width and height`);
         const issue = blobIssue(
-          state,
+          refs,
           did,
           img.image,
           (m) => m.startsWith('image/'),
@@ -119,7 +152,7 @@ export function postRecordIssue(state: BskyState, did: string, r: Obj): string |
         if (issue) return issue;
       }
     } else if (e.$type === 'app.bsky.embed.video') {
-      const issue = blobIssue(state, did, e.video, (m) => m === 'video/mp4', VIDEO_MAX, '$.record.embed.video');
+      const issue = blobIssue(refs, did, e.video, (m) => m === 'video/mp4', VIDEO_MAX, '$.record.embed.video');
       if (issue) return issue;
     } else if (e.$type === 'app.bsky.embed.external') {
       if (
@@ -136,7 +169,7 @@ export function postRecordIssue(state: BskyState, did: string, r: Obj): string |
   if (r.reply !== undefined) {
     if (!isObj(r.reply)) return bad('Record/reply must be an object');
     return (
-      strongRef(state, r.reply.root, '$.record.reply.root') ?? strongRef(state, r.reply.parent, '$.record.reply.parent')
+      strongRef(refs, r.reply.root, '$.record.reply.root') ?? strongRef(refs, r.reply.parent, '$.record.reply.parent')
     );
   }
   return undefined;

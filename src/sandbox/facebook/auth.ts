@@ -7,10 +7,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { numericId } from '../framework/simulator.ts';
+import type { SandboxStore } from '../framework/store.ts';
 import { consentPage } from '../meta/consent.ts';
 import { queryFields } from '../meta/graph.ts';
 import { checkToken, graphError } from './graph-reply.ts';
-import type { FbPage, FbSim, FbState, FbUser } from './state.ts';
+import { KIND, type FbPage, type FbSim, type FbUser } from './state.ts';
 
 const CODE_TTL = 600; // ⚠ unverified: Meta says codes are short-lived; 10 minutes is the figure developers report
 const SHORT_TTL = 2 * 3600; // "short-lived, hours"
@@ -18,36 +19,40 @@ const LONG_TTL = 5_183_944; // the expires_in Meta documents for a long-lived us
 const NEVER_TTL = 10 * 365 * 24 * 3600; // Page tokens from a long-lived user token do not expire ⚠ unverified
 export const GRAPH_VERSION = /^v\d{1,2}\.0$/;
 
-export function userFor(state: FbState, username: string): FbUser {
+/**
+ * The user a username signs in as, and the two Pages every sandbox user manages (so account choice after consent
+ * has something to choose from). Both follow from the username alone, so a Page token's claims rebuild its Page
+ * without a read; sign-in stores them too, for reads of a Page by id.
+ */
+export function userFor(username: string): { user: FbUser; pages: FbPage[] } {
   const id = numericId(`facebook:user:${username.toLowerCase()}`);
-  let user = state.users.get(id);
-  if (!user) {
-    user = { id, username, name: username.replace(/_/g, ' ') };
-    state.users.set(id, user);
-    // Every sandbox user manages two Pages, so account choice after consent has something to choose from.
-    for (const [suffix, label] of [
+  const user: FbUser = { id, username, name: username.replace(/_/g, ' ') };
+  const pages = (
+    [
       ['', 'Page'],
       ['_shop', 'Shop'],
-    ] as const) {
-      const page: FbPage = {
-        id: numericId(`facebook:page:${username.toLowerCase()}${suffix}`),
-        name: `${user.name} ${label}`,
-        username: `${username}${suffix}`,
-        ownerId: id,
-      };
-      state.pages.set(page.id, page);
-    }
-  }
+    ] as const
+  ).map(([suffix, label]) => ({
+    id: numericId(`facebook:page:${username.toLowerCase()}${suffix}`),
+    name: `${user.name} ${label}`,
+    username: `${username}${suffix}`,
+    ownerId: id,
+  }));
+  return { user, pages };
+}
+
+/** Signs `username` in: the user as first named (a later sign-in in other letter cases is the same user). */
+async function signedInUser(store: SandboxStore, username: string): Promise<FbUser> {
+  const { user, pages } = userFor(username);
+  if (!(await store.insert(KIND.user, user.id, user))) return (await store.get<FbUser>(KIND.user, user.id)) ?? user;
+  await Promise.all(pages.map((page) => store.put(KIND.page, page.id, page, user.id)));
   return user;
 }
 
-export const pagesOf = (state: FbState, userId: string) =>
-  [...state.pages.values()].filter((p) => p.ownerId === userId);
-
-/** The Page behind a Page token, rebuilt from the token's claims after a restart. */
-export function pageOf(state: FbState, claims: { sub: string; username?: unknown }): FbPage | undefined {
-  if (!state.pages.has(claims.sub) && typeof claims.username === 'string') userFor(state, claims.username);
-  return state.pages.get(claims.sub);
+/** The Page behind a Page token, from the token's claims (no read: a Page follows from its user's name). */
+export function pageOf(claims: { sub: string; username?: unknown }): FbPage | undefined {
+  if (typeof claims.username !== 'string') return undefined;
+  return userFor(claims.username).pages.find((page) => page.id === claims.sub);
 }
 
 const secretHash = (secret: string) => createHash('sha256').update(secret).digest('base64url').slice(0, 16);
@@ -77,7 +82,7 @@ interface DialogRoute {
 }
 
 /** The OAuth dialog: a consent page, or with `sandbox_username` a redirect with a code at once. */
-async function oauthDialog({ kit, state }: FbSim, request: FastifyRequest<DialogRoute>, reply: FastifyReply) {
+async function oauthDialog({ kit }: FbSim, request: FastifyRequest<DialogRoute>, reply: FastifyReply) {
   const q = request.query;
   if (!GRAPH_VERSION.test(request.params.version)) return dialogError(reply, 'Unknown Graph API version.');
   if (!q.client_id) return dialogError(reply, 'Invalid App ID: the client_id parameter is missing.');
@@ -111,11 +116,11 @@ async function oauthDialog({ kit, state }: FbSim, request: FastifyRequest<Dialog
       }),
     );
   }
-  if (!kit.mayNameAccount(request, q))
-    return dialogError(reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
   if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
     return dialogError(reply, 'sandbox_username must be 1–30 letters, digits, dots or underscores.');
-  const user = userFor(state, q.sandbox_username);
+  if (!(await kit.mayNameAccount(request, q, q.sandbox_username)))
+    return dialogError(reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
+  const user = await signedInUser(kit.store, q.sandbox_username);
   const code = kit.tokens.sign({
     sub: user.id,
     typ: 'fb_code',
@@ -132,7 +137,7 @@ async function oauthDialog({ kit, state }: FbSim, request: FastifyRequest<Dialog
 }
 
 /** `/oauth/access_token`: a code for a short-lived user token, or (fb_exchange_token) that for a long-lived one. */
-async function exchangeToken({ kit, state }: FbSim, request: FastifyRequest, reply: FastifyReply) {
+async function exchangeToken({ kit }: FbSim, request: FastifyRequest, reply: FastifyReply) {
   const fields = { ...queryFields(request), ...parseBody(request.headers['content-type'], request.body).fields };
   const str = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
   const fault = kit.faults.take('token');
@@ -163,7 +168,7 @@ async function exchangeToken({ kit, state }: FbSim, request: FastifyRequest, rep
       });
     if (check.claims.cid !== clientId || check.claims.csh !== secretHash(secret))
       return graphError(reply, 400, { code: 1, message: 'Error validating client secret.' });
-    user = userFor(state, String(check.claims.username));
+    user = userFor(String(check.claims.username)).user;
     scope = String(check.claims.scope);
     ttl = LONG_TTL;
   } else {
@@ -174,8 +179,6 @@ async function exchangeToken({ kit, state }: FbSim, request: FastifyRequest, rep
       return graphError(reply, 400, { code: 100, subcode: 36007, message: 'This authorization code has expired.' });
     if (!check.ok || fault?.fault === 'expired_token')
       return graphError(reply, 400, { code: 100, subcode: 36006, message: 'Invalid verification code format.' });
-    if (state.spent.has(check.claims.jti))
-      return graphError(reply, 400, { code: 100, subcode: 36009, message: 'This authorization code has been used.' });
     if (check.claims.cid !== clientId)
       return graphError(reply, 400, { code: 1, message: 'Error validating client secret.' });
     if (check.claims.redirect !== redirectUri)
@@ -185,9 +188,11 @@ async function exchangeToken({ kit, state }: FbSim, request: FastifyRequest, rep
         message:
           'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
       });
-    state.spent.add(check.claims.jti);
-    state.deauthorized.delete(check.claims.sub); // signing in again re-authorizes the app
-    user = userFor(state, String(check.claims.username));
+    // Spent with `insert`, so two API nodes cannot both exchange one code.
+    if (!(await kit.store.insert(KIND.spentCode, check.claims.jti, { at: kit.now() })))
+      return graphError(reply, 400, { code: 100, subcode: 36009, message: 'This authorization code has been used.' });
+    await kit.store.delete(KIND.deauthorized, check.claims.sub); // signing in again re-authorizes the app
+    user = userFor(String(check.claims.username)).user;
     scope = String(check.claims.scope);
     ttl = SHORT_TTL;
   }
@@ -206,18 +211,18 @@ async function exchangeToken({ kit, state }: FbSim, request: FastifyRequest, rep
 }
 
 /** `/me/accounts`: the user's Pages, each with its own Page access token. */
-async function listPages({ kit, state }: FbSim, request: FastifyRequest, reply: FastifyReply) {
-  const claims = checkToken(kit, state, request, reply, ['fb_user']);
+async function listPages({ kit }: FbSim, request: FastifyRequest, reply: FastifyReply) {
+  const claims = await checkToken(kit, request, reply, ['fb_user']);
   if (!claims) return reply;
   if (!String(claims.scope).split(',').includes('pages_show_list'))
     return graphError(reply, 400, {
       code: 200,
       message: '(#200) Requires pages_show_list permission to manage the object',
     });
-  const user = userFor(state, String(claims.username));
+  const { user, pages } = userFor(String(claims.username));
   // A Page token lasts as long as the user token it came from, or forever when that one is long-lived.
   const ttl = claims.long ? NEVER_TTL : Math.max(1, claims.exp - Math.floor(kit.now() / 1000));
-  const data = pagesOf(state, user.id).map((p) => ({
+  const data = pages.map((p) => ({
     id: p.id,
     name: p.name,
     username: p.username,
@@ -247,9 +252,9 @@ async function listPages({ kit, state }: FbSim, request: FastifyRequest, reply: 
 }
 
 /** `DELETE /me/permissions`: the app's authorization is removed; the user's tokens fail from now on. */
-async function removePermissions({ kit, state }: FbSim, request: FastifyRequest, reply: FastifyReply) {
-  const claims = checkToken(kit, state, request, reply, ['fb_user']);
+async function removePermissions({ kit }: FbSim, request: FastifyRequest, reply: FastifyReply) {
+  const claims = await checkToken(kit, request, reply, ['fb_user']);
   if (!claims) return reply;
-  state.deauthorized.add(String(claims.uid));
+  await kit.store.put(KIND.deauthorized, String(claims.uid), { at: kit.now() });
   return { success: true };
 }

@@ -200,10 +200,7 @@ describe('the Facebook simulator over raw HTTP', () => {
     });
     assert.equal(read.json.published, true);
     assert.equal(
-      sandbox
-        .simulator('facebook')
-        .posts()
-        .find((p) => p.id === read.json.post_id)?.text,
+      (await sandbox.simulator('facebook').posts()).find((p) => p.id === read.json.post_id)?.text,
       'the video',
     );
   });
@@ -264,5 +261,60 @@ describe('the Facebook simulator over raw HTTP', () => {
       const res = await fetch(`${base}/v23.0/dialog/oauth?${query}`, { redirect: 'manual' });
       assert.equal(res.status, 400, query);
     }
+  });
+
+  test("a post's page shows the Page, the text with its link, every photo with its alt text and the time; a deleted post is 404", async () => {
+    const { pages } = await signIn('page_view_user');
+    const page = pages[0]!;
+    const token = { access_token: page.access_token };
+    const photos = [];
+    for (const alt of ['first photo', 'second photo'])
+      photos.push(
+        await graph(
+          'POST',
+          `/v23.0/${page.id}/photos`,
+          { ...token, published: 'false', alt_text_custom: alt },
+          photoForm(png()),
+        ),
+      );
+    const unposted = await graph(
+      'POST',
+      `/v23.0/${page.id}/photos`,
+      { ...token, published: 'false' },
+      photoForm(png()),
+    );
+    const post = await graph('POST', `/v23.0/${page.id}/feed`, {
+      ...token,
+      message: 'Our <new> shop opens: https://example.com/shop #opening',
+      ...Object.fromEntries(photos.map((p, i) => [`attached_media[${i}]`, JSON.stringify({ media_fbid: p.json.id })])),
+    });
+    const read = await graph('GET', `/v23.0/${post.json.id}`, { ...token, fields: 'permalink_url,created_time' });
+    const res = await fetch(read.json.permalink_url);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<strong>page view user Page<\/strong> <span class="handle">@page_view_user<\/span>/);
+    assert.match(html, /Our &lt;new&gt; shop opens: <a style="color:#1877F2" href="https:\/\/example\.com\/shop"/);
+    assert.match(html, /<b style="color:#1877F2">#opening<\/b>/);
+    for (const [i, photo] of photos.entries()) {
+      const url = `${base}/web/media/${photo.json.id}`;
+      assert.ok(html.includes(`<img src="${url}" alt="${['first photo', 'second photo'][i]}"`), url);
+      const image = await fetch(url);
+      assert.equal(image.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await image.arrayBuffer()), png());
+    }
+    // Graph's created_time is to the second; the page's time is the same instant.
+    assert.ok(html.includes(`<time datetime="${read.json.created_time.slice(0, 19)}.`), 'the time');
+    assert.equal((await fetch(`${base}/web/media/${unposted.json.id}`)).status, 404, 'an unposted photo is private');
+    const link = await graph('POST', `/v23.0/${page.id}/feed`, {
+      ...token,
+      message: 'Read this',
+      link: 'https://example.com/a',
+    });
+    const linkPage = await (await fetch(`${base}/web/${page.id}/posts/${link.json.id.split('_')[1]}`)).text();
+    assert.match(linkPage, /Read this<br><a [^>]*href="https:\/\/example\.com\/a"/, 'a link post shows its link');
+    await graph('DELETE', `/v23.0/${post.json.id}`, token);
+    const gone = await fetch(read.json.permalink_url);
+    assert.equal(gone.status, 404);
+    assert.match(await gone.text(), /does not exist in the Facebook sandbox/);
   });
 });

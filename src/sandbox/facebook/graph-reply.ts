@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { TokenClaims } from '../framework/tokens.ts';
 import { graphError, graphToken, queryFields, usageHeaders } from '../meta/graph.ts';
-import type { FbState } from './state.ts';
+import { KIND } from './state.ts';
 
 export { graphError } from '../meta/graph.ts';
 
@@ -21,15 +21,17 @@ export function tokenOf(request: FastifyRequest, fields: Record<string, unknown>
   return graphToken(request, params) ?? '';
 }
 
-/** The claims of a valid user or Page token, or undefined after Graph's code-190 answer. */
-export function checkToken(
+/**
+ * The claims of a valid user or Page token, or undefined after Graph's code-190 answer. A token is checked against
+ * the store only for a removed app authorization (one read); the rest is in its signed claims.
+ */
+export async function checkToken(
   kit: SimulatorKit,
-  state: FbState,
   request: FastifyRequest,
   reply: FastifyReply,
   kinds: Array<'fb_user' | 'fb_page'>,
   fields?: Record<string, unknown>,
-): TokenClaims | undefined {
+): Promise<TokenClaims | undefined> {
   const token = tokenOf(request, fields);
   if (!token) {
     graphError(reply, 400, {
@@ -42,7 +44,7 @@ export function checkToken(
   for (const kind of kinds) {
     const check = kit.tokens.verify(token, kind);
     if (check.ok) {
-      if (state.deauthorized.has(String(check.claims.uid))) {
+      if (await kit.store.get(KIND.deauthorized, String(check.claims.uid))) {
         graphError(reply, 400, {
           code: 190,
           subcode: 458,

@@ -7,6 +7,9 @@ export interface Answer {
   error: { code: number; error_subcode?: number; type: string; message: string };
   id: string;
   post_id: string;
+  message: string;
+  created_time: string;
+  permalink_url: string;
   access_token: string;
   data: Array<{ id: string; access_token: string; message: string; created_time: string; permalink_url: string }>;
   paging: { next: string; cursors: { after: string } };

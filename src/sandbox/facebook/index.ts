@@ -1,31 +1,29 @@
 // The Facebook Pages simulator: the Graph API as docs/platforms/facebook.md "Calls" describes it (Facebook Login with
 // Page access tokens, feed posts, unpublished photos + attached_media, resumable video upload with processing, the Page
-// feed with cursor paging, Graph error envelopes and usage headers), in memory.
+// feed with cursor paging, Graph error envelopes and usage headers, a web page per post), its state in `kit.store`
+// (state.ts), so posts, media and spent codes survive a restart and every API node serves the same Pages.
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { graphStatusReply } from '../meta/graph.ts';
 import { registerFbAuth } from './auth.ts';
 import { registerFbObjects } from './objects.ts';
 import { registerFbPages } from './pages.ts';
-import { createFbState, type FbSim, type FbState } from './state.ts';
+import { KIND, type FbPost, type FbSim } from './state.ts';
 import { registerFbVideos } from './videos.ts';
 
 const errorReply = graphStatusReply;
 
 export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
-  let state = createFbState();
   return {
     errorReply,
     routes(app) {
-      // Routes read `state` through this getter so that reset() swaps it for every route at once.
-      const live = new Proxy({} as FbState, { get: (_t, key) => state[key as keyof FbState] });
-      const sim: FbSim = { kit, state: live, errorReply, prefix: () => app.prefix };
+      const sim: FbSim = { kit, errorReply, prefix: () => app.prefix };
       registerFbAuth(app, sim);
       registerFbPages(app, sim);
       registerFbObjects(app, sim);
       registerFbVideos(app, sim);
     },
-    posts: () =>
-      [...state.posts.values()].map((p) => ({
+    posts: async () =>
+      (await kit.store.list<FbPost>(KIND.post, { ascending: true })).map((p) => ({
         id: p.id,
         account: p.pageId,
         text: p.message,
@@ -34,8 +32,5 @@ export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(p.createdAt).toISOString(),
         deleted: p.deleted,
       })),
-    reset() {
-      state = createFbState();
-    },
   };
 }

@@ -46,12 +46,12 @@ export interface PageGate {
 }
 
 /** The call's Page and parameters, or undefined once the call has been answered with Graph's refusal. */
-export function pageGate(
-  { kit, state }: FbSim,
+export async function pageGate(
+  { kit }: FbSim,
   request: FastifyRequest,
   reply: FastifyReply,
   gate: PageGate,
-): PageCall | undefined {
+): Promise<PageCall | undefined> {
   const { version, pageId } = gate;
   if (!GRAPH_VERSION.test(version)) {
     graphError(reply, 400, {
@@ -62,9 +62,9 @@ export function pageGate(
   }
   const body = parseBody(request.headers['content-type'], request.body);
   const fields = { ...queryFields(request), ...body.fields };
-  const claims = checkToken(kit, state, request, reply, ['fb_page', 'fb_user'], fields);
+  const claims = await checkToken(kit, request, reply, ['fb_page', 'fb_user'], fields);
   if (!claims) return undefined;
-  const page = claims.typ === 'fb_page' ? pageOf(state, claims) : undefined;
+  const page = claims.typ === 'fb_page' ? pageOf(claims) : undefined;
   if (!page || page.id !== pageId) {
     graphError(reply, 400, {
       code: 200,

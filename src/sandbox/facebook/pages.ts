@@ -1,12 +1,11 @@
 // Page publishing on the Graph API (docs/platforms/facebook.md "Calls"): feed posts with message / link /
-// attached_media, and photos (published with their own post, or unpublished to attach later). Every call passes the
-// Page gate.
+// attached_media, and photos (published with their own post, or unpublished to attach later; their bytes kept in
+// the store, served once posted). Every call passes the Page gate.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { snowflake } from '../framework/simulator.ts';
 import { sniff } from '../framework/sniff.ts';
 import { graphError, invalidParameter } from './graph-reply.ts';
 import { falsy, MAX_MESSAGE, pageGate, type PagePath } from './page-gate.ts';
-import type { FbPost, FbSim } from './state.ts';
+import { KIND, photoBlob, type FbPhoto, type FbPost, type FbSim } from './state.ts';
 
 const MAX_PHOTO_BYTES = 10 * 1_000_000; // ⚠ unverified: Meta only recommends < 4 MB; Herald's own cap
 const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
@@ -49,8 +48,9 @@ function attachedIds(fields: Record<string, unknown>): string[] | string {
 }
 
 async function createFeedPost(sim: FbSim, request: FastifyRequest<{ Params: PagePath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
-  const call = pageGate(sim, request, reply, {
+  const { kit } = sim;
+  const { store } = kit;
+  const call = await pageGate(sim, request, reply, {
     ...request.params,
     operation: 'create_post',
     scope: 'pages_manage_posts',
@@ -83,20 +83,18 @@ async function createFeedPost(sim: FbSim, request: FastifyRequest<{ Params: Page
   if (link && ids.length > 0) return invalidParameter(reply, 'A post cannot carry both a link and attached_media.');
   if (message.trim() === '' && !link && ids.length === 0)
     return invalidParameter(reply, 'Either message, link or attached_media must be supplied.');
-  for (const id of ids) {
-    const photo = state.photos.get(id);
+  // At once: what the checks need (the photos, the Page's last post, newest stored first) and the new post's id
+  // (a refused post only leaves a gap among ids).
+  const [photos, [last], number] = await Promise.all([
+    Promise.all(ids.map((id) => store.get<FbPhoto>(KIND.photo, id))),
+    store.list<FbPost>(KIND.post, { owner: call.page.id, match: { deleted: false }, limit: 1 }),
+    kit.snowflake(),
+  ]);
+  for (const [i, photo] of photos.entries()) {
     if (!photo || photo.pageId !== call.page.id)
-      return invalidParameter(reply, `attached_media: ${id} is not a photo of this Page.`);
-    if (photo.published || photo.postId)
-      return graphError(reply, 400, {
-        code: 100,
-        subcode: 1366051,
-        message: '(#100) These photos were already posted.',
-      });
+      return invalidParameter(reply, `attached_media: ${ids[i]} is not a photo of this Page.`);
+    if (photo.published || photo.postId) return alreadyPosted(reply);
   }
-  const last = [...state.posts.values()]
-    .filter((p) => p.pageId === call.page.id && !p.deleted)
-    .sort((a, b) => b.createdAt - a.createdAt)[0];
   const duplicate =
     message.trim() !== '' &&
     last !== undefined &&
@@ -117,7 +115,7 @@ async function createFeedPost(sim: FbSim, request: FastifyRequest<{ Params: Page
     });
   }
   const post: FbPost = {
-    id: `${call.page.id}_${snowflake(kit.now())}`,
+    id: `${call.page.id}_${number}`,
     pageId: call.page.id,
     message,
     link,
@@ -126,15 +124,31 @@ async function createFeedPost(sim: FbSim, request: FastifyRequest<{ Params: Page
     createdAt: kit.now(),
     deleted: false,
   };
-  state.posts.set(post.id, post);
-  for (const id of ids) state.photos.get(id)!.postId = post.id;
+  // The photos are claimed one by one under their row lock: of two posts attaching one photo at once (two API
+  // nodes), one gets it and the other is refused as Facebook refuses a photo posted before.
+  if (!(await claimPhotos(sim, ids, post.id))) return alreadyPosted(reply);
+  await store.put(KIND.post, post.id, post, post.pageId);
   if (call.drop) return kit.dropConnection(request, reply);
   return { id: post.id };
 }
 
+const alreadyPosted = (reply: FastifyReply) =>
+  graphError(reply, 400, { code: 100, subcode: 1366051, message: '(#100) These photos were already posted.' });
+
+/** Attaches the photos to `postId`; false (and none attached) when another post took one of them first. */
+async function claimPhotos({ kit }: FbSim, ids: string[], postId: string): Promise<boolean> {
+  const claim = (id: string, from: string | null, to: string | null) =>
+    kit.store.update<FbPhoto>(KIND.photo, id, (p) => (p.postId === from ? { ...p, postId: to } : undefined));
+  const claimed = await Promise.all(ids.map((id) => claim(id, null, postId)));
+  if (claimed.every((p) => p?.postId === postId)) return true;
+  await Promise.all(ids.filter((_id, i) => claimed[i]?.postId === postId).map((id) => claim(id, postId, null)));
+  return false;
+}
+
 async function uploadPhoto(sim: FbSim, request: FastifyRequest<{ Params: PagePath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
-  const call = pageGate(sim, request, reply, {
+  const { kit } = sim;
+  const { store } = kit;
+  const call = await pageGate(sim, request, reply, {
     ...request.params,
     operation: 'upload_media',
     scope: 'pages_manage_posts',
@@ -170,9 +184,8 @@ async function uploadPhoto(sim: FbSim, request: FastifyRequest<{ Params: PagePat
   if (alt !== undefined && (typeof alt !== 'string' || alt.length > 1000))
     return invalidParameter(reply, 'alt_text_custom must be a string of at most 1000 characters.'); // ⚠ unverified cap
   const published = !falsy(call.fields.published);
-  const id = snowflake(kit.now());
-  state.photos.set(id, {
-    id,
+  const photo: FbPhoto = {
+    id: await kit.snowflake(),
     pageId: call.page.id,
     contentType: type,
     bytes: file.data.length,
@@ -180,8 +193,14 @@ async function uploadPhoto(sim: FbSim, request: FastifyRequest<{ Params: PagePat
     published,
     postId: null,
     createdAt: kit.now(),
-  });
-  if (!published) return { id };
+  };
+  if (!published) {
+    await Promise.all([
+      store.putBytes(photoBlob(photo.id), file.data),
+      store.put(KIND.photo, photo.id, photo, photo.pageId),
+    ]);
+    return { id: photo.id };
+  }
   const caption =
     typeof call.fields.message === 'string'
       ? call.fields.message
@@ -189,17 +208,21 @@ async function uploadPhoto(sim: FbSim, request: FastifyRequest<{ Params: PagePat
         ? call.fields.caption
         : '';
   const post: FbPost = {
-    id: `${call.page.id}_${snowflake(kit.now())}`,
+    id: `${call.page.id}_${await kit.snowflake()}`,
     pageId: call.page.id,
     message: caption,
     link: null,
-    photoIds: [id],
+    photoIds: [photo.id],
     videoId: null,
     createdAt: kit.now(),
     deleted: false,
   };
-  state.posts.set(post.id, post);
-  state.photos.get(id)!.postId = post.id;
+  photo.postId = post.id;
+  await Promise.all([
+    store.putBytes(photoBlob(photo.id), file.data),
+    store.put(KIND.photo, photo.id, photo, photo.pageId),
+    store.put(KIND.post, post.id, post, post.pageId),
+  ]);
   if (call.drop) return kit.dropConnection(request, reply);
-  return { id, post_id: post.id };
+  return { id: photo.id, post_id: post.id };
 }

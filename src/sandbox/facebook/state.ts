@@ -1,6 +1,8 @@
-// In-memory state of the Facebook Pages simulator (docs/platforms/facebook.md "Calls"): users who sign in with Facebook
-// Login, the Pages each one manages, feed posts, photos (published or held unpublished for `attached_media`), resumable
-// video uploads with their processing timeline, and spent one-time codes; and what its route handlers are given.
+// The Facebook Pages simulator's documents in the sandbox store (docs/platforms/facebook.md "Calls"): users who sign
+// in with Facebook Login and the Pages each one manages, feed posts, photos (published or held unpublished for
+// `attached_media`), resumable video uploads with their processing timeline (each chunk its own blob), spent
+// one-time codes and removed app authorizations; and what its route handlers are given. Nothing lives only in
+// memory: a restart, or another API node, sees the same Page.
 import type { FastifyReply } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 
@@ -49,49 +51,44 @@ export interface FbVideo {
   pageId: string;
   uploadSessionId: string;
   fileSize: number;
-  /** The first bytes received, kept for sniffing; the rest is counted, not kept. */
+  /** The first bytes received, kept here for sniffing at finish. */
   head: Buffer;
   received: number;
+  /** The blobs of the chunks received, in order (`kit.store` bytes): the video's bytes, served once it is posted. */
+  chunks: string[];
   /** Set by upload_phase=finish: processing runs from here to readyAt. */
   finishedAt: number | null;
   readyAt: number;
   failed: string | null;
   published: boolean;
   description: string;
+  /** The Page post it became, named when it is published (the post is written from this document: ensureVideoPost). */
   postId: string | null;
+  publishedAt: number | null;
   /** A media fault taken at start, applied at finish. */
   fault: { fault: string; delayMs?: number } | undefined;
   createdAt: number;
 }
 
-export interface FbState {
-  users: Map<string, FbUser>;
-  pages: Map<string, FbPage>;
-  posts: Map<string, FbPost>;
-  photos: Map<string, FbPhoto>;
-  videos: Map<string, FbVideo>;
-  /** jti of authorization codes already exchanged (single use). */
-  spent: Set<string>;
+/** The store's kinds: one document per user, Page, post, photo, video, spent code and removed authorization. */
+export const KIND = {
+  user: 'user',
+  page: 'page',
+  post: 'post',
+  photo: 'photo',
+  video: 'video',
+  /** jti of authorization codes already exchanged (single use: `insert`). */
+  spentCode: 'spent-code',
   /** User ids whose app authorization was removed (DELETE /me/permissions): their tokens fail with 190/458. */
-  deauthorized: Set<string>;
-}
+  deauthorized: 'deauthorized',
+} as const;
 
-export function createFbState(): FbState {
-  return {
-    users: new Map(),
-    pages: new Map(),
-    posts: new Map(),
-    photos: new Map(),
-    videos: new Map(),
-    spent: new Set(),
-    deauthorized: new Set(),
-  };
-}
+/** The blob of an uploaded photo's bytes. */
+export const photoBlob = (photoId: string) => `photo:${photoId}`;
 
 /** What the Facebook simulator's route handlers are given. */
 export interface FbSim {
   kit: SimulatorKit;
-  state: FbState;
   /** The simulator's answer for framework-level statuses (an unknown version is a 404 path). */
   errorReply(reply: FastifyReply, status: number, message: string): FastifyReply;
   /** Where the simulator is mounted (permalinks and paging URLs name it). */

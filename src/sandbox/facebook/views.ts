@@ -1,5 +1,5 @@
 // How the Facebook simulator shows its objects in Graph answers: Page posts and videos (with the processing
-// status computed from the clock), Graph's time format, the `fields` selection and the sandbox's own base URL.
+// status computed from the clock), Graph's time format, the `fields` selection and the sandbox's own URLs.
 import type { FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { FbPost, FbVideo } from './state.ts';
@@ -18,6 +18,9 @@ export const fieldList = (fields: Record<string, unknown>) =>
 export const baseOf = (request: FastifyRequest, prefix: string) =>
   `${request.protocol}://${request.headers.host}${prefix}`;
 
+/** The public URL of a posted photo's or video's bytes (objects.ts serves them). */
+export const mediaUrl = (base: string, mediaId: string) => `${base}/web/media/${mediaId}`;
+
 export function postJson(p: FbPost, fields: string[], base: string): Record<string, unknown> {
   const out: Record<string, unknown> = { id: p.id, created_time: graphTime(p.createdAt) };
   if (p.message) out.message = p.message;
@@ -29,6 +32,10 @@ export function postJson(p: FbPost, fields: string[], base: string): Record<stri
         {
           type: p.videoId ? 'video_inline' : p.photoIds.length > 1 ? 'album' : 'photo',
           media_count: p.videoId ? 1 : p.photoIds.length,
+          // An album lists its photos, as Graph does (the adapter's look-up counts them).
+          ...(p.photoIds.length > 1 && {
+            subattachments: { data: p.photoIds.map((id) => ({ type: 'photo', target: { id } })) },
+          }),
         },
       ],
     };

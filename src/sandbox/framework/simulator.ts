@@ -8,6 +8,7 @@ import type { PlatformName } from '../../platforms/limits.ts';
 import { createFaultBoard, isFaultRule, type FaultBoard, type FaultRule } from './faults.ts';
 import { DEFAULT_BODY_LIMIT, registerIntake, type Admit } from './intake.ts';
 import { createRateWindows, type RateWindows, type WindowDecision } from './rate-windows.ts';
+import { memoryStore, type SandboxStore } from './store.ts';
 import { authorizeSigned, createTokenSigner, type TokenSigner } from './tokens.ts';
 
 /** What the read endpoint reports of each post a simulator holds. */
@@ -32,7 +33,12 @@ export interface SimulatorOptions {
   random?: () => number;
   /** Platform-specific settings of a simulator (e.g. a Mastodon instance's `maxCharacters`). */
   settings?: Record<string, unknown>;
+  /** Where each simulator keeps its state (Herald: PostgreSQL, store-pg.ts). Default: a fresh in-memory store. */
+  store?: (simulator: PlatformName) => SandboxStore;
 }
+
+/** How many snowflake sequence numbers a simulator takes from the shared counter at a time. */
+const SNOWFLAKE_BLOCK = 1024n;
 
 /** The shared machinery a platform module is given. */
 export interface SimulatorKit {
@@ -43,6 +49,10 @@ export interface SimulatorKit {
   windows: RateWindows;
   /** Platform-specific settings given to the simulator (SimulatorOptions.settings). */
   settings: Record<string, unknown>;
+  /** The simulator's state: every account, post, media item and comment lives here, never only in memory. */
+  store: SandboxStore;
+  /** A snowflake-like id (time-ordered numeric string), unique across restarts and API nodes. */
+  snowflake(): Promise<string>;
   /** A rate limit of the platform's notes, scaled by `rateLimitFactor`. */
   limit(n: number): number;
   /** Holds the request open without answering (the `hang` fault). */
@@ -50,11 +60,12 @@ export interface SimulatorKit {
   /** Drops the connection without an answer, after the work was done (the `lost_response` fault). */
   dropConnection(request: FastifyRequest, reply: FastifyReply): FastifyReply;
   /**
-   * Whether an authorize request may sign in as an account it names: a flow Herald started (its `sandbox_sig`),
-   * or a trusted mount (in-process, or a standalone rig with the control surface). Anyone else could otherwise
-   * take over the simulated account behind another workspace's sandbox connection.
+   * Whether an authorize request may sign in as the account `username` it names: a flow Herald started (its
+   * `sandbox_sig`), or a trusted mount (in-process, or a standalone rig with the control surface). A simulated
+   * account belongs to the workspace that first signed in as it (`sandbox_ws`, covered by the signature): another
+   * workspace naming it is refused, so no test workspace can take over the account behind another's connection.
    */
-  mayNameAccount(request: FastifyRequest, q: Record<string, string | undefined>): boolean;
+  mayNameAccount(request: FastifyRequest, q: Record<string, string | undefined>, username: string): Promise<boolean>;
 }
 
 /**
@@ -98,16 +109,18 @@ export interface PlatformSimulator {
   routes(app: FastifyInstance): void;
   /** The platform's error body for a status (its own shape: problem JSON, XRPC, Mastodon's `{error}`). */
   errorReply(reply: FastifyReply, status: number, message: string): FastifyReply;
-  posts(): SandboxPost[];
-  reset(): void;
+  posts(): Promise<SandboxPost[]>;
+  /** Forgets what the simulator holds outside its store (caches); the store itself is cleared by the framework. */
+  reset?(): void;
 }
 
 export interface Simulator {
   readonly name: PlatformName;
   readonly kit: SimulatorKit;
   readonly faults: FaultBoard;
-  posts(): SandboxPost[];
-  reset(): void;
+  posts(): Promise<SandboxPost[]>;
+  /** Forgets every account, post and media item (ids handed out are still never reused), faults and windows. */
+  reset(): Promise<void>;
   /** Registers the simulator's routes on `app` (use inside a prefixed plugin). */
   plugin(app: FastifyInstance, mount?: MountOptions): Promise<void>;
 }
@@ -129,6 +142,15 @@ export function createSimulator(
   const held = new Set<Socket>();
   const trusted = new WeakSet<FastifyRequest>();
   const faults = createFaultBoard(options.random);
+  const store = options.store?.(name) ?? memoryStore();
+  let ids = { next: 0n, end: 0n };
+  let refill: Promise<void> | undefined;
+  /** Whether `username` is free or already this workspace's; the first workspace to name it keeps it. */
+  const ownedBy = async (username: string, workspace: string) => {
+    const key = username.toLowerCase();
+    if (await store.insert('account-owner', key, { workspace })) return true;
+    return (await store.get<{ workspace: string }>('account-owner', key))?.workspace === workspace;
+  };
   const kit: SimulatorKit = {
     name,
     now,
@@ -136,6 +158,26 @@ export function createSimulator(
     faults,
     windows: createRateWindows(now),
     settings: options.settings ?? {},
+    store,
+    async snowflake() {
+      // The 22 low bits are a sequence no two ids share: blocks of it come from a shared counter, one block per
+      // SNOWFLAKE_BLOCK ids (a counter row updated for every id made each post of a burst wait for that row's
+      // lock). Two ids of one millisecond (nodes whose clocks differ, a clock stepping back, a frozen test clock)
+      // differ unless four million ids came between them; a restart takes a new block, never an old one.
+      while (ids.next >= ids.end) {
+        refill ??= store
+          .next('snowflake-block')
+          .then((block) => {
+            ids = { next: block * SNOWFLAKE_BLOCK, end: (block + 1n) * SNOWFLAKE_BLOCK };
+          })
+          .finally(() => {
+            refill = undefined;
+          });
+        await refill;
+      }
+      const seq = ids.next++ % 4194304n;
+      return ((BigInt(now() - 1288834974657) << 22n) | seq).toString();
+    },
     limit: (n) => Math.max(1, Math.round(n * factor)),
     hang(request, reply) {
       const socket = request.raw.socket;
@@ -156,7 +198,12 @@ export function createSimulator(
       request.raw.socket?.destroy();
       return reply;
     },
-    mayNameAccount: (request, q) => trusted.has(request) || authorizeSigned(options.secret, name, q),
+    async mayNameAccount(request, q, username) {
+      if (!trusted.has(request) && !authorizeSigned(options.secret, name, q)) return false;
+      // A trusted caller that names no workspace (a standalone test rig) holds its accounts under the empty tag:
+      // once named that way, an account is refused to every workspace, as a workspace's own are to the others.
+      return ownedBy(username, q.sandbox_ws ?? '');
+    },
   };
   const platform = build(kit);
   const simulator: Simulator = {
@@ -164,8 +211,9 @@ export function createSimulator(
     kit,
     faults,
     posts: () => platform.posts(),
-    reset() {
-      platform.reset();
+    async reset() {
+      await store.clear();
+      platform.reset?.();
       faults.clear();
       kit.windows.reset();
     },
@@ -202,7 +250,7 @@ export function createSimulator(
 
 /** `/_sandbox/…`: the control surface tests use. Not part of any platform's API. */
 function registerControl(app: FastifyInstance, sim: Simulator): void {
-  app.get('/_sandbox/posts', async () => ({ platform: sim.name, posts: sim.posts() }));
+  app.get('/_sandbox/posts', async () => ({ platform: sim.name, posts: await sim.posts() }));
   app.get('/_sandbox/faults', async () => ({ rules: sim.faults.rules(), fired: sim.faults.fired() }));
   app.post('/_sandbox/faults', async (request, reply) => {
     let parsed: unknown;
@@ -225,7 +273,7 @@ function registerControl(app: FastifyInstance, sim: Simulator): void {
     return { rules: [] };
   });
   app.post('/_sandbox/reset', async () => {
-    sim.reset();
+    await sim.reset();
     return { reset: true };
   });
 }
@@ -258,10 +306,3 @@ export function numericId(seed: string): string {
   for (const byte of Buffer.from(seed)) h = ((h ^ BigInt(byte)) * 1099511628211n) % 10n ** 18n;
   return (h + 10n ** 17n).toString();
 }
-
-/** A snowflake-like id: time-ordered numeric string. */
-export function snowflake(now: number): string {
-  const seq = (snowflakeSeq = (snowflakeSeq + 1) % 4096);
-  return ((BigInt(now - 1288834974657) << 22n) | BigInt(seq)).toString();
-}
-let snowflakeSeq = 0;

@@ -72,20 +72,25 @@ export function createTokenSigner(secret: string, now: () => number): TokenSigne
   };
 }
 
-/** What `sandbox_sig` covers: the client, where the code goes and the flow's state. */
-function signedText(p: { clientId?: string; redirectUri?: string; state?: string }): string {
-  return ['sandbox-authorize', p.clientId ?? '', p.redirectUri ?? '', p.state ?? ''].join('\n');
+/** What an authorize request's signature covers. */
+export interface SignedAuthorize {
+  clientId?: string;
+  redirectUri?: string;
+  state?: string;
+  /** The workspace the sign-in is for (`sandbox_ws`): the simulated account becomes that workspace's. */
+  workspace?: string;
+}
+
+/** What `sandbox_sig` covers: the client, where the code goes, the flow's state and the workspace. */
+function signedText(p: SignedAuthorize): string {
+  return ['sandbox-authorize', p.clientId ?? '', p.redirectUri ?? '', p.state ?? '', p.workspace ?? ''].join('\n');
 }
 
 /**
  * Herald's signature over an authorize request of one simulator, with the secret Herald and its simulators share
  * (`secret` as given to `createSimulators`). The connect flow appends it as `sandbox_sig`.
  */
-export function authorizeSignature(
-  secret: string,
-  platform: string,
-  p: { clientId?: string; redirectUri?: string; state?: string },
-): string {
+export function authorizeSignature(secret: string, platform: string, p: SignedAuthorize): string {
   return createHmac('sha256', `${platform}:${secret}`).update(signedText(p)).digest('base64url');
 }
 
@@ -93,7 +98,12 @@ export function authorizeSignature(
 export function authorizeSigned(secret: string, platform: string, q: Record<string, string | undefined>): boolean {
   const given = Buffer.from(q.sandbox_sig ?? '', 'base64url');
   const expected = Buffer.from(
-    authorizeSignature(secret, platform, { clientId: q.client_id, redirectUri: q.redirect_uri, state: q.state }),
+    authorizeSignature(secret, platform, {
+      clientId: q.client_id,
+      redirectUri: q.redirect_uri,
+      state: q.state,
+      workspace: q.sandbox_ws,
+    }),
     'base64url',
   );
   return given.length === expected.length && timingSafeEqual(given, expected);

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
 import { requireGraphToken } from '../meta/graph.ts';
 import { registerMetaOAuth } from '../meta/oauth.ts';
-import type { IgState, IgUser } from './state.ts';
+import type { IgUser } from './state.ts';
 
 export const IG_SCOPES = [
   'instagram_business_basic',
@@ -27,23 +27,18 @@ function oauthError(reply: FastifyReply, message: string, status = 400): Fastify
   return reply.code(status).send({ error_type: 'OAuthException', code: status, error_message: message });
 }
 
-export function igUserFor(state: IgState, username: string): IgUser {
-  const id = numericId(`instagram:${username.toLowerCase()}`);
-  let user = state.users.get(id);
-  if (!user) {
-    user = {
-      id,
-      appScopedId: numericId(`instagram-app-scoped:${username.toLowerCase()}`),
-      username: username.toLowerCase(),
-      name: username.replace(/[._]/g, ' '),
-    };
-    state.users.set(id, user);
-  }
-  return user;
+/** The account of a username: the same username always makes the same account, so none needs keeping. */
+export function igUserFor(username: string): IgUser {
+  return {
+    id: numericId(`instagram:${username.toLowerCase()}`),
+    appScopedId: numericId(`instagram-app-scoped:${username.toLowerCase()}`),
+    username: username.toLowerCase(),
+    name: username.replace(/[._]/g, ' '),
+  };
 }
 
-export function registerIgAuth(app: FastifyInstance, kit: SimulatorKit, state: IgState): void {
-  registerMetaOAuth(app, kit, state, {
+export function registerIgAuth(app: FastifyInstance, kit: SimulatorKit): void {
+  registerMetaOAuth(app, kit, {
     platform: 'Instagram',
     usageType: 'instagram',
     scopes: IG_SCOPES,
@@ -57,7 +52,7 @@ export function registerIgAuth(app: FastifyInstance, kit: SimulatorKit, state: I
     minRefreshAge: MIN_REFRESH_AGE,
     exchangeGrant: 'ig_exchange_token',
     refreshGrant: 'ig_refresh_token',
-    userFor: (username) => igUserFor(state, username),
+    userFor: igUserFor,
     oauthError: (reply, error) => oauthError(reply, error.message),
     codeFault: (_kit, _request, reply) => {
       const fault = kit.faults.take('token');
@@ -86,13 +81,12 @@ export function registerIgAuth(app: FastifyInstance, kit: SimulatorKit, state: I
 /** The account behind a Graph call's token, or undefined after answering 190. */
 export function igAuthenticate(
   kit: SimulatorKit,
-  state: IgState,
   request: FastifyRequest,
   reply: FastifyReply,
   params: Record<string, string>,
 ): IgUser | undefined {
   const claims = requireGraphToken(kit, request, reply, params, IG_TOKEN);
-  return claims ? igUserFor(state, String(claims.username)) : undefined;
+  return claims ? igUserFor(String(claims.username)) : undefined;
 }
 
 /** Whether the token grants a scope (publishing needs instagram_business_content_publish). */

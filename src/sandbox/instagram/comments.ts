@@ -1,10 +1,13 @@
 // Comments on Instagram media (docs/platforms/instagram.md "Calls"): posting one (`POST /{ig-media-id}/comments`, a
-// publishing step Herald uses for first comments) and listing them.
+// publishing step Herald uses for first comments) and listing them. Each comment is a document of its own (owner:
+// its media), and the media counts them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measure } from '../../platforms/instagram/limits.ts';
+import { nextGraphId } from '../meta/containers.ts';
 import { applyGraphFault, graphError } from '../meta/graph.ts';
 import { fieldsOf, type GraphMediaPath, isoTime, pick } from '../meta/publishing.ts';
 import { beginIgCall, type IgSim } from './graph-call.ts';
+import { COMMENT, MEDIA, type IgComment, type IgMedia } from './state.ts';
 
 export function registerIgComments(app: FastifyInstance, sim: IgSim): void {
   app.post<{ Params: GraphMediaPath }>('/:version/:mediaId/comments', (request, reply) =>
@@ -16,10 +19,10 @@ export function registerIgComments(app: FastifyInstance, sim: IgSim): void {
 }
 
 async function createComment(sim: IgSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
-  const media = state.media.get(request.params.mediaId);
+  const media = await kit.store.get<IgMedia>(MEDIA, request.params.mediaId);
   if (!media || media.deleted)
     return graphError(reply, 400, {
       message: 'Unsupported post request. The media does not exist.',
@@ -36,8 +39,15 @@ async function createComment(sim: IgSim, request: FastifyRequest<{ Params: Graph
   if (!message.trim()) return graphError(reply, 400, { message: 'The parameter message is required.', code: 100 });
   if (measure(message) > 2200)
     return graphError(reply, 400, { message: 'The comment is too long (2200 characters at most).', code: 100 });
-  const comment = { id: state.nextId(), text: message, username: ctx.user.username, timestamp: kit.now() };
-  media.comments.push(comment);
+  const comment: IgComment = {
+    id: await nextGraphId(kit),
+    mediaId: media.id,
+    text: message,
+    username: ctx.user.username,
+    timestamp: kit.now(),
+  };
+  await kit.store.put(COMMENT, comment.id, comment, media.id);
+  await kit.store.update<IgMedia>(MEDIA, media.id, (m) => ({ ...m, commentCount: m.commentCount + 1 }));
   if (applied === 'drop') return kit.dropConnection(request, reply);
   return { id: comment.id };
 }
@@ -45,7 +55,7 @@ async function createComment(sim: IgSim, request: FastifyRequest<{ Params: Graph
 async function listComments(sim: IgSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
-  const media = sim.state.media.get(request.params.mediaId);
+  const media = await sim.kit.store.get<IgMedia>(MEDIA, request.params.mediaId);
   if (!media || media.deleted)
     return graphError(reply, 400, {
       message: 'Unsupported get request. The media does not exist.',
@@ -55,7 +65,7 @@ async function listComments(sim: IgSim, request: FastifyRequest<{ Params: GraphM
     });
   const fields = fieldsOf(ctx.params, ['id', 'text', 'timestamp']);
   return {
-    data: media.comments.map((c) =>
+    data: (await sim.kit.store.list<IgComment>(COMMENT, { owner: media.id, ascending: true })).map((c) =>
       pick({ id: c.id, text: c.text, username: c.username, timestamp: isoTime(c.timestamp) }, fields),
     ),
   };

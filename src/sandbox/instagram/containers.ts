@@ -1,13 +1,24 @@
 // Instagram media containers (docs/platforms/instagram.md "Calls"): `POST /{ig-user-id}/media` for images, Reels,
 // stories and carousels (children first, 2–10). Instagram fetches the media from the given URL: images while the
 // container is created (a URL it cannot read fails the call), videos after the answer (failures show as ERROR).
+// The fetched bytes are kept (meta/media-files.ts) for the post's page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countHashtags, countMentions, measure } from '../../platforms/instagram/limits.ts';
+import type { SimulatorKit } from '../framework/simulator.ts';
+import {
+  containerStatus,
+  containerTimings,
+  createContainer,
+  createVideoContainer,
+  readContainer,
+} from '../meta/containers.ts';
 import { fetchMedia } from '../meta/fetch.ts';
-import { applyGraphFault, containerTimings, graphError, recentTimes, type GraphErrorSpec } from '../meta/graph.ts';
-import { createVideoContainer, type GraphAccountPath } from '../meta/publishing.ts';
+import { applyGraphFault, graphError, type GraphErrorSpec } from '../meta/graph.ts';
+import { keepMedia } from '../meta/media-files.ts';
+import type { GraphAccountPath } from '../meta/publishing.ts';
+import { takeQuota } from '../meta/quotas.ts';
 import { beginIgCall, mayPublish, ownIgAccount, type IgSim } from './graph-call.ts';
-import { DAY_MS, type IgContainerData, type IgMediaType, type IgUser } from './state.ts';
+import type { IgContainerData, IgMediaType, IgUser } from './state.ts';
 
 const CONTAINERS_PER_DAY = 400; // ⚠ unverified (docs/platforms/instagram.md "Rate limits")
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -16,7 +27,7 @@ const MEDIA_TYPES: readonly IgMediaType[] = ['IMAGE', 'VIDEO', 'REELS', 'STORIES
 
 export function registerIgContainers(app: FastifyInstance, sim: IgSim): void {
   app.post<{ Params: GraphAccountPath }>('/:version/:userId/media', (request, reply) =>
-    createContainer(sim, request, reply),
+    createIgContainer(sim, request, reply),
   );
 }
 
@@ -82,8 +93,12 @@ function readContainerRequest(params: Record<string, string>): ContainerRequest 
   return { mediaType, carouselItem, caption, altText, isVideo, url };
 }
 
-async function createContainer(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
+async function createIgContainer(
+  sim: IgSim,
+  request: FastifyRequest<{ Params: GraphAccountPath }>,
+  reply: FastifyReply,
+) {
+  const { kit } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   const { user, params } = ctx;
@@ -91,16 +106,7 @@ async function createContainer(sim: IgSim, request: FastifyRequest<{ Params: Gra
   if (!mayPublish(kit, request, reply, params)) return reply;
   const asked = readContainerRequest(params);
   if ('refused' in asked) return graphError(reply, 400, asked.refused);
-  const made = recentTimes(state.creations, user.id, kit.now(), DAY_MS);
-  if (made.length >= kit.limit(CONTAINERS_PER_DAY))
-    return graphError(reply, 400, {
-      message: 'Application request limit reached',
-      code: 9,
-      subcode: 2207042,
-      userTitle: 'Too many containers',
-      userMessage: `At most ${CONTAINERS_PER_DAY} containers can be created in 24 hours.`,
-    });
-  if (asked.mediaType === 'CAROUSEL') return createCarousel(sim, reply, user, asked.caption, params.children, made);
+  if (asked.mediaType === 'CAROUSEL') return createCarousel(sim, reply, user, asked.caption, params.children);
 
   const t = containerTimings(kit.settings);
   const fault = kit.faults.take('upload_media', user.id);
@@ -119,41 +125,59 @@ async function createContainer(sim: IgSim, request: FastifyRequest<{ Params: Gra
   };
   if (!asked.isVideo) {
     // Images are fetched while the container is created: a URL Instagram cannot read fails the call itself.
-    const refused = await refuseImage(url, data, kit.settings);
-    if (refused) return graphError(reply, 400, refused);
-    made.push(kit.now());
-    const container = state.containers.create(
-      user.id,
+    const got = await fetchImage(url, data, kit.settings);
+    if ('refused' in got) return graphError(reply, 400, got.refused);
+    if (!(await takeCreation(kit, user))) return tooManyContainers(reply);
+    const container = await createContainer(kit, {
+      owner: user.id,
       data,
-      t.imageMs + extra,
-      fault?.fault === 'media_failed' ? 'Error: Media upload has failed with error code 2207001' : null,
-    );
+      processingMs: t.imageMs + extra,
+      failure: fault?.fault === 'media_failed' ? 'Error: Media upload has failed with error code 2207001' : null,
+      media: [{ key: await keepMedia(kit.store, got.bytes), kind: 'image', alt: data.altText }],
+    });
     return { id: container.id };
   }
   // Videos are fetched and processed after the answer: failures show as ERROR on the container.
-  made.push(kit.now());
-  const container = createVideoContainer(kit, state.containers, user.id, data, url, {
-    processingMs: t.videoMs + extra,
-    maxBytes: MAX_VIDEO_BYTES,
-    faulted: fault?.fault === 'media_failed',
-    failures: {
-      download: (reason) => `Error: Media download has failed (2207052): ${reason}`,
-      format: 'Error: Media upload has failed with error code 2207026 (unsupported video format)',
-      tooLarge: 'Error: Media upload has failed with error code 2207026 (video too large)',
-      failed: 'Error: Media upload has failed with error code 2207026',
+  if (!(await takeCreation(kit, user))) return tooManyContainers(reply);
+  const container = await createVideoContainer(
+    kit,
+    { owner: user.id, data, url },
+    {
+      processingMs: t.videoMs + extra,
+      maxBytes: MAX_VIDEO_BYTES,
+      faulted: fault?.fault === 'media_failed',
+      failures: {
+        download: (reason) => `Error: Media download has failed (2207052): ${reason}`,
+        format: 'Error: Media upload has failed with error code 2207026 (unsupported video format)',
+        tooLarge: 'Error: Media upload has failed with error code 2207026 (video too large)',
+        failed: 'Error: Media upload has failed with error code 2207026',
+      },
     },
-  });
+  );
   return { id: container.id };
 }
 
-/** A carousel container over finished carousel items of the same account. */
-function createCarousel(
-  { kit, state }: IgSim,
+/** Counts a container against the account's 400 per 24 hours; false when none is left. */
+const takeCreation = (kit: SimulatorKit, user: IgUser) =>
+  takeQuota(kit.store, 'ig-containers', user.id, kit.now(), kit.limit(CONTAINERS_PER_DAY));
+
+function tooManyContainers(reply: FastifyReply): FastifyReply {
+  return graphError(reply, 400, {
+    message: 'Application request limit reached',
+    code: 9,
+    subcode: 2207042,
+    userTitle: 'Too many containers',
+    userMessage: `At most ${CONTAINERS_PER_DAY} containers can be created in 24 hours.`,
+  });
+}
+
+/** A carousel container over finished carousel items of the same account; their media become its own. */
+async function createCarousel(
+  { kit }: IgSim,
   reply: FastifyReply,
   user: IgUser,
   caption: string,
   children: string | undefined,
-  made: number[],
 ) {
   const ids = (children ?? '')
     .split(',')
@@ -165,8 +189,9 @@ function createCarousel(
       code: 100,
       subcode: 2207028,
     });
-  for (const id of ids) {
-    const child = state.containers.get(id);
+  const found = await Promise.all(ids.map((id) => readContainer<IgContainerData>(kit, id)));
+  for (const [i, id] of ids.entries()) {
+    const child = found[i];
     if (!child || child.owner !== user.id)
       return graphError(reply, 400, { message: `Invalid child container ${id}.`, code: 100, subcode: 33 });
     if (!child.data.carouselItem)
@@ -175,7 +200,7 @@ function createCarousel(
         code: 100,
         subcode: 2207028,
       });
-    const status = state.containers.status(child);
+    const status = containerStatus(kit, child);
     if (status === 'IN_PROGRESS')
       return graphError(reply, 400, {
         message: 'Media ID is not available',
@@ -187,10 +212,10 @@ function createCarousel(
     if (status === 'ERROR' || status === 'EXPIRED' || status === 'PUBLISHED')
       return graphError(reply, 400, { message: `Child container ${id} is ${status}.`, code: 100, subcode: 2207028 });
   }
-  made.push(kit.now());
-  const container = state.containers.create(
-    user.id,
-    {
+  if (!(await takeCreation(kit, user))) return tooManyContainers(reply);
+  const container = await createContainer(kit, {
+    owner: user.id,
+    data: {
       mediaType: 'CAROUSEL',
       carouselItem: false,
       caption,
@@ -199,43 +224,53 @@ function createCarousel(
       mediaUrl: null,
       isVideo: false,
       shareToFeed: true,
-    },
-    containerTimings(kit.settings).otherMs,
-  );
+    } satisfies IgContainerData,
+    processingMs: containerTimings(kit.settings).otherMs,
+    media: found.flatMap((child) => child?.media ?? []),
+  });
   return { id: container.id };
 }
 
-/** Fetches an image as Instagram does; the refusal when it cannot be used (unreadable, not JPEG, too big, ratio). */
-async function refuseImage(
+/**
+ * Fetches an image as Instagram does: its bytes, or the refusal when it cannot be used (unreadable, not JPEG, too
+ * big, out of ratio).
+ */
+async function fetchImage(
   url: string,
   data: IgContainerData,
   settings: Record<string, unknown>,
-): Promise<GraphErrorSpec | undefined> {
-  const got = await fetchMedia(url, settings);
+): Promise<{ refused: GraphErrorSpec } | { bytes: Buffer | undefined }> {
+  const got = await fetchMedia(url, settings, { keepBytes: MAX_IMAGE_BYTES });
   if (!got.ok)
     return {
-      message: "Media download has failed. The media URI doesn't meet our requirements.",
-      code: 9004,
-      subcode: 2207052,
-      userTitle: 'Media download failed',
-      userMessage: `The media could not be fetched from this URI: ${got.reason}.`,
+      refused: {
+        message: "Media download has failed. The media URI doesn't meet our requirements.",
+        code: 9004,
+        subcode: 2207052,
+        userTitle: 'Media download failed',
+        userMessage: `The media could not be fetched from this URI: ${got.reason}.`,
+      },
     };
   if (got.contentType !== 'image/jpeg')
     return {
-      message: 'The image format is not supported. Only JPEG images can be published.',
-      code: 9004,
-      subcode: 2207005,
+      refused: {
+        message: 'The image format is not supported. Only JPEG images can be published.',
+        code: 9004,
+        subcode: 2207005,
+      },
     };
   if (got.size > MAX_IMAGE_BYTES)
-    return { message: 'The image is too large to upload (8 MB at most).', code: 9004, subcode: 2207004 };
+    return { refused: { message: 'The image is too large to upload (8 MB at most).', code: 9004, subcode: 2207004 } };
   if (got.width && got.height && !data.carouselItem && data.mediaType === 'IMAGE') {
     const ratio = got.width / got.height;
     if (ratio < 0.8 - 1e-9 || ratio > 1.91 + 1e-9)
       return {
-        message: `The aspect ratio ${ratio.toFixed(2)} is not supported (4:5 to 1.91:1).`,
-        code: 36003,
-        subcode: 2207009,
+        refused: {
+          message: `The aspect ratio ${ratio.toFixed(2)} is not supported (4:5 to 1.91:1).`,
+          code: 36003,
+          subcode: 2207009,
+        },
       };
   }
-  return undefined;
+  return { bytes: got.bytes };
 }

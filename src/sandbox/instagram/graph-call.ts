@@ -5,19 +5,18 @@ import type { SimulatorKit } from '../framework/simulator.ts';
 import { graphError } from '../meta/graph.ts';
 import { beginGraphCall, ownAccount, type GraphPath } from '../meta/publishing.ts';
 import { igAuthenticate, igScopes } from './auth.ts';
-import type { IgState, IgUser } from './state.ts';
+import type { IgUser } from './state.ts';
 
 const CALLS_PER_HOUR = 200; // ⚠ unverified: Instagram's Business Use Case budget depends on impressions; a flat figure here
 
-/** What the Instagram Graph handlers are given. */
+/** What the Instagram Graph handlers are given (their state is in `kit.store`). */
 export interface IgSim {
   kit: SimulatorKit;
-  state: IgState;
 }
 
 /** The caller and the call's parameters, or undefined once the call has been answered with Graph's refusal. */
 export function beginIgCall(
-  { kit, state }: IgSim,
+  { kit }: IgSim,
   request: FastifyRequest<{ Params: GraphPath }>,
   reply: FastifyReply,
 ): { user: IgUser; params: Record<string, string> } | undefined {
@@ -27,7 +26,7 @@ export function beginIgCall(
       windowPrefix: 'ig-calls',
       usageType: 'instagram',
       callsPerHour: CALLS_PER_HOUR,
-      authenticate: (req, rep, params) => igAuthenticate(kit, state, req, rep, params),
+      authenticate: (req, rep, params) => igAuthenticate(kit, req, rep, params),
       userId: (user) => user.id,
       limited: {
         message: 'There have been too many calls to this Instagram account. Wait a bit and try again.',

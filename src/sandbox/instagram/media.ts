@@ -1,20 +1,26 @@
 // Instagram reads (docs/platforms/instagram.md "Calls"): the account (`/me`), its media and stories edges, one node (a
-// container's status or a published media), media insights, the refused delete of Instagram Login, and a web
-// page per post for sandbox URLs.
+// container's status or a published media), media insights, the refused delete of Instagram Login, and the web
+// page of each post (its sandbox URL, with the media fetched for it and the owner's own comments).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
+import { containerStatus, readContainer } from '../meta/containers.ts';
 import { graphError } from '../meta/graph.ts';
+import { mountPath, pageMedia, registerMediaFiles } from '../meta/media-files.ts';
 import {
+  edgeOwner,
   fieldsOf,
   type GraphAccountPath,
   type GraphMediaPath,
   type GraphNodePath,
   type GraphPath,
+  idOfShortcode,
   isoTime,
   pick,
 } from '../meta/publishing.ts';
-import { igScopes } from './auth.ts';
+import { igScopes, igUserFor } from './auth.ts';
 import { beginIgCall, callToken, ownIgAccount, type IgSim } from './graph-call.ts';
-import { DAY_MS, type IgMedia, type IgUser } from './state.ts';
+import { ensureMedia } from './publish.ts';
+import { COMMENT, DAY_MS, MEDIA, type IgComment, type IgContainerData, type IgMedia } from './state.ts';
 
 const STATUS_TEXT: Record<string, string> = {
   IN_PROGRESS: 'In Progress: Media is still being processed.',
@@ -32,7 +38,7 @@ interface WebPath {
   shortcode: string;
 }
 
-export function mediaJson(m: IgMedia, user: IgUser | undefined): Record<string, unknown> {
+export function mediaJson(m: IgMedia): Record<string, unknown> {
   return {
     id: m.id,
     caption: m.caption || undefined,
@@ -41,9 +47,9 @@ export function mediaJson(m: IgMedia, user: IgUser | undefined): Record<string, 
     permalink: `https://www.instagram.com/${m.productType === 'REELS' ? 'reel' : 'p'}/${m.shortcode}/`,
     shortcode: m.shortcode,
     timestamp: isoTime(m.timestamp),
-    username: user?.username,
+    username: m.username,
     like_count: 0,
-    comments_count: m.comments.length,
+    comments_count: m.commentCount,
   };
 }
 
@@ -61,20 +67,61 @@ export function registerIgMedia(app: FastifyInstance, sim: IgSim): void {
   // Instagram permalinks end with a slash; both spellings are served.
   app.get<{ Params: WebPath }>('/web/:kind/:shortcode', (request, reply) => webPage(sim, request, reply));
   app.get<{ Params: WebPath }>('/web/:kind/:shortcode/', (request, reply) => webPage(sim, request, reply));
+  registerMediaFiles(app, sim.kit.store, (reply) => reply.code(404).send());
+}
+
+/**
+ * One page of the account's live media of one edge, newest first from the media the `after` cursor names, from
+ * `since` (ms) on, as Graph answers it (cursors, and `next` while more remain). One page (and one more, to know
+ * whether there are more) is read from the store, however many media the account has.
+ */
+async function edgePage(
+  sim: IgSim,
+  owner: string,
+  edge: IgMedia['edge'],
+  params: { limit?: string; after?: string },
+  since: number,
+): Promise<{ page: IgMedia[]; paging?: Record<string, unknown> }> {
+  const limit = Math.min(100, Math.max(1, Number(params.limit) || 25));
+  const listed = await sim.kit.store.list<IgMedia>(MEDIA, {
+    owner: edgeOwner(owner, edge),
+    match: { deleted: false },
+    limit: limit + 1,
+    beforeId: params.after ? Buffer.from(params.after, 'base64url').toString() : undefined,
+  });
+  const read = listed.slice(0, limit);
+  const page = read.filter((m) => m.timestamp >= since);
+  if (read.length === 0) return { page };
+  const cursors = {
+    before: Buffer.from(read[0]!.id).toString('base64url'),
+    after: Buffer.from(read.at(-1)!.id).toString('base64url'),
+  };
+  // Newest first: the first media older than `since` ends the listing.
+  const more = listed.length > limit && listed[limit]!.timestamp >= since;
+  return { page, paging: { cursors, ...(more ? { next: `?after=${cursors.after}&limit=${limit}` } : {}) } };
 }
 
 async function readMe(sim: IgSim, request: FastifyRequest<{ Params: GraphPath }>, reply: FastifyReply) {
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
+  const fields = fieldsOf(ctx.params, ['user_id', 'username']);
   const all = {
     id: ctx.user.appScopedId,
     user_id: ctx.user.id,
     username: ctx.user.username,
     name: ctx.user.name,
     account_type: 'BUSINESS',
-    media_count: [...sim.state.media.values()].filter((m) => m.owner === ctx.user.id && !m.deleted).length,
+    // Counted only when asked for: it reads every media of the account.
+    media_count: fields.includes('media_count')
+      ? (
+          await sim.kit.store.list<IgMedia>(MEDIA, {
+            owner: edgeOwner(ctx.user.id, 'media'),
+            match: { deleted: false },
+          })
+        ).length
+      : undefined,
   };
-  return pick(all, fieldsOf(ctx.params, ['user_id', 'username']));
+  return pick(all, fields);
 }
 
 async function listMedia(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
@@ -82,24 +129,9 @@ async function listMedia(sim: IgSim, request: FastifyRequest<{ Params: GraphAcco
   if (!ctx) return reply;
   if (!ownIgAccount(reply, ctx.user, request.params.userId)) return reply;
   const fields = fieldsOf(ctx.params, ['id']);
-  const limit = Math.min(100, Math.max(1, Number(ctx.params.limit) || 25));
   const since = ctx.params.since && /^\d+$/.test(ctx.params.since) ? Number(ctx.params.since) * 1000 : 0;
-  const all = [...sim.state.media.values()]
-    .filter((m) => m.owner === ctx.user.id && !m.deleted && m.productType !== 'STORY' && m.timestamp >= since)
-    .sort((a, b) => b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
-  const start = ctx.params.after
-    ? Math.max(0, all.findIndex((m) => m.id === Buffer.from(ctx.params.after!, 'base64url').toString()) + 1)
-    : 0;
-  const page = all.slice(start, start + limit);
-  const body: Record<string, unknown> = { data: page.map((m) => pick(mediaJson(m, ctx.user), fields)) };
-  if (page.length > 0) {
-    const cursors = {
-      before: Buffer.from(page[0]!.id).toString('base64url'),
-      after: Buffer.from(page.at(-1)!.id).toString('base64url'),
-    };
-    body.paging = { cursors, ...(start + limit < all.length ? { next: `?after=${cursors.after}` } : {}) };
-  }
-  return body;
+  const { page, paging } = await edgePage(sim, ctx.user.id, 'media', ctx.params, since);
+  return { data: page.map((m) => pick(mediaJson(m), fields)), ...(paging ? { paging } : {}) };
 }
 
 async function listStories(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
@@ -107,32 +139,30 @@ async function listStories(sim: IgSim, request: FastifyRequest<{ Params: GraphAc
   if (!ctx) return reply;
   if (!ownIgAccount(reply, ctx.user, request.params.userId)) return reply;
   const fields = fieldsOf(ctx.params, ['id']);
-  // Stories stay listed for 24 hours.
-  const live = [...sim.state.media.values()]
-    .filter(
-      (m) => m.owner === ctx.user.id && !m.deleted && m.productType === 'STORY' && m.timestamp > sim.kit.now() - DAY_MS,
-    )
-    .sort((a, b) => b.timestamp - a.timestamp);
-  return { data: live.map((m) => pick(mediaJson(m, ctx.user), fields)) };
+  // Stories stay listed for 24 hours; the edge pages like the media edge. ⚠ unverified: its page size.
+  const { page, paging } = await edgePage(sim, ctx.user.id, 'stories', ctx.params, sim.kit.now() - DAY_MS + 1);
+  return { data: page.map((m) => pick(mediaJson(m), fields)), ...(paging ? { paging } : {}) };
 }
 
 /** One node by id: a container (its status, polled before publishing), a published media, or the account. */
 async function readNode(sim: IgSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
-  const { state } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   const id = request.params.id;
-  const container = state.containers.get(id);
+  const [container, media] = await Promise.all([
+    readContainer<IgContainerData>(sim.kit, id),
+    sim.kit.store.get<IgMedia>(MEDIA, id),
+  ]);
   if (container && container.owner === ctx.user.id) {
-    const status = state.containers.status(container);
+    const status = containerStatus(sim.kit, container);
+    if (status === 'PUBLISHED') await ensureMedia(sim.kit, container, ctx.user.username);
     return pick(
       { id, status_code: status, status: status === 'ERROR' ? container.failure : STATUS_TEXT[status] },
       fieldsOf(ctx.params, ['id']),
     );
   }
-  const media = state.media.get(id);
   if (media && media.owner === ctx.user.id && !media.deleted)
-    return pick(mediaJson(media, ctx.user), fieldsOf(ctx.params, ['id']));
+    return pick(mediaJson(media), fieldsOf(ctx.params, ['id']));
   if (id === ctx.user.id)
     return pick({ id, username: ctx.user.username, name: ctx.user.name }, fieldsOf(ctx.params, ['id']));
   return graphError(reply, 400, {
@@ -151,7 +181,7 @@ async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: GraphM
       message: 'Application does not have permission for this action (instagram_business_manage_insights).',
       code: 10,
     });
-  const media = sim.state.media.get(request.params.mediaId);
+  const media = await sim.kit.store.get<IgMedia>(MEDIA, request.params.mediaId);
   if (!media || media.deleted || media.owner !== ctx.user.id)
     return graphError(reply, 400, {
       message: 'Unsupported get request. The media does not exist.',
@@ -171,8 +201,7 @@ async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: GraphM
       code: 100,
       userMessage: `${unknown} is not supported.`,
     });
-  const value = (m: string) =>
-    m === 'comments' ? media.comments.length : m === 'total_interactions' ? media.comments.length : 0;
+  const value = (m: string) => (m === 'comments' || m === 'total_interactions' ? media.commentCount : 0);
   return {
     data: wanted.map((m) => ({
       name: m,
@@ -195,19 +224,25 @@ async function refuseDelete(sim: IgSim, request: FastifyRequest<{ Params: GraphN
   });
 }
 
-async function webPage({ state }: IgSim, request: FastifyRequest<{ Params: WebPath }>, reply: FastifyReply) {
-  const { shortcode } = request.params;
-  const media = [...state.media.values()].find((m) => m.shortcode === shortcode.replace(/\/$/, '') && !m.deleted);
-  if (!media)
-    return reply
-      .code(404)
-      .type('text/html; charset=utf-8')
-      .send("<!doctype html><title>Not found</title><p>Sorry, this page isn't available.</p>");
-  const user = state.users.get(media.owner);
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return reply
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html><title>@${esc(user?.username ?? '')} on Instagram (sandbox)</title><article><h1>@${esc(user?.username ?? '')}</h1><p>${esc(media.caption)}</p><p>${media.items} media item(s) · ${media.productType}</p><ul>${media.comments.map((c) => `<li>@${esc(c.username)}: ${esc(c.text)}</li>`).join('')}</ul></article>`,
-    );
+/** The post's page: the caption with its links, the media fetched for it, and the owner's own comments below. */
+async function webPage({ kit }: IgSim, request: FastifyRequest<{ Params: WebPath }>, reply: FastifyReply) {
+  const id = idOfShortcode(request.params.shortcode);
+  const media = id ? await kit.store.get<IgMedia>(MEDIA, id) : undefined;
+  if (!media || media.deleted) return sendMissingPost(reply, 'Instagram');
+  // The owner's comments read on as the post's own words (a first comment); others' are the audience's.
+  const comments = await kit.store.list<IgComment>(COMMENT, {
+    owner: media.id,
+    match: { username: media.username },
+    ascending: true,
+  });
+  return sendPostPage(reply, {
+    platform: 'Instagram',
+    accent: '#E1306C',
+    noun: 'Post',
+    account: { name: igUserFor(media.username).name, handle: `@${media.username}` },
+    parts: [
+      { text: media.caption, media: pageMedia(mountPath(request), media.media), createdAt: media.timestamp },
+      ...comments.map((c) => ({ text: c.text, media: [], createdAt: c.timestamp })),
+    ],
+  });
 }

@@ -1,12 +1,25 @@
 // Instagram publishing (docs/platforms/instagram.md "Calls"): media_publish, which refuses containers that are not
 // FINISHED (9007/2207027) and accounts past the rolling 24-hour quota (9/2207042), and content_publishing_limit, which
-// reports that quota's live use.
+// reports that quota's live use. A container is claimed atomically before its media is made (claimContainer), so
+// two nodes asked to publish one container publish it once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { applyGraphFault, graphError, recentTimes, type SimContainer } from '../meta/graph.ts';
-import { fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import {
+  claimContainer,
+  containerStatus,
+  nextGraphId,
+  releaseContainer,
+  statusAfterClaim,
+  type SimContainer,
+} from '../meta/containers.ts';
+import { applyGraphFault, graphError } from '../meta/graph.ts';
+import { edgeOwner, fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { quotaUsage, takeQuota } from '../meta/quotas.ts';
 import { beginIgCall, mayPublish, ownIgAccount, type IgSim } from './graph-call.ts';
-import { DAY_MS, type IgContainerData, type IgMedia } from './state.ts';
+import { MEDIA, type IgContainerData, type IgMedia } from './state.ts';
+
+/** The quota's name in the store. */
+const PUBLISHES = 'ig-publishes';
 
 const DEFAULT_QUOTA = 100; // content-publishing guide; content_publishing_limit reports the live figure
 
@@ -30,7 +43,7 @@ async function publishContainer(
   request: FastifyRequest<{ Params: GraphAccountPath }>,
   reply: FastifyReply,
 ) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   const { user, params } = ctx;
@@ -39,9 +52,16 @@ async function publishContainer(
   const fault = kit.faults.take('create_post', user.id);
   const applied = applyGraphFault(kit, fault, request, reply, { businessId: user.id, type: 'instagram' });
   if (applied === 'sent') return reply;
-  const container = params.creation_id ? state.containers.get(params.creation_id) : undefined;
   if (!params.creation_id)
     return graphError(reply, 400, { message: 'The parameter creation_id is required.', code: 100 });
+  const id = await nextGraphId(kit);
+  // Claimed in one step when it may be published; otherwise read as it is, for the refusal below.
+  const container = await claimContainer<IgContainerData>(
+    kit,
+    params.creation_id,
+    id,
+    (c) => c.owner === user.id && !c.data.carouselItem && containerStatus(kit, c) === 'FINISHED',
+  );
   if (!container || container.owner !== user.id)
     return graphError(reply, 400, {
       message: `Unsupported post request. Object with ID '${params.creation_id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
@@ -55,7 +75,7 @@ async function publishContainer(
       code: 100,
       subcode: 2207028,
     });
-  const status = state.containers.status(container);
+  const status = statusAfterClaim(kit, container, id);
   const refused = refuseUnpublishable(reply, status, container, {
     notReady: {
       message: 'Media ID is not available',
@@ -69,9 +89,9 @@ async function publishContainer(
     published: 'This media container has already been published.',
   });
   if (refused) return refused;
-  const published = recentTimes(state.publishes, user.id, kit.now(), DAY_MS);
   const quota = publishQuota(kit);
-  if (published.length >= quota)
+  if (!(await takeQuota(kit.store, PUBLISHES, user.id, kit.now(), quota))) {
+    await releaseContainer(kit, container.id, id);
     return graphError(reply, 400, {
       message: 'Application request limit reached',
       code: 9,
@@ -79,27 +99,8 @@ async function publishContainer(
       userTitle: 'Reached maximum number of posts',
       userMessage: `You have reached the maximum of ${quota} posts in 24 hours. Try again later.`,
     });
-  const id = state.nextId();
-  const d = container.data;
-  const children = d.children
-    .map((c) => state.containers.get(c))
-    .filter((c): c is SimContainer<IgContainerData> => c !== undefined);
-  const media: IgMedia = {
-    id,
-    owner: user.id,
-    containerId: container.id,
-    caption: d.caption,
-    mediaType: d.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : !d.isVideo ? 'IMAGE' : 'VIDEO',
-    productType: d.mediaType === 'REELS' ? 'REELS' : d.mediaType === 'STORIES' ? 'STORY' : 'FEED',
-    shortcode: shortcodeOf(id),
-    items: d.mediaType === 'CAROUSEL' ? children.length : 1,
-    timestamp: kit.now(),
-    comments: [],
-    deleted: false,
-  };
-  state.media.set(id, media);
-  state.containers.markPublished(container, id);
-  published.push(kit.now());
+  }
+  await ensureMedia(kit, container, user.username);
   if (applied === 'drop') return kit.dropConnection(request, reply);
   if (fault?.fault === 'published_but_blocked') {
     return graphError(reply, 400, {
@@ -113,14 +114,50 @@ async function publishContainer(
   return { id };
 }
 
+/**
+ * Writes the media a published container became, unless it is there already: the publish writes it after its
+ * claim, and a read of the PUBLISHED container writes it when the node that claimed it stopped in between. Both
+ * make the same document from the container alone.
+ */
+export async function ensureMedia(
+  kit: SimulatorKit,
+  container: SimContainer<IgContainerData>,
+  username: string,
+): Promise<void> {
+  if (!container.publishedAs) return;
+  const media = mediaOf(container, container.publishedAs, username);
+  await kit.store.insert(MEDIA, media.id, media, edgeOwner(container.owner, media.edge));
+}
+
+function mediaOf(container: SimContainer<IgContainerData>, id: string, username: string): IgMedia {
+  const d = container.data;
+  const productType = d.mediaType === 'REELS' ? 'REELS' : d.mediaType === 'STORIES' ? 'STORY' : 'FEED';
+  return {
+    id,
+    owner: container.owner,
+    username,
+    containerId: container.id,
+    caption: d.caption,
+    mediaType: d.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : !d.isVideo ? 'IMAGE' : 'VIDEO',
+    productType,
+    edge: productType === 'STORY' ? 'stories' : 'media',
+    shortcode: shortcodeOf(id),
+    items: d.mediaType === 'CAROUSEL' ? d.children.length : 1,
+    media: container.media,
+    timestamp: container.publishedAt ?? container.createdAt,
+    commentCount: 0,
+    deleted: false,
+  };
+}
+
 async function publishingLimit(sim: IgSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginIgCall(sim, request, reply);
   if (!ctx) return reply;
   if (!ownIgAccount(reply, ctx.user, request.params.userId)) return reply;
   const fields = fieldsOf(ctx.params, ['quota_usage']);
   const entry: Record<string, unknown> = {
-    quota_usage: recentTimes(state.publishes, ctx.user.id, kit.now(), DAY_MS).length,
+    quota_usage: await quotaUsage(kit.store, PUBLISHES, ctx.user.id, kit.now()),
   };
   if (fields.includes('config')) entry.config = { quota_total: publishQuota(kit), quota_duration: 86400 };
   return { data: [entry] };

@@ -1,9 +1,14 @@
-// The Instagram simulator's memory: professional accounts, media containers, published media with their
-// comments, the publish times that make the rolling 24-hour quota, and spent authorization codes.
-import { createContainerStore, graphIdFactory, type ContainerStore } from '../meta/graph.ts';
+// What the Instagram simulator keeps, all of it in its store (kit.store), so published media, their comments and
+// media files survive a restart and every node serves the same ones: containers (meta/containers.ts), published
+// media (kind MEDIA, owner: the account's edge, `edgeOwner`), comments (kind COMMENT, owner: the media), the rolling quotas
+// (meta/quotas.ts) and the OAuth's spent codes (meta/oauth.ts). Accounts are not kept: each is rebuilt from the
+// username its token carries (auth.ts), as the same username always makes the same account.
+export { DAY_MS } from '../meta/quotas.ts';
+import type { MediaFile } from '../meta/media-files.ts';
 
-/** The span of the rolling quotas (publishes, container creations) and of a story's life. */
-export const DAY_MS = 24 * 3600_000;
+/** The store kinds of published media and of comments. */
+export const MEDIA = 'media';
+export const COMMENT = 'comment';
 
 export interface IgUser {
   /** The Instagram professional account id used in publishing paths (`user_id` of /me). */
@@ -29,6 +34,7 @@ export interface IgContainerData {
 
 export interface IgComment {
   id: string;
+  mediaId: string;
   text: string;
   username: string;
   timestamp: number;
@@ -42,37 +48,16 @@ export interface IgMedia {
   /** IMAGE, VIDEO or CAROUSEL_ALBUM, as the IG Media node reports it. */
   mediaType: 'IMAGE' | 'VIDEO' | 'CAROUSEL_ALBUM';
   productType: 'FEED' | 'REELS' | 'STORY';
+  /** The account's edge it is listed on (`/media` or `/stories`): its store owner is `edgeOwner(owner, edge)`. */
+  edge: 'media' | 'stories';
+  /** The owner's username, for pages and reads of media outside the caller's account. */
+  username: string;
   shortcode: string;
   items: number;
+  /** The media fetched for it, in order, shown on its page. */
+  media: MediaFile[];
   timestamp: number;
-  comments: IgComment[];
+  /** How many comments it has (counted as they are made; the comments are documents of their own). */
+  commentCount: number;
   deleted: boolean;
-}
-
-export interface IgState {
-  users: Map<string, IgUser>;
-  containers: ContainerStore<IgContainerData>;
-  media: Map<string, IgMedia>;
-  /** Publish times per account (rolling 24-hour quota). */
-  publishes: Map<string, number[]>;
-  /** Container creation times per account (400 per 24 h ⚠). */
-  creations: Map<string, number[]>;
-  spentCodes: Set<string>;
-  /** client_id → the secret first presented with it (the simulator accepts any consistent pair). */
-  clientSecrets: Map<string, string>;
-  nextId(): string;
-}
-
-export function createIgState(now: () => number, expiryMs: number): IgState {
-  const nextId = graphIdFactory(Math.floor(now() / 1000) % 1_000_000);
-  return {
-    users: new Map(),
-    containers: createContainerStore<IgContainerData>(now, { expiryMs }, nextId),
-    media: new Map(),
-    publishes: new Map(),
-    creations: new Map(),
-    spentCodes: new Set(),
-    clientSecrets: new Map(),
-    nextId,
-  };
 }

@@ -2,13 +2,15 @@
 // (/oauth/v2/authorization: the simulators' shared page; `sandbox_username` approves at once, as on X), the token
 // endpoint (/oauth/v2/accessToken: 30-minute single-use codes, client secret in the form, 60-day access tokens,
 // refresh tokens that keep their first expiry and are not rotated), revocation, OpenID userinfo, and the two
-// gates of every /rest call: the LinkedIn-Version / X-Restli-Protocol-Version headers and the bearer token.
+// gates of every /rest call: the LinkedIn-Version / X-Restli-Protocol-Version headers and the bearer token. A member
+// and their company page follow from the username in the token alone; the page is written to the store at each token
+// grant so that anyone can look it up by id. Spent codes and revoked tokens are store documents.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { sendConsentPage } from '../framework/consent.ts';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { liError, type LiMember, type LiOrganization, type LiState } from './state.ts';
+import { KIND, liError, type LiMember, type LiOrganization } from './state.ts';
 
 const ACCESS_TTL = 60 * 24 * 3600; // 60 days
 const REFRESH_TTL = 365 * 24 * 3600; // 365 days from the first grant; refreshing does not extend it
@@ -36,31 +38,29 @@ function memberId(username: string): string {
   return hash(`linkedin:member:${username.toLowerCase()}`).toString('base64url').replace(/[-_]/g, 'x').slice(0, 10);
 }
 
-export function memberFor(state: LiState, username: string): LiMember {
-  const id = memberId(username);
-  let member = state.members.get(id);
-  if (!member) {
-    member = { id, username, name: username.replace(/[_-]+/g, ' ') };
-    state.members.set(id, member);
-  }
-  // Every sandbox member administers one company page of their own (organization authors, ACL look-ups).
-  const orgId = String((hash(`linkedin:org:${username.toLowerCase()}`).readUInt32BE(0) % 90_000_000) + 10_000_000);
-  let org = state.organizations.get(orgId);
-  if (!org) {
-    org = {
-      id: orgId,
-      name: `${member.name} Company`,
-      vanityName: `${username.toLowerCase()}-company`,
-      admins: new Set(),
-    };
-    state.organizations.set(orgId, org);
-  }
-  org.admins.add(id);
-  return member;
+export function memberFor(username: string): LiMember {
+  return { id: memberId(username), username, name: username.replace(/[_-]+/g, ' ') };
 }
 
-export function organizationsOf(state: LiState, member: LiMember): LiOrganization[] {
-  return [...state.organizations.values()].filter((o) => o.admins.has(member.id));
+/** Every sandbox member administers one company page of their own (organization authors, ACL look-ups). */
+export function organizationOf(member: LiMember): LiOrganization {
+  const id = String((hash(`linkedin:org:${member.username.toLowerCase()}`).readUInt32BE(0) % 90_000_000) + 10_000_000);
+  return {
+    id,
+    name: `${member.name} Company`,
+    vanityName: `${member.username.toLowerCase()}-company`,
+    admins: [member.id],
+  };
+}
+
+export function organizationsOf(member: LiMember): LiOrganization[] {
+  return [organizationOf(member)];
+}
+
+/** Keeps the member's page, so that anyone can look it up by id (`GET /rest/organizations/:id`). */
+async function rememberOrganization(kit: SimulatorKit, member: LiMember): Promise<void> {
+  const org = organizationOf(member);
+  await kit.store.put(KIND.organization, org.id, org);
 }
 
 function oauthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
@@ -74,23 +74,22 @@ function stringFields(fields: Record<string, unknown>): Record<string, string> {
 /** The authorization request's parameters: the query, and on the consent page's POST its form fields too. */
 type AuthorizeQuery = Record<string, string | undefined>;
 
-export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit, state: LiState): void {
+export function registerLiAuth(app: FastifyInstance, kit: SimulatorKit): void {
   // GET shows the consent page (the shared sandbox one), or approves at once for `sandbox_username`; the page
   // posts back here with `decision`.
   app.get<{ Querystring: AuthorizeQuery }>('/oauth/v2/authorization', (request, reply) =>
-    authorize(kit, state, request, reply),
+    authorize(kit, request, reply),
   );
   app.post<{ Querystring: AuthorizeQuery }>('/oauth/v2/authorization', (request, reply) =>
-    authorize(kit, state, request, reply),
+    authorize(kit, request, reply),
   );
-  app.post('/oauth/v2/accessToken', (request, reply) => accessToken(kit, state, request, reply));
-  app.post('/oauth/v2/revoke', (request, reply) => revoke(kit, state, request, reply));
-  app.get('/v2/userinfo', (request, reply) => userinfo(kit, state, request, reply));
+  app.post('/oauth/v2/accessToken', (request, reply) => accessToken(kit, request, reply));
+  app.post('/oauth/v2/revoke', (request, reply) => revoke(kit, request, reply));
+  app.get('/v2/userinfo', (request, reply) => userinfo(kit, request, reply));
 }
 
 async function authorize(
   kit: SimulatorKit,
-  state: LiState,
   request: FastifyRequest<{ Querystring: AuthorizeQuery }>,
   reply: FastifyReply,
 ) {
@@ -128,12 +127,12 @@ async function authorize(
     target.searchParams.set('error_description', 'The user cancelled the authorization');
     return reply.code(302).header('location', target.toString()).send();
   }
-  if (!kit.mayNameAccount(request, q))
-    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
   const username = q.sandbox_username ?? 'sandbox_member';
   if (!USERNAME.test(username))
     return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be letters, digits, - or _ (at most 100).');
-  const member = memberFor(state, username);
+  if (!(await kit.mayNameAccount(request, q, username)))
+    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
+  const member = memberFor(username);
   const scope = q.scope!.split(/[ ,]+/).filter(Boolean).join(' ');
   const code = kit.tokens.sign({
     sub: member.id,
@@ -149,7 +148,7 @@ async function authorize(
 }
 
 /** The code exchange and the refresh grant; the client secret comes in the form. */
-async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
+async function accessToken(kit: SimulatorKit, request: FastifyRequest, reply: FastifyReply) {
   const { fields } = parseBody(request.headers['content-type'], request.body);
   const f = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
   for (const name of ['grant_type', 'client_id', 'client_secret']) {
@@ -174,11 +173,13 @@ async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRe
     for (const name of ['code', 'redirect_uri'])
       if (!f(name)) return oauthError(reply, 400, 'invalid_request', `A required parameter "${name}" is missing`);
     const check = kit.tokens.verify(f('code'), 'li_code');
-    if (!check.ok || state.spent.has(check.claims.jti)) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
+    if (!check.ok) return oauthError(reply, 400, 'invalid_request', BAD_CODE);
     const c = check.claims;
     if (c.cid !== f('client_id') || c.redirect !== f('redirect_uri'))
       return oauthError(reply, 400, 'invalid_request', BAD_CODE);
-    state.spent.add(c.jti);
+    // Spending the code is an insert: of two exchanges (on two API nodes, too), one wins.
+    if (!(await kit.store.insert(KIND.spentCode, c.jti, { at: kit.now() })))
+      return oauthError(reply, 400, 'invalid_request', BAD_CODE);
     ({ sub, username, scope } = { sub: c.sub, username: String(c.username), scope: String(c.scope) });
     refreshToken = kit.tokens.sign({
       sub,
@@ -192,7 +193,7 @@ async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRe
     refreshExp = Math.floor(kit.now() / 1000) + REFRESH_TTL;
   } else if (f('grant_type') === 'refresh_token') {
     const check = kit.tokens.verify(f('refresh_token'), 'li_refresh');
-    if (!check.ok || state.revoked.has(check.claims.jti))
+    if (!check.ok || (await kit.store.get(KIND.revoked, check.claims.jti)))
       return oauthError(
         reply,
         400,
@@ -210,7 +211,7 @@ async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRe
   } else {
     return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
   }
-  memberFor(state, username);
+  await rememberOrganization(kit, memberFor(username));
   const access = kit.tokens.sign({
     sub,
     typ: 'li_access',
@@ -233,7 +234,7 @@ async function accessToken(kit: SimulatorKit, state: LiState, request: FastifyRe
   };
 }
 
-async function revoke(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
+async function revoke(kit: SimulatorKit, request: FastifyRequest, reply: FastifyReply) {
   const { fields } = parseBody(request.headers['content-type'], request.body);
   if (
     typeof fields.client_id !== 'string' ||
@@ -244,14 +245,15 @@ async function revoke(kit: SimulatorKit, state: LiState, request: FastifyRequest
   }
   for (const typ of ['li_access', 'li_refresh']) {
     const check = kit.tokens.verify(fields.token, typ);
-    if (check.ok && check.claims.cid === fields.client_id) state.revoked.add(check.claims.jti);
+    if (check.ok && check.claims.cid === fields.client_id)
+      await kit.store.put(KIND.revoked, check.claims.jti, { at: kit.now() });
   }
   return reply.code(200).send();
 }
 
 /** OpenID userinfo: the member behind an `openid` token. */
-async function userinfo(kit: SimulatorKit, state: LiState, request: FastifyRequest, reply: FastifyReply) {
-  const member = authenticate(kit, state, request, reply, ['openid']);
+async function userinfo(kit: SimulatorKit, request: FastifyRequest, reply: FastifyReply) {
+  const member = await authenticate(kit, request, reply, ['openid']);
   if (!member) return reply;
   const [given, ...rest] = member.name.split(' ');
   return {
@@ -293,15 +295,14 @@ export function versionProblem(
   return undefined;
 }
 
-/** The member behind the bearer token, or undefined after LinkedIn's 401/403. */
-export function authenticate(
+/** The member behind the bearer token, or undefined after LinkedIn's 401/403. One store read: the revocation. */
+export async function authenticate(
   kit: SimulatorKit,
-  state: LiState,
   request: FastifyRequest,
   reply: FastifyReply,
   scopes: string[],
   anyOf = false,
-): LiMember | undefined {
+): Promise<LiMember | undefined> {
   const header = request.headers.authorization ?? '';
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
   if (!token) {
@@ -320,7 +321,7 @@ export function authenticate(
     );
     return undefined;
   }
-  if (state.revoked.has(check.claims.jti)) {
+  if (await kit.store.get(KIND.revoked, check.claims.jti)) {
     reply.code(401).send(
       liError(401, 'The token used in the request has been revoked by the user', {
         serviceErrorCode: 65602,
@@ -329,18 +330,27 @@ export function authenticate(
     );
     return undefined;
   }
-  const granted = String(check.claims.scope).split(' ');
+  if (!hasScopes(String(check.claims.scope).split(' '), request, reply, scopes, anyOf)) return undefined;
+  return memberFor(String(check.claims.username));
+}
+
+/** Whether `granted` covers `scopes` (all of them, or one with `anyOf`); false once LinkedIn's 403 is sent. */
+export function hasScopes(
+  granted: string[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scopes: string[],
+  anyOf = false,
+): boolean {
   const ok = anyOf ? scopes.some((s) => granted.includes(s)) : scopes.every((s) => granted.includes(s));
-  if (!ok) {
+  if (!ok)
     reply.code(403).send(
       liError(403, `Not enough permissions to access: ${request.method} ${request.routeOptions.url ?? request.url}`, {
         serviceErrorCode: 100,
         code: 'ACCESS_DENIED',
       }),
     );
-    return undefined;
-  }
-  return memberFor(state, String(check.claims.username));
+  return ok;
 }
 
 /** The scopes of the bearer token (already authenticated). */

@@ -1,19 +1,18 @@
 // What a LinkedIn post's `content` may hold (docs/platforms/linkedin.md "Calls"): one media or a multiImage set of
 // 2–20, each by the URN of an asset that exists, belongs to the post's author and is AVAILABLE; other kinds are
-// refused.
+// refused. The assets are read from the store together.
 import type { FastifyReply } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { assetStatus } from './media.ts';
-import { inputError, type LiState } from './state.ts';
+import { assetStatus } from './processing.ts';
+import { inputError, KIND, type LiAsset } from './state.ts';
 
 /** The content's media: each must exist, belong to the author and be AVAILABLE. `refused` once the 422 is sent. */
-export function checkContent(
+export async function checkContent(
   kit: SimulatorKit,
-  state: LiState,
   reply: FastifyReply,
   author: string,
   content: unknown,
-): { count: number } | { refused: FastifyReply } {
+): Promise<{ count: number } | { refused: FastifyReply }> {
   const refuse = (r: FastifyReply) => ({ refused: r });
   if (content === undefined) return { count: 0 };
   const c = content as Record<string, unknown>;
@@ -57,8 +56,11 @@ export function checkContent(
         ),
     );
   }
+  const assets = await Promise.all(
+    items.map((item) => (typeof item.id === 'string' ? kit.store.get<LiAsset>(KIND.asset, item.id) : undefined)),
+  );
   for (const [n, item] of items.entries()) {
-    const asset = typeof item.id === 'string' ? state.assets.get(item.id) : undefined;
+    const asset = assets[n];
     if (!asset || !item.kinds.includes(asset.kind))
       return refuse(
         reply

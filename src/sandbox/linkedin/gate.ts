@@ -4,26 +4,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { authenticate, versionProblem } from './auth.ts';
-import { liError, type LiMember, type LiState } from './state.ts';
+import { liError, type LiMember } from './state.ts';
 
 export type Gate = (
   request: FastifyRequest,
   reply: FastifyReply,
   scopes: string[],
   anyOf?: boolean,
-) => { member: LiMember; errors: Pick<PlatformSimulator, 'errorReply'> } | undefined;
+) => Promise<{ member: LiMember; errors: Pick<PlatformSimulator, 'errorReply'> } | undefined>;
 
-/** What every /rest route handler works with: the kit, the live state (reset swaps it) and the gate. */
+/** What every /rest route handler works with: the kit (its store holds the state) and the gate. */
 export interface LiContext {
   kit: SimulatorKit;
-  state: LiState;
   gate: Gate;
   /** Where the simulator is mounted (`/sandbox/linkedin` in Herald), for the URLs it hands out. */
   prefix: string;
 }
 
-export function createGate(kit: SimulatorKit, state: LiState, errors: Pick<PlatformSimulator, 'errorReply'>): Gate {
-  return (request, reply, scopes, anyOf = false) => {
+export function createGate(kit: SimulatorKit, errors: Pick<PlatformSimulator, 'errorReply'>): Gate {
+  return async (request, reply, scopes, anyOf = false) => {
     const version = versionProblem(kit, request.headers['linkedin-version']);
     if (version) {
       reply.code(version.status).send(version.body);
@@ -38,7 +37,7 @@ export function createGate(kit: SimulatorKit, state: LiState, errors: Pick<Platf
         );
       return undefined;
     }
-    const member = authenticate(kit, state, request, reply, scopes, anyOf);
+    const member = await authenticate(kit, request, reply, scopes, anyOf);
     return member ? { member, errors } : undefined;
   };
 }

@@ -1,7 +1,8 @@
 // The LinkedIn simulator: the versioned REST API as docs/platforms/linkedin.md describes it (OAuth 2.0 and OpenID
 // userinfo, LinkedIn-Version gating, posts with little-text commentary, Images / Videos / Documents upload protocols
-// with processing states, organization ACLs, `{status, serviceErrorCode, code, message}` errors, daily limits), in
-// memory. Settings: `linkedinVersionMonths` (how long a version stays active), the processing times and the video part
+// with processing states, organization ACLs, `{status, serviceErrorCode, code, message}` errors, daily limits, a web
+// page per post). Its state lives in the sandbox store (state.ts), so it survives a restart and every API node shares
+// it. Settings: `linkedinVersionMonths` (how long a version stays active), the processing times and the video part
 // size (src/sandbox/linkedin/media.ts).
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
@@ -10,7 +11,7 @@ import { createGate } from './gate.ts';
 import { registerLiMedia } from './media.ts';
 import { registerLiOrganizations } from './organizations.ts';
 import { registerLiPosts } from './posts.ts';
-import { createLiState, liError, type LiState } from './state.ts';
+import { KIND, liError, type LiPost } from './state.ts';
 
 const DETAILS: Record<number, { code?: string; serviceErrorCode?: number; message?: string }> = {
   401: { code: 'EXPIRED_ACCESS_TOKEN', serviceErrorCode: 65601, message: 'The token used in the request has expired' },
@@ -19,7 +20,6 @@ const DETAILS: Record<number, { code?: string; serviceErrorCode?: number; messag
 };
 
 export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
-  let state = createLiState();
   const errorReply = (reply: FastifyReply, status: number, message: string) => {
     const d = DETAILS[status] ?? {};
     return reply
@@ -29,20 +29,15 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
   return {
     errorReply,
     routes(app) {
-      // Routes read and write `state` through this proxy so that reset() swaps it for every route at once.
-      const live = new Proxy({} as LiState, {
-        get: (_t, key) => state[key as keyof LiState],
-        set: (_t, key, value) => Reflect.set(state, key, value),
-      });
-      const gate = createGate(kit, live, { errorReply });
-      const ctx = { kit, state: live, gate, prefix: app.prefix };
-      registerLiAuth(app, kit, live);
+      const gate = createGate(kit, { errorReply });
+      const ctx = { kit, gate, prefix: app.prefix };
+      registerLiAuth(app, kit);
       registerLiMedia(app, ctx);
       registerLiPosts(app, ctx);
       registerLiOrganizations(app, ctx);
     },
-    posts: () =>
-      [...state.posts.values()].map((p) => ({
+    posts: async () =>
+      (await kit.store.list<LiPost>(KIND.post, { ascending: true })).map((p) => ({
         id: p.urn,
         account: p.author,
         text: p.plain,
@@ -51,8 +46,5 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(p.createdAt).toISOString(),
         deleted: p.deleted,
       })),
-    reset() {
-      state = createLiState();
-    },
   };
 }

@@ -1,9 +1,9 @@
 // LinkedIn organizations (docs/platforms/linkedin.md "Calls"): the ACL finder (`q=roleAssignee`) listing the company
 // pages a member administers, and an organization's name. Every sandbox member administers one page of their own.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { organizationsOf } from './auth.ts';
+import { organizationOf, organizationsOf } from './auth.ts';
 import type { LiContext } from './gate.ts';
-import { liError } from './state.ts';
+import { KIND, liError, type LiOrganization } from './state.ts';
 
 const READ_SCOPES = ['rw_organization_admin', 'r_organization_social', 'w_organization_social'];
 
@@ -26,15 +26,13 @@ async function organizationAcls(
   request: FastifyRequest<{ Querystring: AclQuery }>,
   reply: FastifyReply,
 ) {
-  const g = ctx.gate(request, reply, READ_SCOPES, true);
+  const g = await ctx.gate(request, reply, READ_SCOPES, true);
   if (!g) return reply;
   const q = request.query;
   if (q.q !== 'roleAssignee')
     return reply.code(400).send(liError(400, 'Unsupported finder: use q=roleAssignee', { code: 'ILLEGAL_ARGUMENT' }));
   const orgs =
-    (q.role && q.role !== 'ADMINISTRATOR') || (q.state && q.state !== 'APPROVED')
-      ? []
-      : organizationsOf(ctx.state, g.member);
+    (q.role && q.role !== 'ADMINISTRATOR') || (q.state && q.state !== 'APPROVED') ? [] : organizationsOf(g.member);
   return {
     paging: { start: 0, count: orgs.length, links: [], total: orgs.length },
     elements: orgs.map((o) => ({
@@ -47,9 +45,12 @@ async function organizationAcls(
 }
 
 async function organization(ctx: LiContext, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-  const g = ctx.gate(request, reply, READ_SCOPES, true);
+  const g = await ctx.gate(request, reply, READ_SCOPES, true);
   if (!g) return reply;
-  const org = ctx.state.organizations.get(request.params.id);
+  // The member's own page follows from their token (it is there even if their grant was made on another store).
+  const own = organizationOf(g.member);
+  const org =
+    own.id === request.params.id ? own : await ctx.kit.store.get<LiOrganization>(KIND.organization, request.params.id);
   if (!org) return reply.code(404).send(liError(404, 'Not Found'));
   return {
     id: Number(org.id),

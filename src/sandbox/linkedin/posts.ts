@@ -2,14 +2,18 @@
 // "little" text (unescaped reserved characters cut the post short, as LinkedIn silently does), member and
 // organization authors, media by URN (one image, video or document, or a multi-image set of 2–20), 201 with the
 // id in `x-restli-id`, duplicate commentary → 422 DUPLICATE_POST; read, delete, the author finder the adapter's
-// reconciliation uses, and a small web page per post for sandbox URLs. What `content` may hold: content.ts.
+// reconciliation uses, and the web page of each post for sandbox URLs. What `content` may hold: content.ts. Posts are
+// store documents; their ids come from a store counter, so none is handed out twice, restarts and API nodes included.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
-import { applyFault } from '../framework/simulator.ts';
+import { sendMissingPost, sendPostPage, type PagePart } from '../framework/post-page.ts';
+import { applyFault, type SimulatorKit } from '../framework/simulator.ts';
+import { grantedScopes, hasScopes, organizationOf } from './auth.ts';
 import { checkContent } from './content.ts';
-import type { LiContext } from './gate.ts';
+import { hostOf, type LiContext } from './gate.ts';
 import { mayActAs } from './media.ts';
-import { inputError, liError, type LiPost } from './state.ts';
+import { FIRST_SHARE, inputError, KIND, liError, SHARE_COUNTER, type LiCommentary, type LiPost } from './state.ts';
 
 const MAX_COMMENTARY = 3000; // ⚠ unverified (clients' figure, docs/platforms/linkedin.md "Limits")
 const DUPLICATE_WINDOW_MS = 24 * 3600_000; // ⚠ unverified: how far back LinkedIn compares commentary
@@ -77,6 +81,11 @@ function postJson(p: LiPost): Record<string, unknown> {
   };
 }
 
+/** Where an author's claim on a commentary is kept: the duplicate check is one document, however many posts. */
+function commentaryKey(author: string, commentary: string): string {
+  return `${author} ${createHash('sha256').update(commentary).digest('base64url')}`;
+}
+
 /** Posts are read and written with either member or organization scopes; the author decides which is needed. */
 const WRITE_SCOPES = ['w_member_social', 'w_organization_social'];
 
@@ -101,8 +110,8 @@ export function registerLiPosts(app: FastifyInstance, ctx: LiContext): void {
 }
 
 async function createPost(ctx: LiContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state, gate } = ctx;
-  const g = gate(request, reply, WRITE_SCOPES, true);
+  const { kit, gate } = ctx;
+  const g = await gate(request, reply, WRITE_SCOPES, true);
   if (!g) return reply;
   const day = new Date(kit.now()).toISOString().slice(0, 10); // daily windows reset at midnight UTC
   if (!kit.windows.hit(`posts:${g.member.id}:${day}`, kit.limit(POSTS_PER_DAY), 24 * 3600_000).allowed) {
@@ -149,7 +158,7 @@ async function createPost(ctx: LiContext, request: FastifyRequest, reply: Fastif
     return reply
       .code(422)
       .send(inputError('/author', 'INVALID_URN_TYPE', 'author must be a person or organization URN'));
-  if (!mayActAs(state, g.member, f.author)) {
+  if (!mayActAs(g.member, f.author)) {
     return reply.code(403).send(
       liError(403, `Not enough permissions to access: partnerApiPostsExternal.CREATE.20240101 (author ${f.author})`, {
         serviceErrorCode: 100,
@@ -158,7 +167,7 @@ async function createPost(ctx: LiContext, request: FastifyRequest, reply: Fastif
     );
   }
   const scopes = f.author.startsWith('urn:li:organization:') ? ['w_organization_social'] : ['w_member_social'];
-  if (!gate(request, reply, scopes)) return reply;
+  if (!hasScopes(grantedScopes(kit, request), request, reply, scopes)) return reply;
   if (typeof f.commentary !== 'string')
     return reply.code(422).send(inputError('/commentary', 'INVALID_VALUE', 'commentary must be a string'));
   if ([...f.commentary].length > MAX_COMMENTARY)
@@ -191,70 +200,106 @@ async function createPost(ctx: LiContext, request: FastifyRequest, reply: Fastif
     return reply
       .code(422)
       .send(inputError('/lifecycleState', 'INVALID_ENUM_VALUE', 'lifecycleState must be PUBLISHED or DRAFT'));
-  const content = checkContent(kit, state, reply, f.author, f.content);
+  const commentary = f.commentary;
+  const content = await checkContent(kit, reply, f.author, f.content);
   if ('refused' in content) return content.refused;
   const mediaCount = content.count;
-  if (f.commentary.trim() === '' && mediaCount === 0)
+  if (commentary.trim() === '' && mediaCount === 0)
     return reply.code(422).send(inputError('/commentary', 'FIELD_REQUIRED', 'A post without media needs commentary'));
-  const earlier = [...state.posts.values()].find(
-    (p) =>
-      p.author === f.author &&
-      !p.deleted &&
-      p.commentary === f.commentary &&
-      f.commentary !== '' &&
-      p.createdAt > kit.now() - DUPLICATE_WINDOW_MS,
-  );
-  if (earlier || fault?.fault === 'duplicate') {
-    const urn = earlier?.urn ?? 'urn:li:share:0';
-    return reply.code(422).send(
-      liError(422, `Content is a duplicate of ${urn}`, {
+  const duplicate = (earlier: string) =>
+    reply.code(422).send(
+      liError(422, `Content is a duplicate of ${earlier}`, {
         errorDetailType: 'com.linkedin.common.error.BadRequest',
         errorDetails: {
           inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }],
         },
       }),
     );
-  }
-  const urn = `urn:li:share:${++state.seq}`;
-  const read = readLittleText(f.commentary);
-  state.posts.set(urn, {
+  if (fault?.fault === 'duplicate') return duplicate('urn:li:share:0');
+  const urn = `urn:li:share:${await kit.store.next(SHARE_COUNTER, FIRST_SHARE)}`;
+  const org = organizationOf(g.member);
+  const post: LiPost = {
     urn,
     author: f.author,
     memberId: g.member.id,
-    commentary: f.commentary,
-    plain: read.plain,
+    by: f.author.startsWith('urn:li:organization:')
+      ? { name: org.name, handle: `company/${org.vanityName}` }
+      : { name: g.member.name, handle: `in/${g.member.username.toLowerCase()}` },
+    commentary,
+    plain: readLittleText(commentary).plain,
     visibility: f.visibility,
     content: f.content as Record<string, unknown> | undefined,
     mediaCount,
     createdAt: kit.now(),
     deleted: false,
-  });
+  };
+  // The commentary is claimed before the post is written, so of two identical posts sent at once (on any nodes)
+  // one is refused, naming the other.
+  const earlier = commentary === '' ? undefined : await claimCommentary(kit, post);
+  if (earlier) return duplicate(earlier.urn);
+  await kit.store.insert(KIND.post, urn, post, f.author);
   if (applied === 'drop') return kit.dropConnection(request, reply);
   return reply.code(201).header('x-restli-id', urn).header('x-linkedin-id', urn).send();
 }
 
+/**
+ * Claims the author's commentary for `post`: undefined when it holds the claim afterwards, else the live post that
+ * does (younger than the duplicate window, not deleted). An expired claim, or one whose post was deleted, is taken
+ * over atomically, so of two requests only one gets it. A claim whose post is not in the store (its node stopped
+ * between the claim and the post, or is writing it now) has its post written from the claim, which carries it
+ * whole: that post stands, as it would have.
+ */
+async function claimCommentary(kit: SimulatorKit, post: LiPost): Promise<LiPost | undefined> {
+  const { store } = kit;
+  const id = commentaryKey(post.author, post.commentary);
+  const mine: LiCommentary = { post };
+  const now = kit.now();
+  let holder: LiPost | undefined;
+  // A few rounds at most: each one ends unless another request changed the claim in between.
+  for (let round = 0; round < 3; round++) {
+    if (await store.insert<LiCommentary>(KIND.commentary, id, mine, post.author)) return undefined;
+    const held = await store.update<LiCommentary>(KIND.commentary, id, (claim) =>
+      claim.post.createdAt <= now - DUPLICATE_WINDOW_MS ? mine : undefined,
+    );
+    if (!held) continue; // removed in between (a reset): claim it afresh
+    if (held.post.urn === post.urn) return undefined;
+    holder = held.post;
+    const stored = await store.get<LiPost>(KIND.post, holder.urn);
+    if (!stored) await store.insert(KIND.post, holder.urn, holder, holder.author);
+    if (!stored || !stored.deleted) return holder;
+    const urn = holder.urn;
+    const after = await store.update<LiCommentary>(KIND.commentary, id, (claim) =>
+      claim.post.urn === urn ? mine : undefined,
+    );
+    if (after?.post.urn === post.urn) return undefined;
+  }
+  return holder ?? post;
+}
+
 async function readPost(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
-  const { state, gate } = ctx;
-  const g = gate(request, reply, WRITE_SCOPES, true);
+  const { kit, gate } = ctx;
+  const g = await gate(request, reply, WRITE_SCOPES, true);
   if (!g) return reply;
-  const post = state.posts.get(request.params.urn);
+  const post = await kit.store.get<LiPost>(KIND.post, request.params.urn);
   if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found', { serviceErrorCode: 0 }));
   return postJson(post);
 }
 
 async function deletePost(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
-  const { state, gate } = ctx;
-  const g = gate(request, reply, WRITE_SCOPES, true);
+  const { kit, gate } = ctx;
+  const g = await gate(request, reply, WRITE_SCOPES, true);
   if (!g) return reply;
-  const post = state.posts.get(request.params.urn);
+  const post = await kit.store.get<LiPost>(KIND.post, request.params.urn);
   if (!post || post.deleted) return reply.code(404).send(liError(404, 'Not Found'));
-  if (!mayActAs(state, g.member, post.author))
+  if (!mayActAs(g.member, post.author))
     return reply
       .code(403)
       .send(
         liError(403, 'Not enough permissions to delete this post', { serviceErrorCode: 100, code: 'ACCESS_DENIED' }),
       );
-  post.deleted = true;
+  // Kept, marked deleted: its id stays spent and the control surface still reports it. Its commentary may be posted
+  // again: a claim whose post is deleted is taken over (claimCommentary).
+  await kit.store.update<LiPost>(KIND.post, post.urn, (p) => ({ ...p, deleted: true }));
   return reply.code(204).send();
 }
 
@@ -267,8 +312,8 @@ async function postsByAuthor(
   request: FastifyRequest<{ Querystring: AuthorFinderQuery }>,
   reply: FastifyReply,
 ) {
-  const { kit, state, gate } = ctx;
-  const g = gate(request, reply, WRITE_SCOPES, true);
+  const { kit, gate } = ctx;
+  const g = await gate(request, reply, WRITE_SCOPES, true);
   if (!g) return reply;
   const applied = applyFault(kit, g.errors, kit.faults.take('lookup', g.member.id), request, reply, 'ietf');
   if (applied === 'sent') return reply;
@@ -279,7 +324,7 @@ async function postsByAuthor(
     return reply
       .code(400)
       .send(liError(400, 'The author parameter is required with q=author', { code: 'ILLEGAL_ARGUMENT' }));
-  if (!mayActAs(state, g.member, q.author))
+  if (!mayActAs(g.member, q.author))
     return reply.code(403).send(
       liError(403, `Not enough permissions to read the posts of ${q.author}`, {
         serviceErrorCode: 100,
@@ -292,26 +337,58 @@ async function postsByAuthor(
     return reply.code(400).send(liError(400, 'count must be from 1 to 100', { code: 'ILLEGAL_ARGUMENT' }));
   if (!Number.isInteger(start) || start < 0)
     return reply.code(400).send(liError(400, 'start must be a non-negative integer', { code: 'ILLEGAL_ARGUMENT' }));
-  const all = [...state.posts.values()]
-    .filter((p) => p.author === q.author && !p.deleted)
-    .sort((a, b) => b.createdAt - a.createdAt || (b.urn > a.urn ? 1 : -1));
-  return {
-    paging: { start, count, links: [], total: all.length },
-    elements: all.slice(start, start + count).map(postJson),
-  };
+  // Newest first, reading only as far as the page asked for (and one more, to know whether there is a next page).
+  const read = await kit.store.list<LiPost>(KIND.post, {
+    owner: q.author,
+    match: { deleted: false },
+    limit: start + count + 1,
+  });
+  const elements = read.slice(start, start + count).map(postJson);
+  // ⚠ unverified: that LinkedIn's finder may leave out `total`; the simulator knows it only on the last page.
+  const last = read.length <= start + count;
+  return { paging: { start, count, links: [], ...(last && { total: read.length }) }, elements };
 }
 
+/** A post's images and video at their download URLs; a document becomes a link after the text, as its card would. */
+function mediaOf(post: LiPost, host: string): { media: PagePart['media']; documents: string[] } {
+  const c = post.content ?? {};
+  const items: unknown[] = [];
+  if (typeof c.media === 'object' && c.media !== null) items.push(c.media);
+  const multi = c.multiImage;
+  if (typeof multi === 'object' && multi !== null && 'images' in multi && Array.isArray(multi.images))
+    items.push(...(multi.images as unknown[]));
+  const media: PagePart['media'] = [];
+  const documents: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'object' || item === null || !('id' in item) || typeof item.id !== 'string') continue;
+    const url = `${host}/dms/${encodeURIComponent(item.id)}`;
+    const alt = 'altText' in item && typeof item.altText === 'string' ? item.altText : null;
+    if (item.id.startsWith('urn:li:document:'))
+      documents.push(`${'title' in item && typeof item.title === 'string' ? item.title : 'Document'}: ${url}`);
+    else media.push({ url, kind: item.id.startsWith('urn:li:video:') ? 'video' : 'image', alt });
+  }
+  return { media, documents };
+}
+
+/** The page of a post, the way LinkedIn's feed shows it; a missing or deleted post is a 404. */
 async function postPage(ctx: LiContext, request: FastifyRequest<{ Params: UrnParams }>, reply: FastifyReply) {
-  const post = ctx.state.posts.get(request.params.urn);
-  if (!post || post.deleted)
-    return reply
-      .code(404)
-      .type('text/plain')
-      .send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  return reply
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html><meta charset="utf-8"><title>Sandbox LinkedIn post</title><p><b>${esc(post.author)}</b> (Herald sandbox, ${esc(post.visibility)})</p><p style="white-space:pre-wrap">${esc(post.plain)}</p><p>${post.mediaCount} media · ${new Date(post.createdAt).toISOString()}</p>`,
-    );
+  const post = await ctx.kit.store.get<LiPost>(KIND.post, request.params.urn);
+  if (!post || post.deleted) return sendMissingPost(reply, 'LinkedIn');
+  const host = hostOf(request, ctx.prefix);
+  const { media, documents } = mediaOf(post, host);
+  return sendPostPage(reply, {
+    platform: 'LinkedIn',
+    accent: '#0A66C2',
+    noun: 'Post',
+    // LinkedIn shows who can see a post beside its author (PUBLIC, CONNECTIONS …).
+    account: { name: post.by.name, handle: `${post.by.handle} · ${post.visibility}` },
+    parts: [
+      {
+        text: [post.plain, ...documents].join('\n\n'),
+        media,
+        createdAt: post.createdAt,
+        url: `${host}/web/feed/update/${post.urn}`,
+      },
+    ],
+  });
 }

@@ -1,5 +1,7 @@
-// In-memory state of the LinkedIn simulator: members, the organizations they administer, posts, uploaded
-// images, videos and documents, and the one-time OAuth codes already exchanged.
+// State of the LinkedIn simulator, kept in the sandbox store so that it survives a restart and every API node shares
+// it: the organizations members administer, posts (ids from a store counter that never repeats), uploaded images,
+// videos and documents (each uploaded part's bytes a store blob of its own), the OAuth codes already exchanged and
+// the tokens revoked. A member needs no document: everything about them follows from the username in their token.
 
 export interface LiMember {
   /** The OpenID `sub`, also the id in `urn:li:person:<id>`. */
@@ -13,7 +15,7 @@ export interface LiOrganization {
   name: string;
   vanityName: string;
   /** Members with the ADMINISTRATOR role. */
-  admins: Set<string>;
+  admins: string[];
 }
 
 export interface LiPost {
@@ -23,6 +25,8 @@ export interface LiPost {
   author: string;
   /** The member whose token created it. */
   memberId: string;
+  /** How the page shows the author (a member's name, or their page's), fixed when the post is made. */
+  by: { name: string; handle: string };
   /** The commentary as sent (little text, escapes included). */
   commentary: string;
   /** The commentary as readers see it (escapes removed): what the control surface reports. */
@@ -45,7 +49,7 @@ export interface LiAsset {
   /** Declared size (videos), else unknown until the bytes arrive. */
   declaredBytes: number | null;
   /** Byte ranges the client must PUT (videos: several; images and documents: one, open-ended). */
-  parts: Array<{ firstByte: number; lastByte: number; data: Buffer | null; etag: string | null }>;
+  parts: LiAssetPart[];
   uploadToken: string;
   /** Set when the bytes are complete (image/document PUT, video finalize). */
   uploadedAt: number | null;
@@ -58,30 +62,42 @@ export interface LiAsset {
   createdAt: number;
 }
 
-export interface LiState {
-  members: Map<string, LiMember>;
-  organizations: Map<string, LiOrganization>;
-  posts: Map<string, LiPost>;
-  assets: Map<string, LiAsset>;
-  /** jti of exchanged authorization codes (single use). */
-  spent: Set<string>;
-  /** jti of revoked access and refresh tokens. */
-  revoked: Set<string>;
-  /** The last share id handed out (19 digits, like LinkedIn's: beyond a JS number's exact range, hence a bigint). */
-  seq: bigint;
+export interface LiAssetPart {
+  firstByte: number;
+  lastByte: number;
+  /** The store blob holding the part's bytes once uploaded (named by their hash, so a re-sent part never clobbers). */
+  blob: string | null;
+  etag: string | null;
+  /** The part's sniffed type: the first part's is the file's. */
+  sniffed: string | undefined;
 }
 
-export function createLiState(): LiState {
-  return {
-    members: new Map(),
-    organizations: new Map(),
-    posts: new Map(),
-    assets: new Map(),
-    spent: new Set(),
-    revoked: new Set(),
-    seq: 7_100_000_000_000_000_000n,
-  };
+/**
+ * The store's kinds: `organization` by id, `post` by URN (owner: the author URN), `asset` by URN (owner: the
+ * member), `commentary` by author and commentary hash (the claim on that text, for the duplicate check),
+ * `spent-code` and `revoked` by token jti.
+ */
+export const KIND = {
+  organization: 'organization',
+  post: 'post',
+  asset: 'asset',
+  commentary: 'commentary',
+  spentCode: 'spent-code',
+  revoked: 'revoked',
+} as const;
+
+/**
+ * An author's claim on one commentary: the post that holds it, whole, written before that post is. LinkedIn refuses
+ * the same commentary while that post is live and younger than the duplicate window; a claim whose post was never
+ * written (its node stopped in between) is finished by the next request that meets it.
+ */
+export interface LiCommentary {
+  post: LiPost;
 }
+
+/** The share counter and its first value (19 digits, like LinkedIn's: beyond a JS number's exact range). */
+export const SHARE_COUNTER = 'share';
+export const FIRST_SHARE = 7_100_000_000_000_000_001n;
 
 /** LinkedIn's error body: `{ status, serviceErrorCode?, code?, message }` (docs/platforms/linkedin.md "Errors"). */
 export function liError(

@@ -1,12 +1,13 @@
 // Mastodon's per-instance OAuth (docs/platforms/mastodon.md "Auth"): register an app, authorize (a consent page with
 // approve and deny, or at once as `sandbox_username`), revoke, exchange the code (PKCE S256 when a challenge was sent)
 // for a token that lives until revoked; verify_credentials; the instance document with its configurable limits.
+// Apps, spent codes and revoked tokens are store documents, so a restart or another API node honours them.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrayField, parseBody } from '../framework/body.ts';
 import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
-import type { MastoAccount, MastoContext, MastoState } from './state.ts';
+import { KIND, type MastoAccount, type MastoApp, type MastoContext } from './state.ts';
 
 const TOKEN_TTL = 10 * 365 * 24 * 3600; // Mastodon tokens do not expire; ten years stands for "never"
 
@@ -30,14 +31,9 @@ export function instanceConfig(kit: SimulatorKit): InstanceConfig {
   };
 }
 
-export function accountFor(state: MastoState, username: string): MastoAccount {
-  const id = numericId(`mastodon:${username.toLowerCase()}`);
-  let account = state.accounts.get(id);
-  if (!account) {
-    account = { id, username, displayName: username };
-    state.accounts.set(id, account);
-  }
-  return account;
+/** The account signed in as `username`: nothing to store, the id is derived from the name (on every node alike). */
+export function accountOf(username: string): MastoAccount {
+  return { id: numericId(`mastodon:${username.toLowerCase()}`), username, displayName: username };
 }
 
 export function accountJson(a: MastoAccount, host: string): Record<string, unknown> {
@@ -57,20 +53,19 @@ export function accountJson(a: MastoAccount, host: string): Record<string, unkno
   };
 }
 
-/** The account behind the bearer token, or undefined after Mastodon's 401. */
-export function authenticate(
-  kit: SimulatorKit,
-  state: MastoState,
+/** The account behind the bearer token, or undefined after Mastodon's 401. One store read: the revocation. */
+export async function authenticate(
+  ctx: MastoContext,
   request: FastifyRequest,
   reply: FastifyReply,
-): MastoAccount | undefined {
+): Promise<MastoAccount | undefined> {
   const header = request.headers.authorization ?? '';
-  const check = kit.tokens.verify(header.startsWith('Bearer ') ? header.slice(7) : '', 'masto_access');
-  if (!check.ok || state.revoked.has(check.claims.jti)) {
+  const check = ctx.kit.tokens.verify(header.startsWith('Bearer ') ? header.slice(7) : '', 'masto_access');
+  if (!check.ok || (await ctx.kit.store.get(KIND.revoked, check.claims.jti)) !== undefined) {
     reply.code(401).send({ error: 'The access token is invalid' });
     return undefined;
   }
-  return accountFor(state, String(check.claims.username));
+  return accountOf(String(check.claims.username));
 }
 
 export function hostOf(request: FastifyRequest, prefix: string): string {
@@ -100,13 +95,13 @@ async function registerApp(ctx: MastoContext, request: FastifyRequest, reply: Fa
       .filter(Boolean) ?? [];
   if (!fields.client_name || redirectUris.length === 0)
     return reply.code(422).send({ error: "Validation failed: Name can't be blank, Redirect URI can't be blank" });
-  const app = {
+  const app: MastoApp = {
     clientId: randomBytes(16).toString('base64url'),
     clientSecret: randomBytes(24).toString('base64url'),
     redirectUris,
     scopes: String(fields.scopes ?? 'read'),
   };
-  ctx.state.apps.set(app.clientId, app);
+  await ctx.kit.store.put(KIND.app, app.clientId, app);
   return {
     id: numericId(app.clientId),
     name: fields.client_name,
@@ -124,13 +119,13 @@ async function authorize(
   request: FastifyRequest<{ Querystring: AuthorizeQuery }>,
   reply: FastifyReply,
 ) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const posted = request.method === 'POST' ? parseBody(request.headers['content-type'], request.body).fields : {};
   const q = {
     ...request.query,
     ...(Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<string, string>),
   };
-  const client = state.apps.get(q.client_id ?? '');
+  const client = q.client_id ? await kit.store.get<MastoApp>(KIND.app, q.client_id) : undefined;
   if (!client)
     return reply
       .code(400)
@@ -149,18 +144,18 @@ async function authorize(
       defaultUsername: 'sandbox',
     });
   if (q.decision === 'deny') return deniedRedirect(reply, q.redirect_uri, q.state);
-  if (!ctx.kit.mayNameAccount(request, q))
-    return reply.code(403).send({
-      error: 'access_denied',
-      error_description: 'This sign-in was not started by Herald (no valid sandbox_sig).',
-    });
   const username = q.sandbox_username ?? 'sandbox';
   if (!/^[a-z0-9_]{1,30}$/i.test(username))
     return reply
       .code(400)
       .send({ error: 'invalid_request', error_description: 'sandbox_username is not a valid username.' });
+  if (!(await kit.mayNameAccount(request, q, username)))
+    return reply.code(403).send({
+      error: 'access_denied',
+      error_description: 'This sign-in was not started by Herald (no valid sandbox_sig).',
+    });
   const code = kit.tokens.sign({
-    sub: accountFor(state, username).id,
+    sub: accountOf(username).id,
     typ: 'masto_code',
     username,
     cid: client.clientId,
@@ -178,21 +173,26 @@ async function authorize(
 /** Revokes a token (RFC 7009): Mastodon answers 200 `{}` whether or not the token was valid. */
 async function revoke(ctx: MastoContext, request: FastifyRequest, reply: FastifyReply) {
   const { fields } = parseBody(request.headers['content-type'], request.body);
-  const client = ctx.state.apps.get(String(fields.client_id ?? ''));
+  const client = await appOf(ctx, fields.client_id);
   if (!client || client.clientSecret !== fields.client_secret)
     return reply
       .code(403)
       .send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
   const check = ctx.kit.tokens.verify(String(fields.token ?? ''), 'masto_access');
-  if (check.ok) ctx.state.revoked.add(check.claims.jti);
+  if (check.ok) await ctx.kit.store.put(KIND.revoked, check.claims.jti, { at: ctx.kit.now() });
   return {};
+}
+
+/** The registered app a request names (`client_id`), if any. */
+async function appOf(ctx: MastoContext, clientId: unknown): Promise<MastoApp | undefined> {
+  return typeof clientId === 'string' && clientId !== '' ? ctx.kit.store.get<MastoApp>(KIND.app, clientId) : undefined;
 }
 
 /** The code exchange (PKCE S256 when the authorization request sent a challenge). */
 async function token(ctx: MastoContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const { fields } = parseBody(request.headers['content-type'], request.body);
-  const client = state.apps.get(String(fields.client_id ?? ''));
+  const client = await appOf(ctx, fields.client_id);
   if (!client || client.clientSecret !== fields.client_secret)
     return reply.code(401).send({
       error: 'invalid_client',
@@ -211,12 +211,7 @@ async function token(ctx: MastoContext, request: FastifyRequest, reply: FastifyR
       error_description:
         'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
     });
-  if (
-    !check.ok ||
-    state.spentCodes.has(check.claims.jti) ||
-    check.claims.cid !== client.clientId ||
-    check.claims.redirect !== fields.redirect_uri
-  )
+  if (!check.ok || check.claims.cid !== client.clientId || check.claims.redirect !== fields.redirect_uri)
     return invalidGrant();
   if (
     check.claims.challenge &&
@@ -225,7 +220,8 @@ async function token(ctx: MastoContext, request: FastifyRequest, reply: FastifyR
       .digest('base64url') !== check.claims.challenge
   )
     return invalidGrant();
-  state.spentCodes.add(check.claims.jti);
+  // Spent once every check passed; a second exchange (here or on another node) is refused.
+  if (!(await kit.store.insert(KIND.spent, check.claims.jti, { at: kit.now() }))) return invalidGrant();
   const token = kit.tokens.sign({
     sub: check.claims.sub,
     typ: 'masto_access',
@@ -242,7 +238,7 @@ async function token(ctx: MastoContext, request: FastifyRequest, reply: FastifyR
 }
 
 async function verifyCredentials(ctx: MastoContext, request: FastifyRequest, reply: FastifyReply) {
-  const account = authenticate(ctx.kit, ctx.state, request, reply);
+  const account = await authenticate(ctx, request, reply);
   if (!account) return reply;
   return accountJson(account, hostOf(request, ctx.prefix));
 }

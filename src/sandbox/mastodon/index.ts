@@ -1,10 +1,11 @@
 // The Mastodon simulator: one instance's REST API as docs/platforms/mastodon.md describes it (apps and OAuth, instance
 // configuration, v2 media with asynchronous processing, statuses with Idempotency-Key, `{error}` bodies and
-// X-RateLimit headers), in memory. Limits are settable per simulator (`settings.maxCharacters`, …).
+// X-RateLimit headers). Limits are settable per simulator (`settings.maxCharacters`, …). Its state is in the sandbox
+// store (kit.store): statuses, media, apps and Idempotency-Keys survive a restart and are shared by every API node.
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerMastoAuth } from './auth.ts';
-import { createMastoState, type MastoState } from './state.ts';
+import { KIND, type MastoStatus } from './state.ts';
 import { registerMastoStatuses } from './statuses.ts';
 
 const MESSAGES: Record<number, string> = {
@@ -14,19 +15,17 @@ const MESSAGES: Record<number, string> = {
 };
 
 export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
-  let state = createMastoState();
   const errorReply = (reply: FastifyReply, status: number, message: string) =>
     reply.code(status).send({ error: MESSAGES[status] ?? message });
   return {
     errorReply,
     routes(app) {
-      const live = new Proxy({} as MastoState, { get: (_t, key) => state[key as keyof MastoState] });
-      const ctx = { kit, state: live, errorReply, prefix: app.prefix };
+      const ctx = { kit, errorReply, prefix: app.prefix };
       registerMastoAuth(app, ctx);
       registerMastoStatuses(app, ctx);
     },
-    posts: () =>
-      [...state.statuses.values()].map((s) => ({
+    posts: async () =>
+      (await kit.store.list<MastoStatus>(KIND.status, { ascending: true })).map((s) => ({
         id: s.id,
         account: s.accountId,
         text: s.text,
@@ -35,8 +34,5 @@ export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(s.createdAt).toISOString(),
         deleted: s.deleted,
       })),
-    reset() {
-      state = createMastoState();
-    },
   };
 }

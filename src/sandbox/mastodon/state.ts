@@ -1,6 +1,9 @@
-// In-memory state of the Mastodon simulator: OAuth apps, accounts, statuses, media attachments, and the Idempotency-Key
-// memory (one hour per account, docs/platforms/mastodon.md "Idempotency"); and the context every route handler is
-// given.
+// The Mastodon simulator's documents in its sandbox store (kit.store): OAuth apps (`app`), statuses (`status`, owned
+// by the account), the parts of each thread (`thread-part`, owned by the thread: a status's page reads its thread,
+// not the account's history), media attachments (`media`, owned by the uploader; the bytes a blob each), the Idempotency-Key
+// memory (`idempotency`, one hour per account, docs/platforms/mastodon.md "Idempotency"), spent codes and revoked
+// tokens by jti; and the context every route handler is given. Accounts are not stored: an account is the username
+// its signed token carries, and its id is derived from that name.
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 
 export interface MastoAccount {
@@ -12,15 +15,30 @@ export interface MastoAccount {
 export interface MastoStatus {
   id: string;
   accountId: string;
+  /** The author's username when posting: the status's URLs and account are built without another read. */
+  username: string;
   text: string;
   spoilerText: string;
   sensitive: boolean;
   visibility: string;
   language: string | null;
   inReplyToId: string | null;
+  /** The account of the status replied to (Mastodon's `in_reply_to_account_id`). */
+  inReplyToAccountId: string | null;
+  /** The first status of the thread: its parts are listed by `threadKey(accountId, conversationId)`. */
+  conversationId: string;
   mediaIds: string[];
+  /** The attachments as posted (they were processed by then): reading a status reads no media documents. */
+  attachments: MastoAttachment[];
   createdAt: number;
   deleted: boolean;
+}
+
+/** What a status shows of each attachment. */
+export interface MastoAttachment {
+  id: string;
+  type: MastoMedia['type'];
+  description: string | null;
 }
 
 export interface MastoMedia {
@@ -32,36 +50,55 @@ export interface MastoMedia {
   description: string | null;
   readyAt: number;
   failed: boolean;
-  attached: boolean;
 }
 
-export interface MastoState {
-  apps: Map<string, { clientId: string; clientSecret: string; redirectUris: string[]; scopes: string }>;
-  accounts: Map<string, MastoAccount>;
-  statuses: Map<string, MastoStatus>;
-  media: Map<string, MastoMedia>;
-  /** `${accountId}:${key}` → status id and when the key was first used. */
-  idempotency: Map<string, { statusId: string; at: number }>;
-  spentCodes: Set<string>;
-  revoked: Set<string>;
+export interface MastoApp {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  scopes: string;
 }
 
-export function createMastoState(): MastoState {
-  return {
-    apps: new Map(),
-    accounts: new Map(),
-    statuses: new Map(),
-    media: new Map(),
-    idempotency: new Map(),
-    spentCodes: new Set(),
-    revoked: new Set(),
-  };
+/** An Idempotency-Key's claim (`idempotencyId`): the status it made and when; older than an hour it is void. */
+export interface MastoIdempotency {
+  statusId: string;
+  at: number;
 }
 
-/** What every route handler works with: the kit, the live state (reset swaps it) and Mastodon's error body. */
+/** A part of a thread, listed by the thread's key (`threadKey`): what a status's page reads. */
+export interface MastoThreadPart {
+  id: string;
+}
+
+/** Document kinds of the store. `spent`: jti of codes already exchanged; `thread-part` by status id. */
+export const KIND = {
+  app: 'app',
+  status: 'status',
+  threadPart: 'thread-part',
+  media: 'media',
+  idempotency: 'idempotency',
+  spent: 'spent',
+  revoked: 'revoked',
+} as const;
+
+/** An Idempotency-Key is remembered per account. */
+export function idempotencyId(accountId: string, key: string): string {
+  return `${accountId}:${key}`;
+}
+
+/** The owner of a thread's parts: the account's own statuses of one conversation. */
+export function threadKey(accountId: string, conversationId: string): string {
+  return `${accountId} ${conversationId}`;
+}
+
+/** The blob holding an attachment's bytes. */
+export function mediaBlob(mediaId: string): string {
+  return `media:${mediaId}`;
+}
+
+/** What every route handler works with: the kit (its store holds the state) and Mastodon's error body. */
 export interface MastoContext {
   kit: SimulatorKit;
-  state: MastoState;
   errorReply: PlatformSimulator['errorReply'];
   /** Where the simulator is mounted (`/sandbox/mastodon` in Herald), for the URLs it hands out. */
   prefix: string;

@@ -12,7 +12,15 @@ import { outboundRequest, OutboundError } from '../../lib/outbound.ts';
 import { imageSize, sniff } from '../framework/sniff.ts';
 
 export type FetchedMedia =
-  | { ok: true; contentType: string | undefined; size: number; width: number | null; height: number | null }
+  | {
+      ok: true;
+      contentType: string | undefined;
+      size: number;
+      width: number | null;
+      height: number | null;
+      /** The whole body, when it fits in `keepBytes` (what the simulator keeps to show the post). */
+      bytes: Buffer | undefined;
+    }
   | { ok: false; reason: string };
 
 /** URLs a simulator may fetch media from (`settings.mediaFetchUrls`): one origin and path each. */
@@ -62,8 +70,15 @@ export function mayFetch(url: URL, settings: Record<string, unknown>): boolean {
   });
 }
 
-/** GETs a media URL the way Meta's fetcher does; `ok: false` with the reason when it cannot be used. */
-export async function fetchMedia(url: string, settings: Record<string, unknown>): Promise<FetchedMedia> {
+/**
+ * GETs a media URL the way Meta's fetcher does; `ok: false` with the reason when it cannot be used. The body is
+ * read whole up to `keepBytes` (and returned when it fit), else only its head (type and dimensions).
+ */
+export async function fetchMedia(
+  url: string,
+  settings: Record<string, unknown>,
+  options: { keepBytes?: number } = {},
+): Promise<FetchedMedia> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -77,14 +92,21 @@ export async function fetchMedia(url: string, settings: Record<string, unknown>)
       url: parsed,
       headers: { 'user-agent': 'facebookexternalhit/1.1 (Herald sandbox)', accept: '*/*' },
       timeoutMs: FETCH_TIMEOUT_MS,
-      maxResponseBytes: HEAD_BYTES,
+      maxResponseBytes: Math.max(HEAD_BYTES, options.keepBytes ?? 0),
     });
     if (res.status !== 200) return { ok: false, reason: `the URL answered HTTP ${res.status}` };
     const declared = Number(res.headers['content-length']);
     const size = Number.isFinite(declared) && declared > 0 ? declared : res.body.length;
     if (size === 0) return { ok: false, reason: 'the URL returned no bytes' };
     const dims = imageSize(res.body);
-    return { ok: true, contentType: sniff(res.body), size, width: dims?.width ?? null, height: dims?.height ?? null };
+    return {
+      ok: true,
+      contentType: sniff(res.body),
+      size,
+      width: dims?.width ?? null,
+      height: dims?.height ?? null,
+      bytes: res.truncated || res.body.length !== size ? undefined : res.body,
+    };
   } catch (error) {
     // The kind only (timeout, connect, reset): the message would carry addresses and system errors.
     return {

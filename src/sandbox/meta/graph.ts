@@ -1,8 +1,7 @@
 // What the Meta simulators (Instagram, Facebook Pages, Threads) share: the Graph error envelope with its
 // fbtrace_id, where Graph reads the access token (`access_token` in the query or form, or an
 // `Authorization: Bearer|OAuth` header), the version prefix of paths, the usage headers (X-App-Usage,
-// X-Business-Use-Case-Usage), the shared fault switches in Graph shapes, and a media-container store whose
-// IN_PROGRESS → FINISHED | ERROR → PUBLISHED | EXPIRED life runs on the simulator's clock with configurable delays.
+// X-Business-Use-Case-Usage) and the shared fault switches in Graph shapes. Containers are in containers.ts.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody, type ParsedBody } from '../framework/body.ts';
@@ -222,106 +221,4 @@ export function applyGraphFault(
     default:
       return undefined;
   }
-}
-
-export type ContainerStatusName = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'ERROR' | 'EXPIRED';
-
-export interface SimContainer<T> {
-  id: string;
-  owner: string;
-  createdAt: number;
-  /** When processing ends (FINISHED or ERROR). */
-  readyAt: number;
-  /** Set when processing is to end in ERROR: Meta's detail text (with its subcode). */
-  failure: string | null;
-  publishedAs: string | null;
-  data: T;
-}
-
-export interface ContainerTimings {
-  /** Processing time of an image container (ms). */
-  imageMs: number;
-  /** Processing time of a video container (ms). */
-  videoMs: number;
-  /** Processing time of a text-only or carousel container (ms). */
-  otherMs: number;
-  /** A container not published by then is EXPIRED (Meta: 24 hours). */
-  expiryMs: number;
-}
-
-/**
- * Container timings from the simulator's settings (`containerImageMs`, `containerVideoMs`, `containerOtherMs`,
- * `containerExpiryMs`), so tests can shorten or stretch them; the defaults are realistic orders of magnitude
- * scaled down (⚠ Meta publishes no processing times; "wait ~30 s on average" for Threads video).
- */
-export function containerTimings(
-  settings: Record<string, unknown>,
-  defaults: Partial<ContainerTimings> = {},
-): ContainerTimings {
-  const pick = (name: string, fallback: number) =>
-    typeof settings[name] === 'number' && (settings[name] as number) >= 0 ? (settings[name] as number) : fallback;
-  return {
-    imageMs: pick('containerImageMs', defaults.imageMs ?? 400),
-    videoMs: pick('containerVideoMs', defaults.videoMs ?? 1500),
-    otherMs: pick('containerOtherMs', defaults.otherMs ?? 100),
-    expiryMs: pick('containerExpiryMs', defaults.expiryMs ?? 24 * 3600_000),
-  };
-}
-
-export interface ContainerStore<T> {
-  create(owner: string, data: T, processingMs: number, failure?: string | null): SimContainer<T>;
-  get(id: string): SimContainer<T> | undefined;
-  status(container: SimContainer<T>): ContainerStatusName;
-  markPublished(container: SimContainer<T>, mediaId: string): void;
-  all(): SimContainer<T>[];
-}
-
-/** Containers with their life computed from the clock at each read. `nextId` gives Graph-style numeric ids. */
-export function createContainerStore<T>(
-  now: () => number,
-  timings: Pick<ContainerTimings, 'expiryMs'>,
-  nextId: () => string,
-): ContainerStore<T> {
-  const containers = new Map<string, SimContainer<T>>();
-  return {
-    create(owner, data, processingMs, failure = null) {
-      const t = now();
-      const container: SimContainer<T> = {
-        id: nextId(),
-        owner,
-        createdAt: t,
-        readyAt: t + processingMs,
-        failure,
-        publishedAs: null,
-        data,
-      };
-      containers.set(container.id, container);
-      return container;
-    },
-    get: (id) => containers.get(id),
-    status(c) {
-      if (c.publishedAs) return 'PUBLISHED';
-      const t = now();
-      if (t >= c.createdAt + timings.expiryMs) return 'EXPIRED';
-      if (t < c.readyAt) return 'IN_PROGRESS';
-      return c.failure ? 'ERROR' : 'FINISHED';
-    },
-    markPublished(c, mediaId) {
-      c.publishedAs = mediaId;
-    },
-    all: () => [...containers.values()],
-  };
-}
-
-/** Graph-style numeric ids: a 17-digit number that grows, unique within the process. */
-export function graphIdFactory(seed: number): () => string {
-  let n = BigInt(seed) * 1000n;
-  return () => (17841400000000000n + n++).toString();
-}
-
-/** Times within the last `windowMs` of a key, pruned in place (rolling quotas). */
-export function recentTimes(map: Map<string, number[]>, key: string, now: number, windowMs: number): number[] {
-  const list = (map.get(key) ?? []).filter((t) => t > now - windowMs);
-  map.set(key, list);
-  return list;
 }

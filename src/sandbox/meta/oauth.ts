@@ -3,6 +3,8 @@
 // /oauth/access_token (short-lived token), the long-lived exchange (/access_token) and the refresh
 // (/refresh_access_token, for a long-lived token at least MIN_REFRESH_AGE old and unexpired). What differs between
 // the platforms (token types, grant type names, TTLs, scopes, messages, error shapes) comes in as a MetaOAuthSpec.
+// What must hold across restarts and nodes is in the simulator's store: spent codes (each spent once, by an
+// insert) and the secret each client id was first used with.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
 import type { TokenClaims } from '../framework/tokens.ts';
@@ -14,11 +16,6 @@ export interface OAuthErrorSpec {
   message: string;
   code?: number;
   subcode?: number;
-}
-
-export interface MetaOAuthState {
-  spentCodes: Set<string>;
-  clientSecrets: Map<string, string>;
 }
 
 export interface MetaOAuthSpec {
@@ -65,17 +62,20 @@ const REDIRECT_MISMATCH =
 /** What the OAuth handlers of one simulator are given. */
 interface MetaOAuth {
   kit: SimulatorKit;
-  state: MetaOAuthState;
   spec: MetaOAuthSpec;
 }
 
-export function registerMetaOAuth(
-  app: FastifyInstance,
-  kit: SimulatorKit,
-  state: MetaOAuthState,
-  spec: MetaOAuthSpec,
-): void {
-  const oauth: MetaOAuth = { kit, state, spec };
+/** The store kinds: a spent code's jti, and a client id's secret (the simulator accepts any consistent pair). */
+const SPENT_CODE = 'spent-code';
+const CLIENT_SECRET = 'client-secret';
+
+/** The secret a client id was first used with; undefined for a client not seen yet. */
+async function knownSecret(kit: SimulatorKit, clientId: string): Promise<string | undefined> {
+  return (await kit.store.get<{ secret: string }>(CLIENT_SECRET, clientId))?.secret;
+}
+
+export function registerMetaOAuth(app: FastifyInstance, kit: SimulatorKit, spec: MetaOAuthSpec): void {
+  const oauth: MetaOAuth = { kit, spec };
   app.get<AuthorizeRoute>('/oauth/authorize', (request, reply) => authorize(oauth, request, reply));
   app.post('/oauth/access_token', (request, reply) => exchangeCode(oauth, request, reply));
   app.get('/access_token', (request, reply) => exchangeLongLived(oauth, request, reply));
@@ -118,11 +118,11 @@ async function authorize({ kit, spec }: MetaOAuth, request: FastifyRequest<Autho
     return reply
       .type('text/html; charset=utf-8')
       .send(consentPage({ platform: spec.platform, appId: q.client_id!, scopes, query: q }));
-  if (!kit.mayNameAccount(request, q))
-    return fail(spec, reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
   if (!/^[A-Za-z0-9._]{1,30}$/.test(q.sandbox_username))
     return fail(spec, reply, `sandbox_username must be a valid ${spec.platform} username.`);
   const user = spec.userFor(q.sandbox_username);
+  if (!(await kit.mayNameAccount(request, q, user.username)))
+    return fail(spec, reply, 'This sign-in was not started by Herald (no valid sandbox_sig).');
   const code = kit.tokens.sign({
     sub: user.id,
     typ: spec.codeType,
@@ -139,7 +139,7 @@ async function authorize({ kit, spec }: MetaOAuth, request: FastifyRequest<Autho
 }
 
 /** The code exchange (/oauth/access_token): a single-use code for a short-lived token. */
-async function exchangeCode({ kit, state, spec }: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
+async function exchangeCode({ kit, spec }: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
   const m = spec.messages;
   const { params } = graphParams(request);
   if (spec.codeFault(kit, request, reply) === 'sent') return reply;
@@ -147,15 +147,16 @@ async function exchangeCode({ kit, state, spec }: MetaOAuth, request: FastifyReq
     if (!params[name]) return fail(spec, reply, m.codeMissing(name));
   }
   if (params.grant_type !== 'authorization_code') return fail(spec, reply, m.grantType);
-  const known = state.clientSecrets.get(params.client_id!);
+  const known = await knownSecret(kit, params.client_id!);
   if (known !== undefined && known !== params.client_secret) return spec.oauthError(reply, m.clientSecret);
   const check = kit.tokens.verify(params.code!.replace(/#_$/, ''), spec.codeType);
   if (!check.ok) return spec.oauthError(reply, check.reason === 'expired' ? m.codeExpired : m.codeInvalid);
-  if (state.spentCodes.has(check.claims.jti)) return spec.oauthError(reply, m.codeUsed);
   if (check.claims.cid !== params.client_id) return fail(spec, reply, m.codeApp);
   if (check.claims.redirect !== params.redirect_uri) return fail(spec, reply, REDIRECT_MISMATCH);
-  state.spentCodes.add(check.claims.jti);
-  state.clientSecrets.set(params.client_id!, params.client_secret!);
+  // Spent by an insert: of two exchanges of one code (two nodes), one gets the token.
+  if (!(await kit.store.insert(SPENT_CODE, check.claims.jti, { at: kit.now() })))
+    return spec.oauthError(reply, m.codeUsed);
+  if (known === undefined) await kit.store.insert(CLIENT_SECRET, params.client_id!, { secret: params.client_secret! });
   const user = spec.userFor(String(check.claims.username));
   const token = kit.tokens.sign({
     sub: user.id,
@@ -184,7 +185,7 @@ const appUsage = (spec: MetaOAuthSpec) => ({ businessId: 'app', type: spec.usage
 
 /** The long-lived exchange (/access_token): a short-lived token for a long-lived one. */
 async function exchangeLongLived(oauth: MetaOAuth, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state, spec } = oauth;
+  const { kit, spec } = oauth;
   const { params } = graphParams(request);
   const applied = applyGraphFault(kit, kit.faults.take('token'), request, reply, appUsage(spec));
   if (applied === 'sent') return reply;
@@ -194,7 +195,7 @@ async function exchangeLongLived(oauth: MetaOAuth, request: FastifyRequest, repl
   const claims = requireGraphToken(kit, request, reply, params, spec.tokenType);
   if (!claims) return reply;
   if (claims.ll) return graphError(reply, 400, { message: 'The access token is already long-lived.', code: 100 });
-  const known = state.clientSecrets.get(String(claims.cid));
+  const known = await knownSecret(kit, String(claims.cid));
   if (known !== undefined && known !== params.client_secret)
     return graphError(reply, 400, { message: 'Error validating client secret.', code: 1 });
   return { access_token: longLivedToken(oauth, claims), token_type: 'bearer', expires_in: spec.longTtl };

@@ -1,21 +1,19 @@
 // What the container-publishing Meta simulators (Instagram, Threads) share around their routes: the start of
 // every Graph call (version, token, the per-account call budget and its usage headers), the `fields` selection,
-// Graph timestamps and shortcodes, the own-account check of a path, the video fetched and processed after the
-// container is answered, and the refusal of a container that cannot be published. Each platform's messages and
-// budgets are parameters.
+// Graph timestamps and shortcodes (and back), the own-account check of a path, and the refusal of a container that
+// cannot be published. Each platform's messages and budgets are parameters.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { fetchMedia } from './fetch.ts';
-import {
-  graphError,
-  graphParams,
-  usageHeaders,
-  versionOf,
-  type ContainerStatusName,
-  type ContainerStore,
-  type GraphErrorSpec,
-  type SimContainer,
-} from './graph.ts';
+import type { ContainerStatusName, SimContainer } from './containers.ts';
+import { graphError, graphParams, usageHeaders, versionOf, type GraphErrorSpec } from './graph.ts';
+
+/**
+ * The store owner of an account's items on one edge (Instagram's `media` and `stories`, Threads' `threads` and
+ * `replies`): a page of one edge reads that edge's items, never the account's others.
+ */
+export function edgeOwner(account: string, edge: string): string {
+  return `${account} ${edge}`;
+}
 
 /** A time as Graph writes it: `2025-01-02T03:04:05+0000`. */
 export function isoTime(ms: number): string {
@@ -38,9 +36,11 @@ export function pick(all: Record<string, unknown>, fields: string[]): Record<str
   return out;
 }
 
+const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 /** An Instagram-style shortcode of a numeric id (base64url digits, 11 at most). */
 export function shortcodeOf(id: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const alphabet = SHORTCODE_ALPHABET;
   let n = BigInt(id);
   let out = '';
   while (n > 0n) {
@@ -48,6 +48,17 @@ export function shortcodeOf(id: string): string {
     n /= 64n;
   }
   return out.slice(-11);
+}
+
+/**
+ * The id a shortcode stands for (a post's page is found by it without a search); undefined for text that is no
+ * shortcode. Graph ids have 17 to 19 digits, under 64^11, so their shortcodes are never cut.
+ */
+export function idOfShortcode(shortcode: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]{1,11}$/.test(shortcode)) return undefined;
+  let n = 0n;
+  for (const c of shortcode) n = n * 64n + BigInt(SHORTCODE_ALPHABET.indexOf(c));
+  return n.toString();
 }
 
 /** The path parameters every Graph route has: the version prefix (`v23.0`). */
@@ -126,43 +137,6 @@ export function ownAccount(reply: FastifyReply, userId: string, id: string, pref
     subcode: 33,
   });
   return false;
-}
-
-export interface VideoFailures {
-  /** The failure of a URL that could not be fetched. */
-  download(reason: string): string;
-  format: string;
-  tooLarge: string;
-  /** The failure the `media_failed` fault gives. */
-  failed: string;
-}
-
-/**
- * A video container whose media is fetched and processed after the answer: a video that cannot be fetched, is
- * not MP4/QuickTime, is over `maxBytes` or meets the `media_failed` fault shows as ERROR on the container once
- * processing (`processingMs` from now, or when the fetch ends) is over.
- */
-export function createVideoContainer<T>(
-  kit: SimulatorKit,
-  store: ContainerStore<T>,
-  owner: string,
-  data: T,
-  url: string,
-  options: { processingMs: number; maxBytes: number; faulted: boolean; failures: VideoFailures },
-): SimContainer<T> {
-  const container = store.create(owner, data, Number.POSITIVE_INFINITY);
-  const started = kit.now();
-  const f = options.failures;
-  void fetchMedia(url, kit.settings).then((got) => {
-    let failure: string | null = null;
-    if (!got.ok) failure = f.download(got.reason);
-    else if (got.contentType !== 'video/mp4' && got.contentType !== 'video/quicktime') failure = f.format;
-    else if (got.size > options.maxBytes) failure = f.tooLarge;
-    else if (options.faulted) failure = f.failed;
-    container.failure = failure;
-    container.readyAt = Math.max(kit.now(), started + options.processingMs);
-  });
-  return container;
 }
 
 export interface UnpublishableSpecs {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { numericId, type SimulatorKit } from '../framework/simulator.ts';
 import { applyGraphFault, graphError, requireGraphToken } from '../meta/graph.ts';
 import { registerMetaOAuth } from '../meta/oauth.ts';
-import type { ThState, ThUser } from './state.ts';
+import type { ThUser } from './state.ts';
 
 export const TH_SCOPES = [
   'threads_basic',
@@ -26,19 +26,18 @@ const LONG_TTL = 60 * 86_400;
 const MIN_REFRESH_AGE = 86_400;
 export const TH_TOKEN = 'th_token';
 
-export function thUserFor(state: ThState, username: string): ThUser {
-  const id = numericId(`threads:${username.toLowerCase()}`);
-  let user = state.users.get(id);
-  if (!user) {
-    user = { id, username: username.toLowerCase(), name: username.replace(/[._]/g, ' ') };
-    state.users.set(id, user);
-  }
-  return user;
+/** The account of a username: the same username always makes the same account, so none needs keeping. */
+export function thUserFor(username: string): ThUser {
+  return {
+    id: numericId(`threads:${username.toLowerCase()}`),
+    username: username.toLowerCase(),
+    name: username.replace(/[._]/g, ' '),
+  };
 }
 
-export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit, state: ThState): void {
+export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit): void {
   const required = (name: string) => `The parameter ${name} is required.`;
-  registerMetaOAuth(app, kit, state, {
+  registerMetaOAuth(app, kit, {
     platform: 'Threads',
     usageType: 'threads',
     scopes: TH_SCOPES,
@@ -51,7 +50,7 @@ export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit, sta
     minRefreshAge: MIN_REFRESH_AGE,
     exchangeGrant: 'th_exchange_token',
     refreshGrant: 'th_refresh_token',
-    userFor: (username) => thUserFor(state, username),
+    userFor: thUserFor,
     oauthError: (reply, error) =>
       graphError(reply, 400, { message: error.message, code: error.code ?? 100, subcode: error.subcode }),
     codeFault: (_kit, request, reply) =>
@@ -76,13 +75,10 @@ export function registerThreadsAuth(app: FastifyInstance, kit: SimulatorKit, sta
 
 export function thAuthenticate(
   kit: SimulatorKit,
-  state: ThState,
   request: FastifyRequest,
   reply: FastifyReply,
   params: Record<string, string>,
 ): { user: ThUser; scopes: string[] } | undefined {
   const claims = requireGraphToken(kit, request, reply, params, TH_TOKEN);
-  return claims
-    ? { user: thUserFor(state, String(claims.username)), scopes: String(claims.scope).split(',') }
-    : undefined;
+  return claims ? { user: thUserFor(String(claims.username)), scopes: String(claims.scope).split(',') } : undefined;
 }

@@ -5,19 +5,18 @@ import type { SimulatorKit } from '../framework/simulator.ts';
 import { graphError } from '../meta/graph.ts';
 import { beginGraphCall, ownAccount, type GraphPath } from '../meta/publishing.ts';
 import { thAuthenticate } from './auth.ts';
-import type { ThState, ThUser } from './state.ts';
+import type { ThUser } from './state.ts';
 
 const CALLS_PER_HOUR = 500; // ⚠ unverified: Threads' budget is 4,800 × impressions per 24 h; a flat figure here
 
-/** What the Threads Graph handlers are given. */
+/** What the Threads Graph handlers are given (their state is in `kit.store`). */
 export interface ThSim {
   kit: SimulatorKit;
-  state: ThState;
 }
 
 /** The caller, its scopes and the call's parameters, or undefined once the call has been answered. */
 export function beginThCall(
-  { kit, state }: ThSim,
+  { kit }: ThSim,
   request: FastifyRequest<{ Params: GraphPath }>,
   reply: FastifyReply,
 ): { user: ThUser; scopes: string[]; params: Record<string, string> } | undefined {
@@ -27,7 +26,7 @@ export function beginThCall(
       windowPrefix: 'th-calls',
       usageType: 'threads',
       callsPerHour: CALLS_PER_HOUR,
-      authenticate: (req, rep, params) => thAuthenticate(kit, state, req, rep, params),
+      authenticate: (req, rep, params) => thAuthenticate(kit, req, rep, params),
       userId: (auth) => auth.user.id,
       limited: { message: 'Application request limit reached', code: 4, isTransient: true },
     },

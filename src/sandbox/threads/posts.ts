@@ -1,19 +1,36 @@
 // Threads reads and removal (docs/platforms/threads.md "Calls"): the account (`/me`), its threads and replies edges
 // with cursor paging, a post's replies, post insights, one node (a container's status or a published post), delete
-// (100 per 24 h), and a web page per post for sandbox URLs.
+// (100 per 24 h), and the web page of each post (its sandbox URL: the thread's parts with their media).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { applyGraphFault, graphError, recentTimes } from '../meta/graph.ts';
+import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
+import { containerStatus, readContainer } from '../meta/containers.ts';
+import { applyGraphFault, graphError } from '../meta/graph.ts';
+import { mountPath, pageMedia, registerMediaFiles } from '../meta/media-files.ts';
 import {
+  edgeOwner,
   fieldsOf,
   type GraphAccountPath,
   type GraphMediaPath,
   type GraphNodePath,
   type GraphPath,
+  idOfShortcode,
   isoTime,
   pick,
 } from '../meta/publishing.ts';
+import { takeQuota } from '../meta/quotas.ts';
+import { thUserFor } from './auth.ts';
 import { beginThCall, hasScope, ownThAccount, type ThSim } from './graph-call.ts';
-import { DAY_MS, DELETES_PER_DAY, type ThPost, type ThUser } from './state.ts';
+import { ensurePost, QUOTAS } from './publish.ts';
+import {
+  DELETES_PER_DAY,
+  POST,
+  REPLY_OF,
+  THREAD_PART,
+  threadKey,
+  type ThContainerData,
+  type ThPost,
+  type ThReplyRef,
+} from './state.ts';
 
 const TH_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
 
@@ -22,22 +39,16 @@ interface WebPath {
   shortcode: string;
 }
 
-/** Where a listing stopped: the last item handed out. */
-interface Cursor {
-  timestamp: number;
-  id: string;
-}
-
-export function postJson(p: ThPost, user: ThUser | undefined): Record<string, unknown> {
+export function postJson(p: ThPost): Record<string, unknown> {
   return {
     id: p.id,
     media_product_type: 'THREADS',
     media_type: p.mediaType,
     text: p.text || undefined,
-    permalink: `https://www.threads.net/@${user?.username ?? 'unknown'}/post/${p.shortcode}`,
+    permalink: `https://www.threads.net/@${p.username}/post/${p.shortcode}`,
     shortcode: p.shortcode,
     timestamp: isoTime(p.timestamp),
-    username: user?.username,
+    username: p.username,
     is_reply: p.replyTo !== null,
     replied_to: p.replyTo ? { id: p.replyTo } : undefined,
     root_post: p.root ? { id: p.root } : undefined,
@@ -59,7 +70,18 @@ export function registerThreadsPosts(app: FastifyInstance, sim: ThSim): void {
   app.get<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => readNode(sim, request, reply));
   app.delete<{ Params: GraphNodePath }>('/:version/:id', (request, reply) => deletePost(sim, request, reply));
   app.get<{ Params: WebPath }>('/web/:handle/post/:shortcode', (request, reply) => webPage(sim, request, reply));
+  registerMediaFiles(app, sim.kit.store, (reply) => reply.code(404).send());
 }
+
+/** The live posts a list of references names, in its order. */
+async function postsOf(sim: ThSim, refs: ThReplyRef[]): Promise<ThPost[]> {
+  const posts = await Promise.all(refs.map((r) => sim.kit.store.get<ThPost>(POST, r.id)));
+  return posts.filter((p): p is ThPost => p !== undefined && !p.deleted);
+}
+
+/** The live direct replies to a post (any account's), oldest first: that post's own list, not every post's. */
+const repliesTo = async (sim: ThSim, id: string) =>
+  postsOf(sim, await sim.kit.store.list<ThReplyRef>(REPLY_OF, { owner: id, ascending: true }));
 
 async function readMe(sim: ThSim, request: FastifyRequest<{ Params: GraphPath }>, reply: FastifyReply) {
   const ctx = beginThCall(sim, request, reply);
@@ -70,13 +92,12 @@ async function readMe(sim: ThSim, request: FastifyRequest<{ Params: GraphPath }>
   );
 }
 
-const encodeCursor = (p: Cursor) => Buffer.from(`${p.timestamp}:${p.id}`).toString('base64url');
-const decodeCursor = (text: string): Cursor | undefined => {
-  const match = /^(\d{1,16}):(\d{1,30})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  return match ? { timestamp: Number(match[1]), id: match[2]! } : undefined;
+/** A cursor names the last post a page handed out. */
+const encodeCursor = (p: ThPost) => Buffer.from(p.id).toString('base64url');
+const decodeCursor = (text: string): string | undefined => {
+  const id = Buffer.from(text, 'base64url').toString('utf8');
+  return /^\d{1,30}$/.test(id) ? id : undefined;
 };
-const newerFirst = (a: Cursor, b: Cursor) =>
-  b.timestamp - a.timestamp || (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
 
 /** The account's threads or replies edge; `replies` under a post id is that post's direct replies instead. */
 async function listEdge(
@@ -85,18 +106,16 @@ async function listEdge(
   request: FastifyRequest<{ Params: GraphAccountPath }>,
   reply: FastifyReply,
 ) {
-  const { state } = sim;
+  const { kit } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   const id = request.params.userId;
-  const post = state.posts.get(id);
-  if (edge === 'replies' && post && !post.deleted) {
+  const post = edge === 'replies' && /^\d+$/.test(id) ? await kit.store.get<ThPost>(POST, id) : undefined;
+  if (post && !post.deleted) {
     // A post's replies edge (GET /{threads-media-id}/replies): the direct replies to it, oldest first.
     if (!hasScope(reply, ctx.scopes, 'threads_read_replies')) return reply;
-    const direct = [...state.posts.values()]
-      .filter((p) => p.replyTo === post.id && !p.deleted)
-      .sort((a, b) => a.timestamp - b.timestamp);
-    return { data: direct.map((p) => pick(postJson(p, state.users.get(p.owner)), fieldsOf(ctx.params, ['id']))) };
+    const direct = await repliesTo(sim, post.id);
+    return { data: direct.map((p) => pick(postJson(p), fieldsOf(ctx.params, ['id']))) };
   }
   if (!ownThAccount(reply, ctx.user, id)) return reply;
   if (edge === 'replies' && !hasScope(reply, ctx.scopes, 'threads_read_replies')) return reply;
@@ -104,7 +123,8 @@ async function listEdge(
   const since = /^\d+$/.test(ctx.params.since ?? '') ? Number(ctx.params.since) * 1000 : 0;
   const limit = Math.min(100, Math.max(1, Number(ctx.params.limit) || 25));
   // Cursor paging as Graph does it (paging.cursors.after, paging.next while more remain). The cursor names the
-  // last item handed out, so items published meanwhile never shift a later page.
+  // last item handed out, so items published meanwhile never shift a later page, and a page reads one page (and one
+  // more, to know whether there are more) of the store, newest first.
   const cursor = ctx.params.after ? decodeCursor(ctx.params.after) : undefined;
   if (ctx.params.after && !cursor)
     return graphError(reply, 400, {
@@ -112,19 +132,20 @@ async function listEdge(
       code: 100,
       userMessage: 'The after cursor is not valid.',
     });
-  const all = [...state.posts.values()]
-    .filter(
-      (p) =>
-        p.owner === ctx.user.id && !p.deleted && (edge === 'replies') === (p.replyTo !== null) && p.timestamp >= since,
-    )
-    .sort(newerFirst)
-    .filter((p) => !cursor || newerFirst(cursor, p) < 0); // after the cursor in this order
-  const list = all.slice(0, limit);
-  const last = list.at(-1);
-  const more = all.length > limit && last !== undefined;
+  const listed = await kit.store.list<ThPost>(POST, {
+    owner: edgeOwner(ctx.user.id, edge),
+    match: { deleted: false },
+    limit: limit + 1,
+    beforeId: cursor,
+  });
+  const read = listed.slice(0, limit);
+  const list = read.filter((p) => p.timestamp >= since);
+  // Newest first: the first post older than `since` ends the listing.
+  const more = listed.length > limit && listed[limit]!.timestamp >= since;
+  const last = read.at(-1);
   const after = last ? encodeCursor(last) : undefined;
   return {
-    data: list.map((p) => pick(postJson(p, ctx.user), fields)),
+    data: list.map((p) => pick(postJson(p), fields)),
     ...(after
       ? {
           paging: {
@@ -141,11 +162,10 @@ async function listEdge(
 }
 
 async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphMediaPath }>, reply: FastifyReply) {
-  const { state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   if (!hasScope(reply, ctx.scopes, 'threads_manage_insights')) return reply;
-  const post = state.posts.get(request.params.mediaId);
+  const post = await sim.kit.store.get<ThPost>(POST, request.params.mediaId);
   if (!post || post.deleted || post.owner !== ctx.user.id)
     return graphError(reply, 400, {
       message:
@@ -164,7 +184,7 @@ async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphM
       message: `The parameter metric must list some of ${TH_METRICS.join(', ')}.`,
       code: 100,
     });
-  const replies = [...state.posts.values()].filter((p) => p.replyTo === post.id && !p.deleted).length;
+  const replies = wanted.includes('replies') ? (await repliesTo(sim, post.id)).length : 0;
   return {
     data: wanted.map((m) => ({
       name: m,
@@ -178,20 +198,22 @@ async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphM
 
 /** One node by id: a container (its status, polled before publishing) or a published post. */
 async function readNode(sim: ThSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
-  const { state } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   const id = request.params.id;
-  const container = state.containers.get(id);
+  const [container, post] = await Promise.all([
+    readContainer<ThContainerData>(sim.kit, id),
+    sim.kit.store.get<ThPost>(POST, id),
+  ]);
   if (container && container.owner === ctx.user.id) {
-    const status = state.containers.status(container);
+    const status = containerStatus(sim.kit, container);
+    if (status === 'PUBLISHED') await ensurePost(sim.kit, container, ctx.user.username);
     return pick(
       { id, status, error_message: status === 'ERROR' ? container.failure : undefined },
       fieldsOf(ctx.params, ['id']),
     );
   }
-  const post = state.posts.get(id);
-  if (post && !post.deleted) return pick(postJson(post, state.users.get(post.owner)), fieldsOf(ctx.params, ['id']));
+  if (post && !post.deleted) return pick(postJson(post), fieldsOf(ctx.params, ['id']));
   return graphError(reply, 400, {
     message: `Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
     type: 'GraphMethodException',
@@ -201,7 +223,7 @@ async function readNode(sim: ThSim, request: FastifyRequest<{ Params: GraphNodeP
 }
 
 async function deletePost(sim: ThSim, request: FastifyRequest<{ Params: GraphNodePath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   if (!hasScope(reply, ctx.scopes, 'threads_delete')) return reply;
@@ -210,7 +232,7 @@ async function deletePost(sim: ThSim, request: FastifyRequest<{ Params: GraphNod
     type: 'threads',
   });
   if (applied === 'sent') return reply;
-  const post = state.posts.get(request.params.id);
+  const post = await kit.store.get<ThPost>(POST, request.params.id);
   if (!post || post.deleted || post.owner !== ctx.user.id)
     return graphError(reply, 400, {
       message:
@@ -219,33 +241,55 @@ async function deletePost(sim: ThSim, request: FastifyRequest<{ Params: GraphNod
       code: 100,
       subcode: 33,
     });
-  const deletions = recentTimes(state.deletions, ctx.user.id, kit.now(), DAY_MS);
-  if (deletions.length >= DELETES_PER_DAY)
+  if (!(await takeQuota(kit.store, QUOTAS.deletions, ctx.user.id, kit.now(), DELETES_PER_DAY)))
     return graphError(reply, 400, {
       message: 'Application request limit reached',
       code: 9,
       subcode: 2207042,
       userMessage: `At most ${DELETES_PER_DAY} posts can be deleted in 24 hours.`,
     });
-  post.deleted = true;
-  deletions.push(kit.now());
+  await kit.store.update<ThPost>(POST, post.id, (p) => (p.deleted ? undefined : { ...p, deleted: true }));
   if (applied === 'drop') return kit.dropConnection(request, reply);
   return { success: true, deleted_id: post.id };
 }
 
-async function webPage({ state }: ThSim, request: FastifyRequest<{ Params: WebPath }>, reply: FastifyReply) {
-  const { shortcode } = request.params;
-  const post = [...state.posts.values()].find((p) => p.shortcode === shortcode && !p.deleted);
-  if (!post)
-    return reply
-      .code(404)
-      .type('text/html; charset=utf-8')
-      .send("<!doctype html><title>Not found</title><p>Sorry, this post isn't available.</p>");
-  const user = state.users.get(post.owner);
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return reply
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html><title>@${esc(user?.username ?? '')} on Threads (sandbox)</title><article><h1>@${esc(user?.username ?? '')}</h1>${post.replyTo ? `<p>Replying to ${esc(post.replyTo)}</p>` : ''}<p>${esc(post.text)}</p><p>${post.items} media item(s)</p></article>`,
-    );
+/**
+ * The post's page: the thread it is part of, as far as the same account wrote it (the parts above it it replied to,
+ * then the replies that continue it), each part with its text, media and own link.
+ */
+async function webPage(sim: ThSim, request: FastifyRequest<{ Params: WebPath }>, reply: FastifyReply) {
+  const { kit } = sim;
+  const id = idOfShortcode(request.params.shortcode);
+  const post = id ? await kit.store.get<ThPost>(POST, id) : undefined;
+  if (!post || post.deleted) return sendMissingPost(reply, 'Threads');
+  // The account's replies under this root: the thread's own list, however long the account's history.
+  const rootId = post.root ?? post.id;
+  const [root, parts] = await Promise.all([
+    post.root ? kit.store.get<ThPost>(POST, post.root) : post,
+    kit.store.list<ThReplyRef>(THREAD_PART, { owner: threadKey(post.owner, rootId), ascending: true }),
+  ]);
+  const replies = await postsOf(sim, parts);
+  const byId = new Map([...(root && !root.deleted ? [root] : []), ...replies].map((p) => [p.id, p]));
+  const own = (p: ThPost | undefined) => (p && p.owner === post.owner ? p : undefined);
+  const above: ThPost[] = [];
+  for (let p = own(byId.get(post.replyTo ?? '')); p; p = own(byId.get(p.replyTo ?? ''))) above.unshift(p);
+  const below: ThPost[] = [];
+  for (let p = post; ;) {
+    const next = replies.find((r) => r.replyTo === p.id && r.owner === post.owner);
+    if (!next) break;
+    below.push((p = next));
+  }
+  const base = mountPath(request);
+  return sendPostPage(reply, {
+    platform: 'Threads',
+    accent: '#000000',
+    noun: 'Thread',
+    account: { name: thUserFor(post.username).name, handle: `@${post.username}` },
+    parts: [...above, post, ...below].map((p) => ({
+      text: p.text,
+      media: pageMedia(base, p.media),
+      createdAt: p.timestamp,
+      url: `${base}/web/@${p.username}/post/${p.shortcode}`,
+    })),
+  });
 }

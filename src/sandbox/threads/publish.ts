@@ -1,11 +1,34 @@
 // Threads publishing (docs/platforms/threads.md "Calls"): threads_publish under the rolling quotas (250 posts and 1,000
-// replies per 24 h), and threads_publishing_limit, which reports those quotas and the delete quota's live use.
+// replies per 24 h), and threads_publishing_limit, which reports those quotas and the delete quota's live use. A
+// container is claimed atomically before its post is made (claimContainer), so two nodes asked to publish one
+// container publish it once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
-import { applyGraphFault, graphError, recentTimes } from '../meta/graph.ts';
-import { fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import {
+  claimContainer,
+  containerStatus,
+  nextGraphId,
+  releaseContainer,
+  statusAfterClaim,
+  type SimContainer,
+} from '../meta/containers.ts';
+import { applyGraphFault, graphError } from '../meta/graph.ts';
+import { edgeOwner, fieldsOf, type GraphAccountPath, refuseUnpublishable, shortcodeOf } from '../meta/publishing.ts';
+import { quotaUsage, takeQuota } from '../meta/quotas.ts';
 import { beginThCall, hasScope, ownThAccount, type ThSim } from './graph-call.ts';
-import { DAY_MS, DELETES_PER_DAY, type ThPost } from './state.ts';
+import {
+  DELETES_PER_DAY,
+  POST,
+  REPLY_OF,
+  THREAD_PART,
+  threadKey,
+  type ThContainerData,
+  type ThPost,
+  type ThReplyRef,
+} from './state.ts';
+
+/** The quotas' names in the store. */
+export const QUOTAS = { posts: 'th-posts', replies: 'th-replies', deletions: 'th-deletions' } as const;
 
 function quota(kit: SimulatorKit, name: 'threadsPublishQuota' | 'threadsReplyQuota', fallback: number): number {
   const q = kit.settings[name];
@@ -26,7 +49,7 @@ async function publishContainer(
   request: FastifyRequest<{ Params: GraphAccountPath }>,
   reply: FastifyReply,
 ) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   const { user, params } = ctx;
@@ -37,7 +60,14 @@ async function publishContainer(
   if (applied === 'sent') return reply;
   if (!params.creation_id)
     return graphError(reply, 400, { message: 'The parameter creation_id is required.', code: 100 });
-  const container = state.containers.get(params.creation_id);
+  const id = await nextGraphId(kit);
+  // Claimed in one step when it may be published; otherwise read as it is, for the refusal below.
+  const container = await claimContainer<ThContainerData>(
+    kit,
+    params.creation_id,
+    id,
+    (c) => c.owner === user.id && !c.data.carouselItem && containerStatus(kit, c) === 'FINISHED',
+  );
   if (!container || container.owner !== user.id)
     return graphError(reply, 400, {
       message: `Object with ID '${params.creation_id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
@@ -47,7 +77,7 @@ async function publishContainer(
     });
   if (container.data.carouselItem)
     return graphError(reply, 400, { message: 'A carousel item cannot be published on its own.', code: 100 });
-  const status = state.containers.status(container);
+  const status = statusAfterClaim(kit, container, id);
   // ⚠ unverified: Threads' codes for publishing a container that is not ready, failed, expired or published.
   const refused = refuseUnpublishable(reply, status, container, {
     notReady: {
@@ -62,19 +92,21 @@ async function publishContainer(
   if (refused) return refused;
   const d = container.data;
   if (d.replyTo) {
-    const parent = state.posts.get(d.replyTo);
-    if (!parent || parent.deleted)
+    const parent = await kit.store.get<ThPost>(POST, d.replyTo);
+    if (!parent || parent.deleted) {
+      await releaseContainer(kit, container.id, id);
       return graphError(reply, 400, {
         message: 'The post you are replying to does not exist or was deleted.',
         type: 'GraphMethodException',
         code: 100,
         subcode: 33,
       });
+    }
   }
-  const times = recentTimes(d.replyTo ? state.replies : state.publishes, user.id, kit.now(), DAY_MS);
   const limit = d.replyTo ? quota(kit, 'threadsReplyQuota', 1000) : quota(kit, 'threadsPublishQuota', 250);
   // ⚠ unverified: the error Threads gives past its publishing quota (Instagram's 9/2207042 here).
-  if (times.length >= limit)
+  if (!(await takeQuota(kit.store, d.replyTo ? QUOTAS.replies : QUOTAS.posts, user.id, kit.now(), limit))) {
+    await releaseContainer(kit, container.id, id);
     return graphError(reply, 400, {
       message: 'Application request limit reached',
       code: 9,
@@ -82,25 +114,8 @@ async function publishContainer(
       userTitle: 'Reached maximum number of posts',
       userMessage: `At most ${limit} ${d.replyTo ? 'replies' : 'posts'} can be published in 24 hours.`,
     });
-  const id = state.nextId();
-  const parent = d.replyTo ? state.posts.get(d.replyTo) : undefined;
-  const post: ThPost = {
-    id,
-    owner: user.id,
-    containerId: container.id,
-    text: d.text,
-    mediaType: d.mediaType === 'TEXT' ? 'TEXT_POST' : d.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : d.mediaType,
-    shortcode: shortcodeOf(id),
-    items: d.mediaType === 'TEXT' ? 0 : d.mediaType === 'CAROUSEL' ? d.children.length : 1,
-    replyTo: parent?.id ?? null,
-    root: parent ? (parent.root ?? parent.id) : null,
-    replyControl: d.replyControl,
-    timestamp: kit.now(),
-    deleted: false,
-  };
-  state.posts.set(id, post);
-  state.containers.markPublished(container, id);
-  times.push(kit.now());
+  }
+  await ensurePost(kit, container, user.username);
   if (applied === 'drop') return kit.dropConnection(request, reply);
   if (fault?.fault === 'published_but_blocked')
     return graphError(reply, 400, {
@@ -112,22 +127,63 @@ async function publishContainer(
   return { id };
 }
 
+/**
+ * Writes the post a published container became, unless it is there already: the publish writes it after its
+ * claim, and a read of the PUBLISHED container writes it when the node that claimed it stopped in between. Both
+ * make the same document from the container alone. A reply is listed under its parent and its thread first, so a
+ * stored reply is always found there (a listing skips a reply whose post is not written).
+ */
+export async function ensurePost(
+  kit: SimulatorKit,
+  container: SimContainer<ThContainerData>,
+  username: string,
+): Promise<void> {
+  const id = container.publishedAs;
+  if (!id) return;
+  const d = container.data;
+  const post: ThPost = {
+    id,
+    owner: container.owner,
+    username,
+    containerId: container.id,
+    text: d.text,
+    mediaType: d.mediaType === 'TEXT' ? 'TEXT_POST' : d.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : d.mediaType,
+    shortcode: shortcodeOf(id),
+    items: d.mediaType === 'TEXT' ? 0 : d.mediaType === 'CAROUSEL' ? d.children.length : 1,
+    media: container.media,
+    replyTo: d.replyTo,
+    isReply: d.replyTo !== null,
+    root: d.root,
+    replyControl: d.replyControl,
+    timestamp: container.publishedAt ?? container.createdAt,
+    deleted: false,
+  };
+  const ref: ThReplyRef = { id };
+  await Promise.all([
+    d.replyTo ? kit.store.insert(REPLY_OF, id, ref, d.replyTo) : undefined,
+    d.root ? kit.store.insert(THREAD_PART, id, ref, threadKey(container.owner, d.root)) : undefined,
+  ]);
+  await kit.store.insert(POST, id, post, edgeOwner(container.owner, post.isReply ? 'replies' : 'threads'));
+}
+
 async function publishingLimit(sim: ThSim, request: FastifyRequest<{ Params: GraphAccountPath }>, reply: FastifyReply) {
-  const { kit, state } = sim;
+  const { kit } = sim;
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   if (!ownThAccount(reply, ctx.user, request.params.userId)) return reply;
   const fields = fieldsOf(ctx.params, ['quota_usage']);
   const now = kit.now();
-  const all: Record<string, unknown> = {
-    quota_usage: recentTimes(state.publishes, ctx.user.id, now, DAY_MS).length,
-    config: { quota_total: quota(kit, 'threadsPublishQuota', 250), quota_duration: 86400 },
-    reply_quota_usage: recentTimes(state.replies, ctx.user.id, now, DAY_MS).length,
-    reply_config: { quota_total: quota(kit, 'threadsReplyQuota', 1000), quota_duration: 86400 },
-    delete_quota_usage: recentTimes(state.deletions, ctx.user.id, now, DAY_MS).length,
-    delete_config: { quota_total: DELETES_PER_DAY, quota_duration: 86400 },
+  // Each usage is read only when asked for (one store read each).
+  const usage = (name: string) => quotaUsage(kit.store, name, ctx.user.id, now);
+  const all: Record<string, () => Promise<unknown> | unknown> = {
+    quota_usage: () => usage(QUOTAS.posts),
+    config: () => ({ quota_total: quota(kit, 'threadsPublishQuota', 250), quota_duration: 86400 }),
+    reply_quota_usage: () => usage(QUOTAS.replies),
+    reply_config: () => ({ quota_total: quota(kit, 'threadsReplyQuota', 1000), quota_duration: 86400 }),
+    delete_quota_usage: () => usage(QUOTAS.deletions),
+    delete_config: () => ({ quota_total: DELETES_PER_DAY, quota_duration: 86400 }),
   };
   const entry: Record<string, unknown> = {};
-  for (const f of fields) if (all[f] !== undefined) entry[f] = all[f];
+  for (const f of fields) if (Object.hasOwn(all, f)) entry[f] = await all[f]!();
   return { data: [entry] };
 }

@@ -1,9 +1,25 @@
-// The Threads simulator's memory: accounts, media containers, published threads (posts and replies), the
-// publish and delete times behind the rolling 24-hour quotas, and spent authorization codes.
-import { createContainerStore, graphIdFactory, type ContainerStore } from '../meta/graph.ts';
+// What the Threads simulator keeps, all of it in its store (kit.store), so published threads and their media survive
+// a restart and every node serves the same ones: containers (meta/containers.ts), published posts and replies (kind
+// POST, owner: the account's edge, `edgeOwner`), two indexes of replies (REPLY_OF, owner: the post replied to, for a post's replies edge;
+// THREAD_PART, owner: `threadKey`, for a post's page), the rolling quotas of posts, replies and deletions
+// (meta/quotas.ts) and the OAuth's spent codes (meta/oauth.ts). Accounts are not kept: each is rebuilt from the
+// username its token carries (auth.ts).
+import type { MediaFile } from '../meta/media-files.ts';
 
-/** The span of the rolling quotas (posts, replies, deletions). */
-export const DAY_MS = 24 * 3600_000;
+/** The store kind of published posts and replies. */
+export const POST = 'post';
+/** A reply listed under the post it replies to (`ThReplyRef`, by the reply's id). */
+export const REPLY_OF = 'reply-of';
+/** A reply listed under its account and thread root (`ThReplyRef`, by the reply's id; owner: `threadKey`). */
+export const THREAD_PART = 'thread-part';
+
+/** Where a reply is listed: its id, the post read from POST. */
+export interface ThReplyRef {
+  id: string;
+}
+
+/** The owner of an account's replies under one root: what a post's page lists. */
+export const threadKey = (owner: string, root: string) => `${owner} ${root}`;
 export const DELETES_PER_DAY = 100;
 
 export interface ThUser {
@@ -20,6 +36,8 @@ export interface ThContainerData {
   text: string;
   children: string[];
   replyTo: string | null;
+  /** The first post of the conversation replied to (known when the container is made, for the published post). */
+  root: string | null;
   replyControl: string;
   altText: string | null;
 }
@@ -30,39 +48,17 @@ export interface ThPost {
   containerId: string;
   text: string;
   mediaType: 'TEXT_POST' | 'IMAGE' | 'VIDEO' | 'CAROUSEL_ALBUM';
+  /** The owner's username, for pages and reads of posts outside the caller's account. */
+  username: string;
   shortcode: string;
   items: number;
+  /** The media fetched for it, in order, shown on its page. */
+  media: MediaFile[];
   replyTo: string | null;
+  /** Whether it is a reply: the account's `threads` or `replies` edge (its store owner is `edgeOwner(owner, edge)`). */
+  isReply: boolean;
   root: string | null;
   replyControl: string;
   timestamp: number;
   deleted: boolean;
-}
-
-export interface ThState {
-  users: Map<string, ThUser>;
-  containers: ContainerStore<ThContainerData>;
-  posts: Map<string, ThPost>;
-  /** Publish times per account, posts and replies apart (250 and 1,000 per 24 h). */
-  publishes: Map<string, number[]>;
-  replies: Map<string, number[]>;
-  deletions: Map<string, number[]>;
-  spentCodes: Set<string>;
-  clientSecrets: Map<string, string>;
-  nextId(): string;
-}
-
-export function createThState(now: () => number, expiryMs: number): ThState {
-  const nextId = graphIdFactory((Math.floor(now() / 1000) % 1_000_000) + 7);
-  return {
-    users: new Map(),
-    containers: createContainerStore<ThContainerData>(now, { expiryMs }, nextId),
-    posts: new Map(),
-    publishes: new Map(),
-    replies: new Map(),
-    deletions: new Map(),
-    spentCodes: new Set(),
-    clientSecrets: new Map(),
-    nextId,
-  };
 }

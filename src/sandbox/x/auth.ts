@@ -1,13 +1,14 @@
 // X's OAuth 2.0 Authorization Code flow with PKCE (docs/platforms/x.md "Auth"): authorize (a consent page with
 // approve and deny, or at once as the user named by `sandbox_username`), token exchange with a
 // 30-second single-use code, 2-hour access tokens, single-use rotating refresh tokens, revoke; and the bearer
-// check every other route runs.
+// check every other route runs. Spent codes and refresh tokens and revoked tokens are store documents by jti, so a
+// restart or another API node honours them; spending one is an `insert`, so two nodes cannot both spend it.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
 import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
-import { numericId, type SimulatorKit } from '../framework/simulator.ts';
-import { problem, type XContext, type XState, type XUser } from './state.ts';
+import { numericId } from '../framework/simulator.ts';
+import { KIND, problem, type XContext, type XUser } from './state.ts';
 
 const ACCESS_TTL = 7200; // 2 hours
 const REFRESH_TTL = 180 * 24 * 3600; // ⚠ unverified: X documents no refresh-token lifetime; 6 months here
@@ -28,14 +29,18 @@ function stringFields(fields: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
 }
 
-export function userFor(state: XState, username: string): XUser {
-  const id = numericId(`x:${username.toLowerCase()}`);
-  let user = state.users.get(id);
-  if (!user) {
-    user = { id, username, name: username.replace(/_/g, ' ') };
-    state.users.set(id, user);
-  }
-  return user;
+/** The user signed in as `username`: nothing to store, the id is derived from the name (on every node alike). */
+export function userOf(username: string): XUser {
+  return { id: numericId(`x:${username.toLowerCase()}`), username, name: username.replace(/_/g, ' ') };
+}
+
+/** Spends a single-use token's jti: false when it was spent before (on this node or another). */
+function spend(ctx: XContext, jti: string): Promise<boolean> {
+  return ctx.kit.store.insert(KIND.spent, jti, { at: ctx.kit.now() });
+}
+
+async function isRevoked(ctx: XContext, jti: string): Promise<boolean> {
+  return (await ctx.kit.store.get(KIND.revoked, jti)) !== undefined;
 }
 
 /** The authorization request's parameters: the query, and on the consent page's POST its form fields too. */
@@ -80,12 +85,12 @@ async function authorize(ctx: XContext, request: FastifyRequest<{ Querystring: A
       defaultUsername: 'sandbox_user',
     });
   if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
-  if (!ctx.kit.mayNameAccount(request, q))
-    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
   const username = q.sandbox_username ?? 'sandbox_user';
   if (!/^[A-Za-z0-9_]{1,15}$/.test(username))
     return oauthError(reply, 400, 'invalid_request', 'sandbox_username must be a valid X username.');
-  const user = userFor(ctx.state, username);
+  if (!(await ctx.kit.mayNameAccount(request, q, username)))
+    return oauthError(reply, 403, 'access_denied', 'This sign-in was not started by Herald (no valid sandbox_sig).');
+  const user = userOf(username);
   const code = ctx.kit.tokens.sign({
     sub: user.id,
     typ: 'x_code',
@@ -104,7 +109,7 @@ async function authorize(ctx: XContext, request: FastifyRequest<{ Querystring: A
 
 /** The code exchange (PKCE checked) and the refresh grant. */
 async function token(ctx: XContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state } = ctx;
+  const { kit } = ctx;
   const { fields } = parseBody(request.headers['content-type'], request.body);
   const clientId = clientOf(request, fields);
   if (!clientId) return oauthError(reply, 401, 'invalid_client', 'Missing client authentication.');
@@ -118,7 +123,7 @@ async function token(ctx: XContext, request: FastifyRequest, reply: FastifyReply
   let username: string;
   if (fields.grant_type === 'authorization_code') {
     const check = kit.tokens.verify(String(fields.code ?? ''), 'x_code');
-    if (!check.ok || state.spent.has(check.claims.jti))
+    if (!check.ok)
       return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
     const c = check.claims;
     if (c.cid !== clientId || c.redirect !== fields.redirect_uri)
@@ -132,16 +137,19 @@ async function token(ctx: XContext, request: FastifyRequest, reply: FastifyReply
     const expected = c.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
     if (expected !== c.challenge)
       return oauthError(reply, 400, 'invalid_request', 'code_verifier does not match the code_challenge.');
-    state.spent.add(c.jti);
+    // Spent only once every check passed, as before; a second exchange (here or on another node) is refused.
+    if (!(await spend(ctx, c.jti)))
+      return oauthError(reply, 400, 'invalid_request', 'Value passed for the authorization code was invalid.');
     ({ scope, sub, username } = { scope: String(c.scope), sub: c.sub, username: String(c.username) });
   } else if (fields.grant_type === 'refresh_token') {
     const check = kit.tokens.verify(String(fields.refresh_token ?? ''), 'x_refresh');
     // Refresh tokens rotate: each one works once (⚠ unverified in X's docs, observed in practice).
-    if (!check.ok || state.spent.has(check.claims.jti) || state.revoked.has(check.claims.jti))
+    if (!check.ok || (await isRevoked(ctx, check.claims.jti)))
       return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
     if (check.claims.cid !== clientId)
       return oauthError(reply, 400, 'invalid_request', 'The refresh token was issued to another client.');
-    state.spent.add(check.claims.jti);
+    if (!(await spend(ctx, check.claims.jti)))
+      return oauthError(reply, 400, 'invalid_request', 'Value passed for the token was invalid.');
     ({ scope, sub, username } = {
       scope: String(check.claims.scope),
       sub: check.claims.sub,
@@ -150,7 +158,6 @@ async function token(ctx: XContext, request: FastifyRequest, reply: FastifyReply
   } else {
     return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
   }
-  userFor(state, username);
   const access = kit.tokens.sign({ sub, typ: 'x_access', username, scope, cid: clientId, ttlSeconds: ACCESS_TTL });
   const body: Record<string, unknown> = { token_type: 'bearer', expires_in: ACCESS_TTL, access_token: access, scope };
   if (scope.split(' ').includes('offline.access'))
@@ -169,23 +176,22 @@ async function revoke(ctx: XContext, request: FastifyRequest) {
   const { fields } = parseBody(request.headers['content-type'], request.body);
   for (const typ of ['x_access', 'x_refresh']) {
     const check = ctx.kit.tokens.verify(String(fields.token ?? ''), typ);
-    if (check.ok) ctx.state.revoked.add(check.claims.jti);
+    if (check.ok) await ctx.kit.store.put(KIND.revoked, check.claims.jti, { at: ctx.kit.now() });
   }
   return { revoked: true };
 }
 
-/** The user behind the bearer token, or undefined after sending X's 401/403. */
-export function authenticate(
-  kit: SimulatorKit,
-  state: XState,
+/** The user behind the bearer token, or undefined after sending X's 401/403. One store read: the revocation. */
+export async function authenticate(
+  ctx: XContext,
   request: FastifyRequest,
   reply: FastifyReply,
   scopes: string[],
-): XUser | undefined {
+): Promise<XUser | undefined> {
   const header = request.headers.authorization ?? '';
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-  const check = kit.tokens.verify(token, 'x_access');
-  if (!check.ok || state.revoked.has(check.claims.jti)) {
+  const check = ctx.kit.tokens.verify(token, 'x_access');
+  if (!check.ok || (await isRevoked(ctx, check.claims.jti))) {
     reply.code(401).send(problem(401, 'Unauthorized', 'Unauthorized'));
     return undefined;
   }
@@ -204,5 +210,5 @@ export function authenticate(
       );
     return undefined;
   }
-  return userFor(state, String(check.claims.username));
+  return userOf(String(check.claims.username));
 }

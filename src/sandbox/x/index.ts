@@ -1,10 +1,11 @@
 // The X simulator: X API v2 as docs/platforms/x.md describes it (OAuth 2.0 PKCE, posts, media, rate limits,
-// problem-JSON errors), in memory.
+// problem-JSON errors). Its state is in the sandbox store (kit.store): posts, media and spent or revoked tokens
+// survive a restart and are shared by every API node; nothing but the kit's fault board and rate windows is in memory.
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerXAuth } from './auth.ts';
 import { registerXMedia } from './media.ts';
-import { createXState, problem } from './state.ts';
+import { KIND, problem, type XTweet } from './state.ts';
 import { registerXTweets } from './tweets.ts';
 
 const TITLES: Record<number, string> = {
@@ -18,23 +19,18 @@ const TITLES: Record<number, string> = {
 };
 
 export function xSimulator(kit: SimulatorKit): PlatformSimulator {
-  let state = createXState();
   const errorReply = (reply: FastifyReply, status: number, message: string) =>
     reply.code(status).send(problem(status, TITLES[status] ?? 'Error', message));
   return {
     errorReply,
     routes(app) {
-      // Routes read `state` through this getter so that reset() swaps it for every route at once.
-      const live = new Proxy({} as ReturnType<typeof createXState>, {
-        get: (_t, key) => state[key as keyof typeof state],
-      });
-      const ctx = { kit, state: live, errorReply, prefix: app.prefix };
+      const ctx = { kit, errorReply, prefix: app.prefix };
       registerXAuth(app, ctx);
       registerXTweets(app, ctx);
       registerXMedia(app, ctx);
     },
-    posts: () =>
-      [...state.tweets.values()].map((t) => ({
+    posts: async () =>
+      (await kit.store.list<XTweet>(KIND.tweet, { ascending: true })).map((t) => ({
         id: t.id,
         account: t.authorId,
         text: t.submitted,
@@ -43,8 +39,5 @@ export function xSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(t.createdAt).toISOString(),
         deleted: t.deleted,
       })),
-    reset() {
-      state = createXState();
-    },
   };
 }

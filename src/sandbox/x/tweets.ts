@@ -1,13 +1,18 @@
 // X posts (docs/platforms/x.md "Calls"): POST /2/tweets with X's own checks (weighted length by twitter-text v3,
 // 1–4 processed media, replies to existing posts, duplicate text per user → 403), read, delete, a user's
-// recent posts (the adapter's reconciliation look-up), and a small web page per post for sandbox URLs.
+// recent posts (the adapter's reconciliation look-up), and the public page of a post (its sandbox URL) shown as X
+// shows it. Posts are store documents owned by their author (the timeline reads one page of them); the duplicate
+// check is one claim document per author and text, and a page reads its thread's parts; a post's id is a snowflake
+// no node or restart hands out twice.
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
-import { applyFault, snowflake, windowHeaders, type SimulatorKit } from '../framework/simulator.ts';
-import { authenticate } from './auth.ts';
-import { mediaState } from './media.ts';
-import { problem, type XContext, type XTweet } from './state.ts';
+import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
+import { applyFault, windowHeaders, type SimulatorKit } from '../framework/simulator.ts';
+import { authenticate, userOf } from './auth.ts';
+import { mediaKey, mediaState, mediaUrl } from './media.ts';
+import { claimText, writeTweet } from './claims.ts';
+import { KIND, problem, threadKey, type XContext, type XMedia, type XThreadPart, type XTweet } from './state.ts';
 
 interface TwitterText {
   parseTweet(text: string, config?: unknown): { weightedLength: number; valid: boolean };
@@ -33,7 +38,6 @@ const ALLOWED_FIELDS = new Set([
   'paid_partnership',
   'edit_options',
 ]);
-const DUPLICATE_WINDOW_MS = 24 * 3600_000; // ⚠ unverified: X does not document how far back duplicate detection looks
 
 function invalid(reply: FastifyReply, message: string): FastifyReply {
   return reply.code(400).send({
@@ -59,6 +63,8 @@ export function tweetJson(t: XTweet, fields: string[]): Record<string, unknown> 
   if (fields.includes('conversation_id')) out.conversation_id = t.conversationId;
   if (fields.includes('referenced_tweets') && t.replyTo)
     out.referenced_tweets = [{ type: 'replied_to', id: t.replyTo }];
+  // Media keys as X forms them (`<type>_<media id>`, as media.ts hands them out): the adapter's look-up compares them.
+  if (fields.includes('attachments') && t.mediaIds.length > 0) out.attachments = { media_keys: t.mediaKeys };
   return out;
 }
 
@@ -101,8 +107,8 @@ export function registerXTweets(app: FastifyInstance, ctx: XContext): void {
 }
 
 async function createTweet(ctx: XContext, request: FastifyRequest, reply: FastifyReply) {
-  const { kit, state, errorReply } = ctx;
-  const user = authenticate(kit, state, request, reply, ['tweet.write', 'tweet.read', 'users.read']);
+  const { kit, errorReply } = ctx;
+  const user = await authenticate(ctx, request, reply, ['tweet.write', 'tweet.read', 'users.read']);
   if (!user) return reply;
   const window = kit.windows.hit(`tweets:${user.id}`, kit.limit(100), 15 * 60_000);
   reply.headers(windowHeaders(window, 'x'));
@@ -136,7 +142,13 @@ async function createTweet(ctx: XContext, request: FastifyRequest, reply: Fastif
       .code(403)
       .send(problem(403, 'Forbidden', 'Your post text is too long or contains invalid characters.'));
   }
-  const items = mediaIds.map((id) => state.media.get(id));
+  const replyTo = (f.reply as { in_reply_to_tweet_id?: unknown } | undefined)?.in_reply_to_tweet_id;
+  const normalized = text.normalize('NFC').trim();
+  // Everything the checks below need, read at once: the media and the reply target.
+  const [items, parent] = await Promise.all([
+    Promise.all(mediaIds.map((id) => kit.store.get<XMedia>(KIND.media, id))),
+    typeof replyTo === 'string' ? kit.store.get<XTweet>(KIND.tweet, replyTo) : undefined,
+  ]);
   for (const [i, item] of items.entries()) {
     if (!item || item.ownerId !== user.id) return invalid(reply, `Your media IDs are invalid: ${mediaIds[i]}`);
     const status = mediaState(kit, item);
@@ -144,38 +156,29 @@ async function createTweet(ctx: XContext, request: FastifyRequest, reply: Fastif
   }
   const heavy = items.filter((m) => m && (m.category === 'tweet_video' || m.category === 'tweet_gif')).length;
   if (heavy > 0 && items.length > 1) return invalid(reply, 'A post may carry 4 photos or 1 GIF or 1 video; not a mix.');
-  const replyTo = (f.reply as { in_reply_to_tweet_id?: unknown } | undefined)?.in_reply_to_tweet_id;
-  const parent = typeof replyTo === 'string' ? state.tweets.get(replyTo) : undefined;
   if (replyTo !== undefined && (!parent || parent.deleted))
     return invalid(reply, 'The post you are replying to does not exist or was deleted.');
-  const normalized = text.normalize('NFC').trim();
-  const recentDuplicate =
-    normalized !== '' &&
-    [...state.tweets.values()].some(
-      (t) =>
-        t.authorId === user.id &&
-        !t.deleted &&
-        t.submitted === normalized &&
-        t.createdAt > kit.now() - DUPLICATE_WINDOW_MS,
-    );
-  if (recentDuplicate || fault?.fault === 'duplicate') {
-    return reply
-      .code(403)
-      .send(problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.'));
-  }
-  const id = snowflake(kit.now());
+  const duplicate = () =>
+    reply.code(403).send(problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.'));
+  if (fault?.fault === 'duplicate') return duplicate();
+  const id = await kit.snowflake();
   const tweet: XTweet = {
     id,
     authorId: user.id,
+    authorUsername: user.username,
     text: wrapUrls(kit, text),
     submitted: normalized,
     createdAt: kit.now(),
     replyTo: parent?.id ?? null,
     conversationId: parent?.conversationId ?? id,
     mediaIds,
+    mediaKeys: items.flatMap((m) => (m ? [mediaKey(m)] : [])),
     deleted: false,
   };
-  state.tweets.set(id, tweet);
+  // A text is claimed before its post is written, so of two identical posts sent at once (on any nodes) one is
+  // refused; a post without text has nothing to claim.
+  if (normalized !== '' && !(await claimText(kit, tweet))) return duplicate();
+  await writeTweet(kit, tweet);
   if (applied === 'drop') return kit.dropConnection(request, reply);
   return reply.code(201).send({ data: { id, text: tweet.text, edit_history_tweet_ids: [id] } });
 }
@@ -185,9 +188,9 @@ async function readTweet(
   request: FastifyRequest<{ Params: IdParams; Querystring: TweetFieldsQuery }>,
   reply: FastifyReply,
 ) {
-  if (!authenticate(ctx.kit, ctx.state, request, reply, ['tweet.read'])) return reply;
+  if (!(await authenticate(ctx, request, reply, ['tweet.read']))) return reply;
   const id = request.params.id;
-  const tweet = ctx.state.tweets.get(id);
+  const tweet = await ctx.kit.store.get<XTweet>(KIND.tweet, id);
   if (!tweet || tweet.deleted) {
     return {
       errors: [
@@ -207,12 +210,13 @@ async function readTweet(
 }
 
 async function deleteTweet(ctx: XContext, request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply) {
-  const user = authenticate(ctx.kit, ctx.state, request, reply, ['tweet.write']);
+  const user = await authenticate(ctx, request, reply, ['tweet.write']);
   if (!user) return reply;
-  const tweet = ctx.state.tweets.get(request.params.id);
+  const tweet = await ctx.kit.store.update<XTweet>(KIND.tweet, request.params.id, (t) =>
+    t.authorId === user.id ? { ...t, deleted: true } : undefined,
+  );
   if (!tweet || tweet.authorId !== user.id)
     return reply.code(403).send(problem(403, 'Forbidden', 'You are not authorized to delete this Tweet.'));
-  tweet.deleted = true;
   return { data: { deleted: true } };
 }
 
@@ -222,8 +226,8 @@ async function userTweets(
   request: FastifyRequest<{ Params: IdParams; Querystring: TimelineQuery }>,
   reply: FastifyReply,
 ) {
-  const { kit, state, errorReply } = ctx;
-  const user = authenticate(kit, state, request, reply, ['tweet.read', 'users.read']);
+  const { kit, errorReply } = ctx;
+  const user = await authenticate(ctx, request, reply, ['tweet.read', 'users.read']);
   if (!user) return reply;
   const window = kit.windows.hit(`timeline:${user.id}`, kit.limit(900), 15 * 60_000);
   reply.headers(windowHeaders(window, 'x'));
@@ -236,16 +240,46 @@ async function userTweets(
     return invalid(reply, 'The `max_results` query parameter value must be between 5 and 100.');
   const start = q.start_time ? Date.parse(q.start_time) : -Infinity;
   const end = q.end_time ? Date.parse(q.end_time) : Infinity;
-  const authorId = request.params.id;
-  const all = [...state.tweets.values()]
-    .filter((t) => t.authorId === authorId && !t.deleted && t.createdAt >= start && t.createdAt < end)
-    .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
-  const offset = q.pagination_token ? Number(Buffer.from(q.pagination_token, 'base64url').toString()) || 0 : 0;
-  const page = all.slice(offset, offset + max);
+  // The token names the last post of the previous page; the next page is what the author posted before it.
+  const after = q.pagination_token ? Buffer.from(q.pagination_token, 'base64url').toString() : undefined;
+  if (after !== undefined && !/^\d{1,20}$/.test(after))
+    return invalid(reply, 'The `pagination_token` query parameter value is not valid.');
+  const { page, more } = await timelinePage(kit, request.params.id, { start, end }, max, after);
   const meta: Record<string, unknown> = { result_count: page.length };
   if (page.length > 0) Object.assign(meta, { newest_id: page[0]!.id, oldest_id: page.at(-1)!.id });
-  if (offset + max < all.length) meta.next_token = Buffer.from(String(offset + max)).toString('base64url');
+  if (more) meta.next_token = Buffer.from(page.at(-1)!.id).toString('base64url');
   return page.length > 0 ? { data: page.map((t) => tweetJson(t, fieldsOf(q))), meta } : { meta };
+}
+
+/**
+ * One page of an author's live posts of [start, end), newest first from the post `after` names (exclusive), and
+ * whether more follow. The store is read a page (and one more) at a time: the first read is the whole answer
+ * unless an end_time skips newer posts, and the reads stop at the first post older than the start_time.
+ */
+async function timelinePage(
+  kit: SimulatorKit,
+  authorId: string,
+  window: { start: number; end: number },
+  max: number,
+  after: string | undefined,
+): Promise<{ page: XTweet[]; more: boolean }> {
+  const page: XTweet[] = [];
+  for (let cursor = after; ;) {
+    const read = await kit.store.list<XTweet>(KIND.tweet, {
+      owner: authorId,
+      match: { deleted: false },
+      limit: max + 1,
+      beforeId: cursor,
+    });
+    for (const t of read) {
+      if (t.createdAt < window.start) return { page, more: false };
+      if (t.createdAt >= window.end) continue;
+      if (page.length === max) return { page, more: true };
+      page.push(t);
+    }
+    if (read.length <= max) return { page, more: false };
+    cursor = read.at(-1)!.id;
+  }
 }
 
 async function me(
@@ -253,11 +287,11 @@ async function me(
   request: FastifyRequest<{ Querystring: { 'user.fields'?: string } }>,
   reply: FastifyReply,
 ) {
-  const user = authenticate(ctx.kit, ctx.state, request, reply, ['users.read']);
+  const user = await authenticate(ctx, request, reply, ['users.read']);
   if (!user) return reply;
   // Optional fields come only when asked for (`user.fields`), as on X.
   const fields = String(request.query['user.fields'] ?? '').split(',');
-  const host = `${request.protocol}://${request.headers.host}${ctx.prefix}`;
+  const host = hostOf(ctx, request);
   return {
     data: {
       id: user.id,
@@ -270,21 +304,64 @@ async function me(
   };
 }
 
+/** The request's origin and the simulator's mount: the base of the URLs it hands out. */
+function hostOf(ctx: XContext, request: FastifyRequest): string {
+  return `${request.protocol}://${request.headers.host}${ctx.prefix}`;
+}
+
+/** The thread a post belongs to, as X shows it: the author's chain from the first post through this one to the last reply. */
+function threadOf(tweet: XTweet, conversation: XTweet[]): XTweet[] {
+  const byId = new Map(conversation.map((t) => [t.id, t]));
+  const chain: XTweet[] = [];
+  for (let t: XTweet | undefined = tweet; t; t = t.replyTo ? byId.get(t.replyTo) : undefined) chain.unshift(t);
+  for (let next = conversation.find((t) => t.replyTo === tweet.id); next;) {
+    chain.push(next);
+    const id: string = next.id;
+    next = conversation.find((t) => t.replyTo === id);
+  }
+  return chain;
+}
+
+/** The public page of a post (its sandbox URL): the author, the text with links, the media, the thread, the time. */
 async function tweetPage(
   ctx: XContext,
   request: FastifyRequest<{ Params: { username: string; id: string } }>,
   reply: FastifyReply,
 ) {
-  const tweet = ctx.state.tweets.get(request.params.id);
-  if (!tweet || tweet.deleted)
-    return reply
-      .code(404)
-      .type('text/plain')
-      .send('This post does not exist in the sandbox (it may have been deleted, or the sandbox restarted).');
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  return reply
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html><meta charset="utf-8"><title>Sandbox X post</title><p><b>@${esc(request.params.username)}</b> (Herald sandbox)</p><p>${esc(tweet.text)}</p><p>${tweet.mediaIds.length} media · ${new Date(tweet.createdAt).toISOString()}</p>`,
-    );
+  const { store } = ctx.kit;
+  const tweet = await store.get<XTweet>(KIND.tweet, request.params.id);
+  if (!tweet || tweet.deleted) return sendMissingPost(reply, 'X');
+  // The author's parts of this conversation: the thread's own documents, however long the author's history.
+  const parts = await store.list<XThreadPart>(KIND.threadPart, {
+    owner: threadKey(tweet.authorId, tweet.conversationId),
+    ascending: true,
+  });
+  const conversation = (await Promise.all(parts.map((p) => store.get<XTweet>(KIND.tweet, p.id)))).filter(
+    (t): t is XTweet => t !== undefined && !t.deleted,
+  );
+  const thread = threadOf(tweet, conversation);
+  const media = new Map(
+    (await Promise.all(thread.flatMap((t) => t.mediaIds).map((id) => store.get<XMedia>(KIND.media, id)))).flatMap(
+      (m) => (m ? [[m.id, m] as const] : []),
+    ),
+  );
+  const host = hostOf(ctx, request);
+  const author = userOf(tweet.authorUsername);
+  return sendPostPage(reply, {
+    platform: 'X',
+    accent: '#000000',
+    noun: 'Post',
+    account: { name: author.name, handle: `@${author.username}` },
+    parts: thread.map((t) => ({
+      // What X shows: the links as written (the stored text carries t.co links, which X expands for display).
+      text: t.submitted,
+      media: t.mediaIds.map((id) => ({
+        url: mediaUrl(host, id),
+        kind: media.get(id)?.category === 'tweet_video' ? ('video' as const) : ('image' as const),
+        alt: media.get(id)?.altText ?? null,
+      })),
+      createdAt: t.createdAt,
+      url: `${host}/web/${encodeURIComponent(t.authorUsername)}/status/${t.id}`,
+    })),
+  });
 }
