@@ -12,6 +12,7 @@ import { SCOPES } from './features/keys/scopes.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
 import { ensurePassword } from './features/users/users.service.ts';
 import { closeWithin } from './http/limits.ts';
+import { PLATFORM_LIMITS } from './platforms/catalogue.ts';
 import { buildServer } from './http/server.ts';
 import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
@@ -60,6 +61,10 @@ async function prepare(container: Container, print: (text: string) => void): Pro
       );
     return;
   }
+  // The Try command must work when pasted, so it names only the platforms a text post can go to; a platform that
+  // needs an image (Instagram) is named on the line after it instead (docs/decisions.md, "The first-start Try").
+  const textReady = seeded.filter((c) => !PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
+  const needMedia = seeded.filter((c) => PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
   const { key } = await createKey(container.pool, {
     userId: boot.userId,
     name: 'First-start key',
@@ -79,8 +84,17 @@ async function prepare(container: Container, print: (text: string) => void): Pro
       `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
       `  API key       ${key}`,
       '',
-      `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
-      `       -d '{"content":"Hello from Herald","platforms":[${seeded.map((c) => `"${c.platform}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
+      ...(textReady.length > 0
+        ? [
+            `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
+            `       -d '{"content":"Hello from Herald","platforms":[${textReady.map((p) => `"${p}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
+          ]
+        : []),
+      ...(needMedia.length > 0
+        ? [
+            `     (Not ${needMedia.join(' or ')}: a post there needs an image or video. "Attach an image" in the README shows how.)`,
+          ]
+        : []),
       `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
       '',
     ].join('\n'),

@@ -68,6 +68,26 @@ describe('authentication and transport', () => {
     assert.equal(res.body.error.data.code, 'PUBLIC_API_KEY_INVALID');
   });
 
+  test('a call without a token or with a bad one logs no error and no stack (every OAuth client starts so)', async () => {
+    const refused: Array<Record<string, string>> = [{}, { authorization: 'Bearer hk_test_nope' }];
+    for (const headers of refused) {
+      const from = t.logs.length;
+      const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+      assert.equal(res.status, 401);
+      const lines = t.logs.slice(from);
+      assert.deepEqual(
+        lines.filter((line) => line.level >= 50),
+        [],
+        'an error-level line',
+      );
+      assert.deepEqual(
+        lines.filter((line) => JSON.stringify(line).includes('"stack"')),
+        [],
+        'a stack trace',
+      );
+    }
+  });
+
   test('an Origin that is neither the public URL nor allowed: 403; an allowed one gets CORS headers', async () => {
     const key = await t.key();
     const evil = await rpc(
@@ -148,11 +168,12 @@ describe('workspaces', () => {
     for (const tool of workspaceTools) {
       const args = {
         ...(sample[tool.name] ?? {}),
-        ...(tool.inputSchema.required?.includes('id') ? { id: postInB } : {}),
+        ...(tool.inputSchema.required?.includes('post_id') ? { post_id: postInB } : {}),
+        ...(tool.inputSchema.required?.includes('media_id') ? { media_id: 'med_01jdq4x1k9m2v7c3r5t8w0yz6b' } : {}),
       };
       const viaArgument = await c.callTool({ name: tool.name, arguments: { ...args, workspace_id: b.workspaceId } });
       assert.equal(errorOf(viaArgument).code, 'PUBLIC_API_WORKSPACE_FORBIDDEN', `${tool.name} with workspace_id`);
-      if (args.id) {
+      if (args.post_id) {
         const byId = await c.callTool({ name: tool.name, arguments: args });
         assert.equal(errorOf(byId).code, 'PUBLIC_API_NOT_FOUND', `${tool.name} on B's post id`);
       }
@@ -266,13 +287,41 @@ describe('tool calls', () => {
       (rule.content as Array<{ text: string }>)[0]!.text,
       /^PUBLIC_API_VALIDATION_FAILED: .*\n- x · text_too_long/,
     );
-    const missing = await c.callTool({ name: 'get_post', arguments: { id: 'post_nope' } });
+    const missing = await c.callTool({ name: 'get_post', arguments: { post_id: 'post_nope' } });
     assert.equal(errorOf(missing).code, 'PUBLIC_API_NOT_FOUND');
     const created = await c.callTool({ name: 'create_post', arguments: { content: 'to cancel', platforms: ['x'] } });
     const postId = (created.structuredContent as { post_id: string }).post_id;
-    await c.callTool({ name: 'cancel_post', arguments: { id: postId } });
-    const edit = await c.callTool({ name: 'update_post', arguments: { id: postId, content: 'too late' } });
+    await c.callTool({ name: 'cancel_post', arguments: { post_id: postId } });
+    const edit = await c.callTool({ name: 'update_post', arguments: { post_id: postId, content: 'too late' } });
     assert.equal(errorOf(edit).code, 'PUBLIC_API_STATE_CONFLICT');
+    await c.close();
+  });
+
+  test('every tool names a post post_id, a media item media_id, a connection connection_id; a bare id is refused by name', async () => {
+    const c = await client(await t.key());
+    const { tools } = await c.listTools();
+    const takes = Object.fromEntries(tools.map((x) => [x.name, Object.keys(x.inputSchema.properties ?? {})]));
+    for (const [name, args] of Object.entries(takes)) assert.ok(!args.includes('id'), `${name} takes a bare id`);
+    const onePost = ['get_post', 'update_post', 'cancel_post', 'publish_post', 'retry_post', 'delete_post'];
+    for (const name of onePost) {
+      assert.ok(takes[name]!.includes('post_id'), `${name} takes post_id`);
+      assert.ok(tools.find((x) => x.name === name)!.inputSchema.required!.includes('post_id'), `${name} needs it`);
+    }
+    assert.ok(takes.get_media!.includes('media_id'));
+    assert.ok(takes.create_post!.includes('connection_ids') && takes.create_post!.includes('media_ids'));
+
+    // What create_post returns is what the others take.
+    const created = await c.callTool({ name: 'create_post', arguments: { content: 'named', platforms: ['x'] } });
+    const postId = (created.structuredContent as { post_id: string }).post_id;
+    const got = await c.callTool({ name: 'get_post', arguments: { post_id: postId } });
+    assert.equal((got.structuredContent as { id: string }).id, postId);
+
+    const old = await c.callTool({ name: 'get_post', arguments: { id: postId } });
+    assert.equal(errorOf(old).code, 'PUBLIC_API_BODY_INVALID');
+    assert.match(errorOf(old).message, /`id` is now called `post_id`/);
+    assert.equal(errorOf(old).details![0]!.path, '/id');
+    const oldMedia = await c.callTool({ name: 'get_media', arguments: { id: 'med_x' } });
+    assert.match(errorOf(oldMedia).message, /`id` is now called `media_id`/);
     await c.close();
   });
 

@@ -73,7 +73,7 @@ test('list_connections, create_media_upload, create_post (draft), publish_post: 
     body: png(40, 30),
   });
   assert.equal(put.status, 200, await put.text());
-  const media = data(await mcp.callTool({ name: 'get_media', arguments: { id: upload.media_id } }));
+  const media = data(await mcp.callTool({ name: 'get_media', arguments: { media_id: upload.media_id } }));
   assert.equal(media.status, 'ready');
 
   const text = `Drafted by an assistant ${Date.now()}`;
@@ -82,28 +82,21 @@ test('list_connections, create_media_upload, create_post (draft), publish_post: 
       name: 'create_post',
       arguments: { content: text, platforms: ['mastodon', 'bluesky'], media_ids: [upload.media_id] },
     }),
-  ) as { post: { id: string; status: string } };
+  ) as { post_id: string; post: { id: string; status: string } };
   assert.equal(created.post.status, 'draft', 'a draft unless asked otherwise');
-  assert.equal(
-    sandbox
-      .simulator('mastodon')
-      .posts()
-      .filter((p) => p.text === text).length,
-    0,
-  );
+  assert.equal((await sandbox.simulator('mastodon').posts()).filter((p) => p.text === text).length, 0);
 
-  const publishing = data(await mcp.callTool({ name: 'publish_post', arguments: { id: created.post.id } }));
+  const publishing = data(await mcp.callTool({ name: 'publish_post', arguments: { post_id: created.post_id } }));
   assert.equal(publishing.status, 'publishing');
   const post = await pollFor('post published through MCP', async () => {
-    const p = data(await mcp.callTool({ name: 'get_post', arguments: { id: created.post.id } })) as { status: string };
+    const p = data(await mcp.callTool({ name: 'get_post', arguments: { post_id: created.post_id } })) as {
+      status: string;
+    };
     return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
   });
   assert.equal(post.status, 'published', JSON.stringify(post));
   for (const platform of ['mastodon', 'bluesky'] as const) {
-    const held = sandbox
-      .simulator(platform)
-      .posts()
-      .filter((p) => p.text === text);
+    const held = (await sandbox.simulator(platform).posts()).filter((p) => p.text === text);
     assert.equal(held.length, 1, platform);
     assert.equal(held[0]!.media, 1, `${platform} got the image`);
   }

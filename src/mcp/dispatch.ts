@@ -17,7 +17,7 @@ import { bodyValidator } from '../app/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { sha256, type SecretKeyring } from '../lib/crypto.ts';
 import { AppError } from '../app/errors.ts';
-import { CONTROL_ARGS, controlSchema, type ToolDefinition, type ToolInput } from './tools/tool.ts';
+import { controlSchema, type ToolDefinition, type ToolInput } from './tools/tool.ts';
 
 const AUTO_KEY_TTL_SECONDS = 10 * 60;
 const OWN_KEY_TTL_SECONDS = 24 * 3600;
@@ -121,6 +121,16 @@ function invalidArguments(errors: ValidateFunction['errors'], part: 'body' | 'qu
   );
 }
 
+/**
+ * Tools used to take a bare `id`; a caller still sending it learns the new name instead of reading "missing
+ * post_id" and guessing (see docs/decisions.md, "MCP tools name a resource by its kind").
+ */
+function renamedId(argument: string): AppError {
+  return new AppError('PUBLIC_API_BODY_INVALID', `The arguments are invalid: \`id\` is now called \`${argument}\`.`, {
+    details: [{ path: '/id', message: `renamed ${argument}: pass the same value as ${argument}` }],
+  });
+}
+
 function failure(error: AppError, requestId: string, publicUrl: string): CallToolResult {
   const { error: body } = errorBody(requestId, error.code, error.message, publicUrl, error.details) as {
     error: Record<string, unknown>;
@@ -139,8 +149,11 @@ function failure(error: AppError, requestId: string, publicUrl: string): CallToo
 
 export function createDispatcher(deps: DispatchDeps) {
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
-  const controlValidators = new Map<string, ValidateFunction>(
-    deps.tools.map((t) => [t.name, bodyValidator(controlSchema(t))]),
+  const controls = new Map(
+    deps.tools.map((t) => {
+      const schema = controlSchema(t);
+      return [t.name, { validate: bodyValidator(schema), names: new Set(Object.keys(schema.properties)) }];
+    }),
   );
 
   function checkArguments(
@@ -148,11 +161,11 @@ export function createDispatcher(deps: DispatchDeps) {
     raw: Record<string, unknown>,
   ): { input: ToolInput; workspaceArg?: string; idempotencyKey?: string } {
     const args = structuredClone(raw);
-    const control = controlValidators.get(tool.name)!;
-    if (!control(args)) throw invalidArguments(control.errors, 'body');
+    const control = controls.get(tool.name)!;
+    if (tool.id && 'id' in args && !(tool.id.argument in args)) throw renamedId(tool.id.argument);
+    if (!control.validate(args)) throw invalidArguments(control.validate.errors, 'body');
     const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(args))
-      if (!(CONTROL_ARGS as readonly string[]).includes(key)) body[key] = value;
+    for (const [key, value] of Object.entries(args)) if (!control.names.has(key)) body[key] = value;
     if (tool.input) {
       const validate = bodyValidator(tool.input.schema);
       if (!validate(body)) throw invalidArguments(validate.errors, tool.input.part);
@@ -163,7 +176,7 @@ export function createDispatcher(deps: DispatchDeps) {
       });
     }
     return {
-      input: { id: args.id as string | undefined, body },
+      input: { id: tool.id ? (args[tool.id.argument] as string) : undefined, body },
       workspaceArg: args.workspace_id as string | undefined,
       idempotencyKey: args.idempotency_key as string | undefined,
     };

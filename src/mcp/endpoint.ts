@@ -104,12 +104,16 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
     return true;
   }
 
-  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal | FastifyReply> {
+  /**
+   * The key's principal, or undefined once the 401 has been sent. Never the reply itself: a Fastify reply is a
+   * thenable, so an async function returning it resolves to what its `then` gives (undefined), not to the reply.
+   */
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
     const scope = deps.toolScopes.join(' ');
     if (!match) {
-      return rpcError(
+      rpcError(
         reply,
         401,
         -32001,
@@ -119,6 +123,7 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           headers: { 'www-authenticate': challenge({ resource_metadata: deps.urls.resourceMetadataUrl, scope }) },
         },
       );
+      return undefined;
     }
     const result = await deps.authenticator.authenticate(match[1]!);
     if (!result.ok) {
@@ -126,7 +131,7 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
         result.code === 'PUBLIC_API_KEY_EXPIRED'
           ? 'The access token has expired.'
           : 'The access token is not valid (unknown, revoked or malformed).';
-      return rpcError(reply, 401, -32001, description, {
+      rpcError(reply, 401, -32001, description, {
         data: { code: result.code },
         headers: {
           'www-authenticate': challenge({
@@ -136,6 +141,7 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           }),
         },
       });
+      return undefined;
     }
     return result.principal;
   }
@@ -200,8 +206,9 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           `Origin ${String(request.headers.origin)} may not call this server (see HERALD_MCP_ALLOWED_ORIGINS).`,
         );
       }
-      const principal = await authenticate(request, reply);
-      if (!('keyId' in principal)) return principal;
+      const authenticated = await authenticate(request, reply);
+      if (!authenticated) return reply;
+      const principal = authenticated; // narrowed for the handlers below, which are hoisted functions
       const messages = (Array.isArray(request.body) ? request.body : [request.body]) as RpcMessage[];
       const calls = messages.filter(
         (m) => m && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string',

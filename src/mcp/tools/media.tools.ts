@@ -43,7 +43,7 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
       scope: 'media:write',
       workspace: true,
       mutates: false,
-      id: 'The media id (`med_…`), as returned by create_media_upload.',
+      id: { argument: 'media_id', description: 'The media id (`med_…`): the `media_id` create_media_upload returns.' },
       description:
         'Returns a media item: its `status` (`pending_upload` until the bytes arrive, then `ready` or `failed` with `failure_reason`), content type, size, dimensions, duration, and a short-lived download `url`.',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

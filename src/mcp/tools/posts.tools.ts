@@ -13,7 +13,10 @@ type Post = Record<string, unknown> & {
   schedule_at: string | null;
 };
 
-const POST_ID = 'The post id (`post_…`), as returned by create_post or list_posts.';
+const POST_ID = {
+  argument: 'post_id',
+  description: 'The post id (`post_…`): the `post_id` create_post returns, or an item `id` of list_posts.',
+} as const;
 
 function ctxOf(service: ServiceContext | null): ServiceContext {
   if (!service) throw new Error('workspace tool without a workspace context');
@@ -30,12 +33,31 @@ function postLine(p: Post): string {
   return `${p.id} · ${p.status}${when} · ${p.platforms.join(', ')} · "${excerpt(p.content)}"`;
 }
 
+interface TargetView {
+  platform: string;
+  status: string;
+  url: string | null;
+  error: { code: string } | null;
+  next_attempt_at: string | null;
+  parts: Array<{ index: number; status: string }>;
+}
+
+/** A thread's progress (`2/3 parts published, part 3 failed`); nothing for a single post. */
+function partsNote(t: TargetView): string {
+  if (t.parts.length < 2) return '';
+  const published = t.parts.filter((part) => part.status === 'published').length;
+  const stopped = t.parts.find((part) => ['failed', 'publishing', 'unknown'].includes(part.status));
+  return `, ${published}/${t.parts.length} parts published${stopped ? `, part ${stopped.index + 1} ${stopped.status}` : ''}`;
+}
+
 function targetsLine(p: Post): string {
-  const targets =
-    (p.targets as Array<{ platform: string; status: string; url: string | null; error: { code: string } | null }>) ??
-    [];
+  const targets = (p.targets as TargetView[]) ?? [];
   return targets
-    .map((t) => `${t.platform}: ${t.status}${t.url ? ` (${t.url})` : ''}${t.error ? ` [${t.error.code}]` : ''}`)
+    .map(
+      (t) =>
+        `${t.platform}: ${t.status}${t.url ? ` (${t.url})` : ''}${partsNote(t)}${t.error ? ` [${t.error.code}]` : ''}` +
+        (t.next_attempt_at ? `, next attempt at ${t.next_attempt_at}` : ''),
+    )
     .join('; ');
 }
 
@@ -70,7 +92,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       mutates: false,
       id: POST_ID,
       description:
-        'Returns one post with its status and, per platform, whether it was published (with its URL), when, and any error with its code.',
+        'Returns one post with its status and, per platform, whether it was published (with its URL), when, and any error with its code; every part of a thread (`parts`, each with its status, URL and error); and, for a platform waiting between automatic attempts, `attempt_count` and `next_attempt_at`.',
       annotations: read,
       run: async ({ service }, input) => posts.get(ctxOf(service), input.id!),
       summarize: (r) => `${postLine(r as Post)}\nTargets: ${targetsLine(r as Post)}`,
@@ -117,10 +139,13 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       mutates: true,
       id: POST_ID,
       description:
-        'Cancels a draft or scheduled post so it will not be published. A post already being published cannot be cancelled.',
+        'Cancels a draft or scheduled post so it will not be published, or, while a post is being published, its platforms still waiting for their next automatic attempt (those already published stay published). While a platform is being called this very moment the result is a PUBLIC_API_PUBLISH_IN_FLIGHT error: call again a few seconds later.',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => posts.cancel(ctxOf(service), input.id!),
-      summarize: (r) => `Cancelled ${(r as Post).id}; it will not be published.`,
+      summarize: (r) =>
+        (r as Post).status === 'cancelled'
+          ? `Cancelled ${(r as Post).id}; it will not be published.`
+          : `Cancelled what had not gone out of ${postLine(r as Post)}.\nTargets: ${targetsLine(r as Post)}`,
     }),
     tool({
       name: 'publish_post',
@@ -143,10 +168,10 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       mutates: true,
       id: POST_ID,
       description:
-        'Publishes again on the platforms where a post failed (those already published are left alone). Only for posts that failed or partly failed; fix the cause first (get_post shows each error code).',
+        'Publishes again on the platforms where a post failed (those already published are left alone; a thread continues from the part that failed), and makes platforms waiting for their next automatic attempt try now. Fix the cause of a failure first (get_post shows each error code).',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.retry(ctxOf(service), input.id!),
-      summarize: (r) => `Retrying the failed platforms of ${postLine(r as Post)}.`,
+      summarize: (r) => `Retrying now: ${postLine(r as Post)}. Check get_post for the result on each platform.`,
     }),
     tool({
       name: 'delete_post',

@@ -1,15 +1,22 @@
 // What an MCP tool is in Herald: a thin wrapper over one feature-service call, declaring the scope of the REST
 // endpoint it mirrors and the REST schema its arguments are validated by. The published input schema is that
-// REST schema plus the few arguments MCP needs instead of HTTP headers and paths (id, workspace_id,
-// idempotency_key).
+// REST schema plus the few arguments MCP needs instead of HTTP headers and paths (post_id, media_id or
+// connection_id for the resource acted on, workspace_id, idempotency_key).
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../features/keys/authenticator.ts';
 import type { Scope } from '../../features/keys/scopes.ts';
 import type { ServiceContext } from '../../app/context.ts';
 
+/**
+ * How every tool names a resource it takes or returns: the kind's own name, never a bare `id`, so that the
+ * `post_id` create_post returns is the argument get_post takes. (A resource's own representation keeps `id`, as in
+ * REST.)
+ */
+export type ResourceArgument = 'post_id' | 'media_id' | 'connection_id';
+
 export interface ToolInput<Body = Record<string, unknown>> {
-  /** The `id` argument (the REST path parameter), for tools that act on one resource. */
+  /** The resource argument's value (the REST path parameter), for tools that act on one resource. */
   id?: string;
   /** The arguments that make up the REST body or query, validated by the REST schema (so typed by it). */
   body: Body;
@@ -33,8 +40,8 @@ export interface ToolDefinition<S extends TObject = TObject> {
   mutates: boolean;
   /** The REST schema of the arguments and where REST reads them from (errors use the same codes). */
   input?: { schema: S; part: 'body' | 'querystring' };
-  /** Description of the `id` argument, for tools on one resource. */
-  id?: string;
+  /** The argument naming the resource acted on, for tools on one resource (the REST path's `{id}`). */
+  id?: { argument: ResourceArgument; description: string };
   annotations: ToolAnnotations;
   run(ctx: ToolRunContext, input: ToolInput<Static<S>>): Promise<Record<string, unknown>>;
   /** One or two sentences for the model about the result. */
@@ -65,13 +72,12 @@ const ID_MAX = 200;
 /** The arguments that are not part of the REST body, validated on their own. */
 export function controlSchema(tool: ToolDefinition): TObject {
   const props: Record<string, TSchema> = {};
-  if (tool.id) props.id = Type.String({ minLength: 1, maxLength: ID_MAX, description: tool.id });
+  if (tool.id)
+    props[tool.id.argument] = Type.String({ minLength: 1, maxLength: ID_MAX, description: tool.id.description });
   if (tool.workspace) props.workspace_id = Type.Optional(WORKSPACE_ARG);
   if (tool.mutates) props.idempotency_key = Type.Optional(IDEMPOTENCY_ARG);
   return Type.Object(props, { additionalProperties: true });
 }
-
-export const CONTROL_ARGS = ['id', 'workspace_id', 'idempotency_key'] as const;
 
 /** The tool as `tools/list` shows it. */
 export function describeTool(tool: ToolDefinition): Tool {
