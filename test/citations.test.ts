@@ -71,7 +71,16 @@ function scannedFiles(): string[] {
 }
 
 /** Where `cited` is in the repository, from the root or from the citing file's folder; undefined when nowhere. */
+/** Locations `.gitignore` names (a data dir, a scratch folder): they exist only once something makes them. */
+const IGNORED = new Set(
+  readFileSync(path.join(ROOT, '.gitignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim().replace(/\/$/, ''))
+    .filter((l) => l && !l.startsWith('#') && !/[*?[]/.test(l)),
+);
+
 function locate(cited: string, citingFile: string): string | undefined {
+  if (IGNORED.has(cited.replace(/\/$/, ''))) return path.resolve(ROOT, cited);
   for (const base of [ROOT, path.join(ROOT, path.dirname(citingFile))]) {
     const target = path.resolve(base, cited);
     const inside = target === ROOT || target.startsWith(ROOT + path.sep);
