@@ -3,8 +3,11 @@
 // calls, and the figures each file records for the table `npm run test:reliability` prints at the end.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
+import { createPool } from '../../src/db/pool.ts';
+import { pgStore } from '../../src/sandbox/framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/ports.ts';
 import { spawnHerald, type HeraldProcess } from '../helpers/processes.ts';
 
 /** The figures of one check, for the table `npm run test:reliability` prints at the end. */
@@ -58,6 +61,11 @@ export interface Fleet {
   markStopped(p: HeraldProcess): void;
   /** Processes that exited although nobody stopped them, with their last output. */
   crashed(): string[];
+  /**
+   * Stops the simulators and starts them again on the same port (a sandbox restart under load). Only with
+   * `sandboxInDatabase`: their state is in the test database, as in Herald's own mount, so nothing is forgotten.
+   */
+  restartSandbox(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,10 +77,33 @@ export async function startFleet(options: {
   apis: number;
   workers: number;
   env?: Record<string, string>;
+  /** Keep the simulators' state in the test database (the `sandbox` schema), so `restartSandbox` loses nothing. */
+  sandboxInDatabase?: boolean;
 }): Promise<Fleet> {
   const redisUrl = process.env.HERALD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
-  const sandbox = await startSandbox({ secret: sandboxSecret(), rateLimitFactor: 1000 });
-  const t = await buildTestApp({ sandboxUrl: sandbox.url, env: { REDIS_URL: redisUrl, ...options.env } });
+  const port = await freePort();
+  const t = await buildTestApp({
+    sandboxUrl: `http://127.0.0.1:${port}`,
+    env: { REDIS_URL: redisUrl, ...options.env },
+  });
+  const sandboxPool = options.sandboxInDatabase ? createPool(t.db.connectionString, 8, 'herald-sandbox') : undefined;
+  const startSimulators = () =>
+    startSandbox({
+      secret: sandboxSecret(),
+      rateLimitFactor: 1000,
+      port,
+      ...(sandboxPool ? { store: (name) => pgStore(sandboxPool, name) } : {}),
+    });
+  let current = await startSimulators();
+  // Tests hold this object across restarts: it always answers for the simulators running now.
+  const sandbox: RunningSandbox = {
+    get url() {
+      return current.url;
+    },
+    baseUrl: (platform) => current.baseUrl(platform),
+    simulator: (platform) => current.simulator(platform),
+    close: () => current.close(),
+  };
   const env: Record<string, string> = {
     DATABASE_URL: t.db.connectionString,
     HERALD_SECRET_KEY: TEST_SECRET,
@@ -112,6 +143,11 @@ export async function startFleet(options: {
     markStopped(p) {
       stopped.add(p);
     },
+    async restartSandbox() {
+      if (!sandboxPool) throw new Error('restartSandbox needs startFleet({ sandboxInDatabase: true })');
+      await current.close();
+      current = await startSimulators();
+    },
     crashed() {
       return all
         .filter((p) => !stopped.has(p) && (p.child.exitCode !== null || p.child.signalCode !== null))
@@ -120,8 +156,9 @@ export async function startFleet(options: {
     async close() {
       for (const p of all) stopped.add(p);
       await Promise.all(all.map((p) => p.stop('SIGKILL')));
-      await t.close();
       await sandbox.close();
+      await sandboxPool?.end();
+      await t.close();
     },
   };
   try {
