@@ -13,6 +13,7 @@ import type { MediaSource, OutgoingPart, PlatformSession } from '../src/platform
 import { startSandbox } from '../src/sandbox/server.ts';
 import { png } from '../test/helpers/media-sources.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
+import { partMemory } from '../src/platforms/part-memory.ts';
 
 function videoSource(bytes: number): MediaSource {
   const head = Buffer.from('000000206674797069736f6d0000020069736f6d69736f32617663316d703431', 'hex');
@@ -88,6 +89,7 @@ export async function facebookPublishBenchmark(ctx: BenchContext): Promise<Row[]
       key: adapter.newPartKey(new Date()),
       firstSentAt: new Date(),
       options: {},
+      ...partMemory(),
       ...extra,
     });
     const rows: Array<[string, string]> = [];

@@ -9,6 +9,7 @@ import { createPlatformHttp } from '../src/platforms/http.ts';
 import { createPlatformRegistry } from '../src/platforms/registry.ts';
 import type { MediaSource, OutgoingPart, PlatformSession } from '../src/platforms/types.ts';
 import { startSandbox } from '../src/sandbox/server.ts';
+import { partMemory } from '../src/platforms/part-memory.ts';
 
 const MIB = 1024 * 1024;
 const videoMiB = Number(process.env.BENCH_LI_VIDEO_MIB ?? 64);
@@ -72,6 +73,7 @@ try {
     key: adapter.newPartKey(new Date()),
     firstSentAt,
     options: {},
+    ...partMemory(),
   });
   const rows: Array<[string, string]> = [];
 

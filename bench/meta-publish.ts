@@ -11,6 +11,7 @@ import { createPlatformRegistry } from '../src/platforms/registry.ts';
 import type { OutgoingPart, PlatformSession, PublishedPart } from '../src/platforms/types.ts';
 import { startSandbox } from '../src/sandbox/server.ts';
 import { jpeg, mediaSource, mp4 } from '../test/helpers/media-sources.ts';
+import { partMemory } from '../src/platforms/part-memory.ts';
 
 const RUNS = Number(process.env.BENCH_META_RUNS ?? 10);
 const fast = process.env.BENCH_META_FAST === '1';
@@ -48,6 +49,7 @@ const part = (platform: 'instagram' | 'threads', text: string, extra: Partial<Ou
   key: registry.get(platform)!.newPartKey(new Date()),
   firstSentAt: new Date(),
   options: {},
+  ...partMemory(),
   ...extra,
 });
 const image = () => mediaSource(jpeg(64, 64), 'image/jpeg', { width: 64, height: 64 });

@@ -12,13 +12,16 @@ import {
   INSTAGRAM_POST_TYPES,
   LINKEDIN_VISIBILITIES,
   MASTODON_VISIBILITIES,
-  POST_ORIGINS,
   POST_SORTS,
+  THREADS_REPLY_CONTROLS,
+} from '../src/features/posts/posts.schemas.ts';
+import {
+  PART_STATUSES,
+  POST_ORIGINS,
   POST_STATUSES,
   TARGET_ERROR_CATEGORIES,
   TARGET_STATUSES,
-  THREADS_REPLY_CONTROLS,
-} from '../src/features/posts/posts.schemas.ts';
+} from '../src/features/posts/posts.view.schemas.ts';
 import { EVENT_CATALOGUE } from '../src/features/webhooks/catalogue.ts';
 import {
   DELIVERY_ATTEMPT_ERRORS,
@@ -49,6 +52,7 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Platform', where: '`platform` fields, `platforms` of a post', values: PLATFORM_NAMES },
   { name: 'Post status', where: '`status` of a post', values: POST_STATUSES },
   { name: 'Target status', where: '`targets[].status` of a post', values: TARGET_STATUSES },
+  { name: 'Part status', where: '`targets[].parts[].status` of a post', values: PART_STATUSES },
   { name: 'Target error category', where: '`targets[].error.category` of a post', values: TARGET_ERROR_CATEGORIES },
   { name: 'Post origin', where: '`created_via` of a post', values: POST_ORIGINS },
   { name: 'Post order', where: '`sort` of `GET /v1/posts`', values: POST_SORTS },

@@ -2,7 +2,8 @@
 // that are SIGKILLed at random moments, while the simulators inject 5xx, hangs, rate limits and responses lost
 // after the post was made. Afterwards every target is published exactly once on its simulator or failed with
 // a reason, none is stuck, and every post a simulator holds belongs to a target that ends `published` with
-// that post's id (marking unknown outcomes failed would not pass).
+// that post's id (marking unknown outcomes failed would not pass). Kills at named moments (a Meta container
+// made but not yet published, around a token refresh) are in test/crash-points.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -124,12 +124,12 @@ describe('PATCH /v1/posts/{id}', () => {
     assert.equal(res.json().error.code, 'PUBLIC_API_STATE_CONFLICT');
   });
 
-  test('a post being published cannot be edited, cancelled or deleted', async () => {
+  // Cancelling a post being published: test/publishing-control.test.ts.
+  test('a post being published cannot be edited or deleted', async () => {
     const post = (await create({ content: 'busy', platforms: ['x'], schedule_at: future() })).json().data.post;
     await t.container.pool.query(`UPDATE posts SET status = 'publishing' WHERE id = $1`, [post.id]);
     for (const [method, url] of [
       ['PATCH', `/v1/posts/${post.id}`],
-      ['POST', `/v1/posts/${post.id}/cancel`],
       ['DELETE', `/v1/posts/${post.id}`],
     ] as const) {
       const res = await t.inject({ method, url, key, payload: method === 'PATCH' ? { content: 'x' } : undefined });

@@ -64,10 +64,9 @@ test(`${POSTS} posts on two platforms due at the same instant: every target publ
   );
   assert.equal(targets.length, POSTS * 2);
   for (const target of targets) {
-    const copies = sandbox
-      .simulator(target.platform)
-      .posts()
-      .filter((p) => p.text === target.content && !p.deleted);
+    const copies = (await sandbox.simulator(target.platform).posts()).filter(
+      (p) => p.text === target.content && !p.deleted,
+    );
     assert.equal(copies.length, 1, `${target.platform} holds "${target.content}" once`);
     assert.equal(copies[0]!.id, target.platform_post_id, 'each target carries its own platform id');
     assert.equal(target.attempt_count, 1);

@@ -23,11 +23,8 @@ after(async () => {
 const { create, settled } = publishingRequests(() => ({ t, key, sandbox }));
 
 describe('publishing to a Facebook Page through the public API', () => {
-  const onPage = (text: string) =>
-    sandbox
-      .simulator('facebook')
-      .posts()
-      .filter((p) => p.text === text && !p.deleted);
+  const onPage = async (text: string) =>
+    (await sandbox.simulator('facebook').posts()).filter((p) => p.text === text && !p.deleted);
 
   test('a link post goes out once with the Page post URL; the same message again is 506 → PLATFORM_DUPLICATE', async () => {
     const text = `Facebook link post ${Date.now()}`;
@@ -44,8 +41,8 @@ describe('publishing to a Facebook Page through the public API', () => {
     );
     assert.equal(done.status, 'published');
     const target = done.targets[0]!;
-    assert.equal(onPage(text).length, 1);
-    assert.equal(onPage(text)[0]!.id, target.platform_post_id);
+    assert.equal((await onPage(text)).length, 1);
+    assert.equal((await onPage(text))[0]!.id, target.platform_post_id);
     assert.match(target.url!, /\/web\/\d+\/posts\/\d+$/);
     const again = await settled(
       (
@@ -61,7 +58,7 @@ describe('publishing to a Facebook Page through the public API', () => {
     assert.equal(again.status, 'failed');
     assert.equal(again.targets[0]!.error!.code, 'PLATFORM_DUPLICATE');
     assert.match(again.targets[0]!.error!.platform_response!, /"code":506/);
-    assert.equal(onPage(text).length, 1);
+    assert.equal((await onPage(text)).length, 1);
   });
 
   test('a 5xx, a throttle and a lost response are retried or reconciled: the Page holds the post once', async () => {
@@ -75,8 +72,8 @@ describe('publishing to a Facebook Page through the public API', () => {
       'Facebook post through three faults',
     );
     assert.equal(done.status, 'published');
-    assert.equal(onPage(text).length, 1);
-    assert.equal(onPage(text)[0]!.id, done.targets[0]!.platform_post_id);
+    assert.equal((await onPage(text)).length, 1);
+    assert.equal((await onPage(text))[0]!.id, done.targets[0]!.platform_post_id);
     assert.deepEqual(done.targets[0]!.attempts.map((a) => a.error_code).slice(0, 2), [
       'PLATFORM_UNAVAILABLE',
       'PLATFORM_RATE_LIMITED',

@@ -39,7 +39,7 @@ describe('publishing through the public API', () => {
         target.attempts.map((a) => a.outcome),
         ['published'],
       );
-      const copies = held(target.platform as 'x', text);
+      const copies = await held(target.platform as 'x', text);
       assert.equal(copies.length, 1, `${target.platform} holds the post once`);
       assert.equal(copies[0]!.id, target.platform_post_id);
     }
@@ -84,11 +84,11 @@ describe('publishing through the public API', () => {
     assert.equal(done.status, 'published');
     for (const target of done.targets) {
       const sim = sandbox.simulator(target.platform as 'x');
-      const first = sim.posts().find((p) => p.id === target.platform_post_id)!;
+      const first = (await sim.posts()).find((p) => p.id === target.platform_post_id)!;
       assert.equal(first.text, text);
-      const second = sim.posts().filter((p) => p.replyTo === first.id);
+      const second = (await sim.posts()).filter((p) => p.replyTo === first.id);
       assert.equal(second.length, 1, `${target.platform}: one reply to the first part`);
-      assert.equal(sim.posts().filter((p) => p.replyTo === second[0]!.id && p.text === 'third part').length, 1);
+      assert.equal((await sim.posts()).filter((p) => p.replyTo === second[0]!.id && p.text === 'third part').length, 1);
     }
   });
 
@@ -146,7 +146,7 @@ describe('publishing through the public API', () => {
     await t.container.pool.query(`SELECT graphile_worker.remove_job('publish:' || $1)`, [post.targets[0]!.id]);
     const done = await settled(post.id, 'lost job recovered by the sweeper (overdue threshold 1.5 s)');
     assert.equal(done.status, 'published');
-    assert.equal(held('bluesky', text).length, 1);
+    assert.equal((await held('bluesky', text)).length, 1);
   });
 
   test('/health/ready reports the live worker and no overdue post; /metrics counts publish outcomes', async () => {
@@ -176,7 +176,7 @@ describe('publishing through the public API', () => {
     const target = done.targets[0]!;
     assert.match(target.platform_post_id!, /^urn:li:share:\d+$/);
     assert.equal(target.url, `${sandbox.baseUrl('linkedin')}/web/feed/update/${target.platform_post_id}`);
-    assert.equal(held('linkedin', text).length, 1);
+    assert.equal((await held('linkedin', text)).length, 1);
     const page = await fetch(target.url!);
     assert.match(await page.text(), /CONNECTIONS/);
   });

@@ -51,10 +51,7 @@ test('an uploaded image is published with the post on X, Bluesky and Mastodon', 
   });
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
   for (const platform of ['x', 'bluesky', 'mastodon'] as const) {
-    const held = sandbox
-      .simulator(platform)
-      .posts()
-      .filter((p) => p.text === text);
+    const held = (await sandbox.simulator(platform).posts()).filter((p) => p.text === text);
     assert.equal(held.length, 1, platform);
     assert.equal(held[0]!.media, 1, `${platform} got the image`);
   }
@@ -90,10 +87,7 @@ test('two uploaded images go out on a Facebook Page as one post (unpublished pho
     return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
   });
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
-  const held = sandbox
-    .simulator('facebook')
-    .posts()
-    .filter((p) => p.text === text);
+  const held = (await sandbox.simulator('facebook').posts()).filter((p) => p.text === text);
   assert.equal(held.length, 1);
   assert.equal(held[0]!.media, 2);
   assert.equal(held[0]!.id, post.targets[0].platform_post_id);
@@ -140,10 +134,7 @@ test('LinkedIn: two uploaded images become a multi-image post, and an uploaded P
       return ['published', 'partially_published', 'failed'].includes(p.status) ? p : undefined;
     });
     assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
-    const held = sandbox
-      .simulator('linkedin')
-      .posts()
-      .filter((p) => p.text === payload.content);
+    const held = (await sandbox.simulator('linkedin').posts()).filter((p) => p.text === payload.content);
     assert.equal(held.length, 1);
     assert.equal(held[0]!.media, payload.media_ids.length);
     assert.equal(held[0]!.id, post.targets[0].platform_post_id);

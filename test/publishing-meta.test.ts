@@ -87,10 +87,7 @@ test("an uploaded image reaches Instagram (with its first comment) and Threads (
   assert.equal(post.status, 'published', JSON.stringify(post.targets.map((x: { error: unknown }) => x.error)));
   for (const target of post.targets) {
     assert.match(target.url, /^http/);
-    const held = sandbox
-      .simulator(target.platform)
-      .posts()
-      .filter((p) => p.text === text && !p.deleted);
+    const held = (await sandbox.simulator(target.platform).posts()).filter((p) => p.text === text && !p.deleted);
     assert.equal(held.length, 1, target.platform);
     assert.equal(held[0]!.id, target.platform_post_id);
     assert.equal(held[0]!.media, 1, `${target.platform} fetched the image`);
@@ -102,10 +99,8 @@ test("an uploaded image reaches Instagram (with its first comment) and Threads (
   assert.match(await (await fetch(threads.url)).text(), new RegExp(text), 'the Threads URL shows the post');
   const threadsFirst = threads.platform_post_id;
   assert.equal(
-    sandbox
-      .simulator('threads')
-      .posts()
-      .filter((p) => p.replyTo === threadsFirst && p.text === 'second part').length,
+    (await sandbox.simulator('threads').posts()).filter((p) => p.replyTo === threadsFirst && p.text === 'second part')
+      .length,
     1,
   );
 });
@@ -137,10 +132,7 @@ test('one post to every platform, each under injected faults: published exactly 
     JSON.stringify(post.targets.map((x: { platform: string; error: unknown }) => [x.platform, x.error])),
   );
   for (const target of post.targets) {
-    const held = sandbox
-      .simulator(target.platform)
-      .posts()
-      .filter((p) => p.text === text && !p.deleted);
+    const held = (await sandbox.simulator(target.platform).posts()).filter((p) => p.text === text && !p.deleted);
     assert.equal(held.length, 1, `${target.platform} holds the post exactly once`);
     assert.equal(held[0]!.id, target.platform_post_id, `${target.platform}: the target has the platform's id`);
     const fired = sandbox.simulator(target.platform).faults.fired();

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { postJson } from '../../src/features/posts/posts.view.ts';
-import type { AttemptRow, PostRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
+import type { AttemptRow, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
 
 const env = process.env as Record<string, string>;
 const pool = new pg.Pool({ connectionString: env.FLOOR_DATABASE_URL, max: Number(env.FLOOR_POOL ?? 20) });
@@ -20,8 +20,9 @@ const bearer = `Bearer ${env.FLOOR_KEY}`;
 
 const POST_COLUMNS =
   'id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, published_at, created_via, approval, created_at, updated_at';
-const TARGET_COLUMNS =
-  'id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at, attempt_count, error';
+const TARGET_COLUMNS = `id, post_id, position, platform, connection_id, sandbox, status, platform_post_id, url, published_at, attempt_count, error,
+  CASE WHEN status = 'publishing' AND claimed_by IS NULL THEN greatest(next_attempt_at,
+    (SELECT c.throttled_until FROM connections c WHERE c.id = post_targets.connection_id)) END AS next_attempt_at`;
 const id = (prefix: string) => `${prefix}_${randomBytes(13).toString('hex').slice(0, 26)}`;
 
 async function render(db: pg.Pool | pg.PoolClient, posts: PostRow[]): Promise<Record<string, unknown>[]> {
@@ -37,9 +38,16 @@ async function render(db: pg.Pool | pg.PoolClient, posts: PostRow[]): Promise<Re
       [workspaceId, targets.map((t) => t.id)],
     )
   ).rows;
+  const parts = (
+    await db.query<TargetPartRow>(
+      'SELECT target_id, position, state, platform_post_id, url FROM target_parts WHERE workspace_id = $1 AND target_id = ANY($2::text[]) ORDER BY target_id, position',
+      [workspaceId, targets.map((t) => t.id)],
+    )
+  ).rows;
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
-  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, []));
+  const partsByTarget = Map.groupBy(parts, (r) => r.target_id);
+  return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, partsByTarget, []));
 }
 
 async function event(db: pg.PoolClient, type: string, data: unknown): Promise<void> {

@@ -88,6 +88,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     when: "The action is not allowed in the resource's current state.",
   },
+  PUBLIC_API_PUBLISH_IN_FLIGHT: {
+    status: 409,
+    retryable: true,
+    when: 'A platform call for this post is in flight, so it cannot be cancelled or retried this instant; retry after `Retry-After` seconds.',
+  },
   PUBLIC_API_SIGNED_URL_INVALID: {
     status: 403,
     retryable: false,

@@ -21,7 +21,7 @@ import { platformErrorRows } from '../platforms/errors.ts';
 import { mountSimulators } from '../sandbox/server.ts';
 import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
-import { Post } from '../features/posts/posts.schemas.ts';
+import { Post } from '../features/posts/posts.view.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';

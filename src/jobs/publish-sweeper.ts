@@ -4,7 +4,7 @@
 // of dead workers are unlocked by liveness.ts (heartbeats per lock owner); this sweep handles what is left.
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../lib/logger.ts';
-import { JOB_ID } from '../features/publishing/targets.repo.ts';
+import { JOB_ID } from '../app/publish-queue.ts';
 
 // Arbitrary constant shared by every Herald process: "the publishing sweeper lock".
 const SWEEP_LOCK = 7_245_812_003;

@@ -63,7 +63,7 @@ export const PLATFORM_ERRORS = {
     kind: 'invalid_content',
     category: 'content',
     retryable: false,
-    when: 'The platform refused the post as a duplicate of a recent one (X).',
+    when: 'The platform refused the post as a duplicate of a recent one (X, LinkedIn, Facebook), or answered with a post another Herald post already holds; the message names that Herald post when Herald published it.',
   },
   PLATFORM_MEDIA_REJECTED: {
     kind: 'media_rejected',

@@ -13,6 +13,8 @@
 //   part key    A stable token Herald chooses per part before sending it (Mastodon's Idempotency-Key,
 //               Bluesky's record key, a lookup marker on X); a re-send uses the same key.
 //   reconcile   Looking a part up on the platform after an unknown outcome, before anything is sent again.
+//   pending     References an adapter makes for a part before the call that publishes it (a Meta container id),
+//               recorded on the part's row through `remember` so that a restart finds them again.
 //   sandbox     Herald's simulator of a platform (src/sandbox); a sandbox connection is an ordinary
 //               connection whose host is the simulator.
 import type { Readable } from 'node:stream';
@@ -130,6 +132,9 @@ export interface PublishedPart {
 /** Per-platform options of a post (`platform_options.<platform>`), already validated by schema. */
 export type PartOptions = Record<string, unknown>;
 
+/** A part's pending references by name (`{ container: '1789…' }`); `{}` when none were recorded. */
+export type PendingRefs = Readonly<Record<string, string>>;
+
 /** One part to publish. */
 export interface OutgoingPart {
   /** 0 for the post itself, n for the n-th thread reply. */
@@ -142,9 +147,34 @@ export interface OutgoingPart {
   root: PublishedPart | null;
   /** The part key: stable across re-sends (see glossary). */
   key: string;
-  /** When the part was first marked `sending`: a look-up searches from a little before this. */
+  /**
+   * When the part was first marked `sending`, before any send: a look-up adopts only a post created after this
+   * (less `LOOKUP_CLOCK_ALLOWANCE_MS`, lookup.ts), never one that was there before the part was sent.
+   */
   firstSentAt: Date;
   options: PartOptions;
+  /**
+   * How many media the part carries (`media.length` when this attempt prepared them). A look-up after an earlier
+   * attempt gets `media` empty, since that attempt's uploads are not kept, and compares this count instead.
+   */
+  mediaCount?: number;
+  /**
+   * Look-ups only: platform post ids other parts of the same platform account already hold (through this connection
+   * or another of the workspace's connections of that account). A look-up never returns one (and the engine would
+   * refuse it: a platform post is one Herald part's).
+   */
+  heldElsewhere?: ReadonlySet<string>;
+  /**
+   * What earlier sends of this part recorded with `remember` (this attempt's too), read back from the part's row:
+   * after a restart, the container made before it is here, never only in a process's memory.
+   */
+  readonly pending: PendingRefs;
+  /**
+   * Records the part's pending references (replacing the previous ones) durably, before the call that could use
+   * them: on the part's row, fenced by the target's claim. Resolves once stored, after which `pending` shows them;
+   * rejects when the claim was lost (the adapter lets that error through: the engine stops this attempt).
+   */
+  remember(refs: PendingRefs): Promise<void>;
 }
 
 /** Metrics of one published post (optional capability). */
@@ -258,17 +288,29 @@ export interface PlatformAdapter {
   newPartKey(now: Date): string;
   /** Uploads media in the platform's own protocol and waits until the platform accepts it. */
   prepareMedia(session: PlatformSession, media: MediaSource[], options: PartOptions): Promise<PreparedMedia[]>;
-  /** Creates one part. Throws PlatformError; `unknown_outcome` when the request may have taken effect. */
+  /**
+   * Creates one part. Throws PlatformError; `unknown_outcome` when the request may have taken effect. A refusal
+   * (`invalid_content`, `media_rejected`, `permanent`, `auth_expired`, `rate_limited`) must mean that nothing of the
+   * part was made: after one on a part's first send the engine forgets the part's key and sends it afresh next time.
+   * So a call made after the one that may have published (a read of the new post) must not throw a refusal of its own.
+   */
   publish(session: PlatformSession, part: OutgoingPart): Promise<PublishedPart>;
-  /** Reconciliation: the part if the platform holds it (by key or by look-up), else null. Read-only. */
+  /**
+   * Reconciliation: the part if the platform holds it (by key or by look-up), else null. Read-only. A look-up
+   * returns only a post provably this part's: created after `firstSentAt`, not in `heldElsewhere`, with the part's
+   * text, media and reply parent (lookup.ts; src/platforms/README.md).
+   */
   findPublished(session: PlatformSession, part: OutgoingPart): Promise<PublishedPart | null>;
   deletePost(session: PlatformSession, post: PublishedPart): Promise<void>;
   /** New credentials from the refresh token (or app password). Throws `auth_expired` when that is impossible. */
   refreshCredentials(session: PlatformSession): Promise<Credentials>;
   /** Who the credentials belong to (connect, verify). */
   verifyAccount(session: PlatformSession): Promise<AccountInfo>;
-  /** Runs the platform's own sign-in against its simulator at `session.http`'s base URL. */
-  connectSandbox(http: PlatformHttp, options: { username: string }): Promise<SandboxAccount>;
+  /**
+   * Runs the platform's own sign-in against its simulator at `session.http`'s base URL, as `username`. `workspace`
+   * (`sandbox_ws`, an opaque tag) makes the simulated account that workspace's: no other workspace may sign in as it.
+   */
+  connectSandbox(http: PlatformHttp, options: { username: string; workspace?: string }): Promise<SandboxAccount>;
   /** OAuth sign-in of real (and, through the simulator, sandbox) accounts; absent where the platform has none. */
   readonly oauth?: OAuthCapability;
   /** Password sign-in (Bluesky app passwords); absent where the platform connects through OAuth. */

@@ -151,6 +151,26 @@ export async function updateCredentials(
   );
 }
 
+/**
+ * Stores refreshed credentials unless the row's credentials changed since `previous` was read (compare-and-set),
+ * for a refresh whose locked transaction failed after the platform answered (lifecycle.ts). True when stored.
+ */
+export async function updateCredentialsIfUnchanged(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  credentials: Buffer,
+  tokenExpiresAt: Date | null,
+  previous: Buffer,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connections SET credentials = $3, token_expires_at = $4, status = CASE WHEN status = 'expired' THEN 'active' ELSE status END, updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND credentials = $5 AND status <> 'disconnected'`,
+    [workspaceId, id, credentials, tokenExpiresAt, previous],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /** Marks the connection expired (reconnect needed); returns true when this call changed it. */
 export async function markExpired(
   db: Queryable,

@@ -2,7 +2,8 @@
 // however many callers ask at once, so a rotating refresh token is spent exactly once), stored atomically with
 // the refresh token kept when the platform sends none, refreshed ahead of expiry by a job, marked `expired`
 // (with `connection.expired`) when the platform refuses, and disconnected (revoked where the platform can).
-import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { removePublishJobs } from '../../app/publish-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { isPlatformError, PlatformError, type Credentials, type PlatformSession } from '../../platforms/types.ts';
@@ -15,6 +16,7 @@ import {
   markExpired,
   resealCredentialsOf,
   updateCredentials,
+  updateCredentialsIfUnchanged,
   type ConnectionRow,
 } from './connections.repo.ts';
 import { connectionJson } from './connections.service.ts';
@@ -44,31 +46,79 @@ export function mergeCredentials(previous: Credentials, fresh: Credentials): Cre
  * the connection's row lock, a caller that finds the credentials already changed since it read them uses those
  * (X refresh tokens work once, so two refreshes would log the account out). The platform call and the write
  * happen inside the lock, so the stored refresh token is always the newest one issued.
+ *
+ * The ordering rule (docs/architecture.md "Token refresh"): the platform's answer is stored and committed before
+ * anything uses it — the session is returned only after the commit, and nothing but the store runs between the
+ * answer and the commit. A restart after the commit finds the new pair; one before the platform answered finds
+ * the old pair unspent. If the store itself fails (the database connection dropped while the platform answered),
+ * the pair is stored again on a fresh connection rather than dropped while this process lives.
  */
 export async function refreshConnection(
   deps: Pick<LifecycleDeps, 'pool' | 'access'>,
   used: ConnectionRow,
 ): Promise<PlatformSession> {
-  return withTransaction(deps.pool, async (tx) => {
-    const row = await findConnection(tx, used.workspace_id, used.id, true);
-    if (!row || row.status === 'disconnected')
-      throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
-    if (!row.credentials.equals(used.credentials)) return sessionFor(deps.access, row);
-    const adapter = deps.access.registry.get(row.platform);
-    if (!adapter)
-      throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
-    const session = sessionFor(deps.access, row);
-    const credentials = mergeCredentials(session.credentials, await adapter.refreshCredentials(session));
-    const sealed = sealCredentials(deps.access.keyring, credentials);
-    await updateCredentials(
-      tx,
-      row.workspace_id,
-      row.id,
-      sealed,
-      credentials.expiresAt ? new Date(credentials.expiresAt) : null,
-    );
-    return sessionFor(deps.access, { ...row, credentials: sealed });
-  });
+  // Set once the platform answered: from then on the old refresh token may be spent, and this pair is the only one.
+  let answered: AnsweredRefresh | undefined;
+  try {
+    return await withTransaction(deps.pool, async (tx) => {
+      const row = await findConnection(tx, used.workspace_id, used.id, true);
+      if (!row || row.status === 'disconnected')
+        throw new PlatformError('permanent', 'PLATFORM_CONNECTION_UNAVAILABLE', 'The connection was removed.');
+      if (!row.credentials.equals(used.credentials)) return sessionFor(deps.access, row);
+      const adapter = deps.access.registry.get(row.platform);
+      if (!adapter)
+        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `Herald cannot reach ${row.platform} (no adapter).`);
+      const session = sessionFor(deps.access, row);
+      const credentials = mergeCredentials(session.credentials, await adapter.refreshCredentials(session));
+      answered = {
+        row,
+        sealed: sealCredentials(deps.access.keyring, credentials),
+        expiresAt: credentials.expiresAt ? new Date(credentials.expiresAt) : null,
+      };
+      await updateCredentials(tx, row.workspace_id, row.id, answered.sealed, answered.expiresAt);
+      return sessionFor(deps.access, { ...row, credentials: answered.sealed });
+    });
+  } catch (error) {
+    if (!answered) throw error;
+    return storeAnsweredRefresh(deps, answered, error);
+  }
+}
+
+/** A refresh the platform answered: the row it replaces and the new credentials, sealed. */
+interface AnsweredRefresh {
+  row: ConnectionRow;
+  sealed: Buffer;
+  expiresAt: Date | null;
+}
+
+/** Waits between tries to store an answered refresh while the database is away: about 30 s in all. */
+const STORE_RETRY_MS = [250, 500, 1000, 2000, 4000, 8000, 15_000];
+
+/**
+ * The platform answered a refresh, but its transaction failed before or at the commit (which may even have taken
+ * effect): the new pair is stored on a fresh connection, unless the row changed since it was locked, instead of
+ * being dropped with the old refresh token already spent. Throws `failure` when it cannot be stored.
+ */
+async function storeAnsweredRefresh(
+  deps: Pick<LifecycleDeps, 'pool' | 'access'>,
+  answered: AnsweredRefresh,
+  failure: unknown,
+): Promise<PlatformSession> {
+  const { row, sealed, expiresAt } = answered;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const stored =
+        (await updateCredentialsIfUnchanged(deps.pool, row.workspace_id, row.id, sealed, expiresAt, row.credentials)) ||
+        (await findConnection(deps.pool, row.workspace_id, row.id))?.credentials.equals(sealed) === true;
+      // Not stored: the connection was removed, or changed by someone else since (then theirs is the newer pair).
+      if (!stored) throw failure;
+      return sessionFor(deps.access, { ...row, credentials: sealed });
+    } catch (error) {
+      const wait = STORE_RETRY_MS[attempt];
+      if (error === failure || wait === undefined || !isDatabaseUnavailable(error)) throw failure;
+      await sleep(wait);
+    }
+  }
 }
 
 /** Marks the connection expired and emits `connection.expired`, once. */

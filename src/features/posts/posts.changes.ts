@@ -1,13 +1,16 @@
-// Changing a post after it was created: edit (a draft or scheduled post), cancel, publish now, retry the failed
-// targets, delete. Each changes the post, its targets, its publish jobs and the outbox in the caller's transaction.
+// Changing a post after it was created: edit (a draft or scheduled post), cancel (also the targets of a post being
+// published that wait between attempts), publish now, retry (the failed targets, and the waiting ones at once),
+// delete. Each changes the post, its targets, its publish jobs and the outbox in the caller's transaction.
 import { Value } from 'typebox/value';
 import type { ServiceContext } from '../../app/context.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { queuePublishJobs, removePublishJobs } from '../../app/publish-queue.ts';
 import { findConnections as findConnectionsById } from '../connections/connections.repo.ts';
+import { refreshPostStatus } from '../publishing/post-status.ts';
 import * as targetsRepo from '../publishing/targets.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
+import { renderPost } from './posts.view.ts';
 import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import { PlatformOptions, type UpdatePostBody } from './posts.schemas.ts';
 import { createTargets, emitPost, parseTime, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
@@ -24,10 +27,55 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
+/**
+ * Seconds a client waits before asking again while a platform call is in flight: one call ends within seconds
+ * (at most HERALD_PLATFORM_TIMEOUT_MS), and the target then waits for its next attempt or has settled.
+ */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
+
+function inFlight(action: 'cancelled' | 'retried', targets: Array<{ platform: string }>): AppError {
+  const platforms = targets.map((t) => t.platform).join(', ');
+  return new AppError(
+    'PUBLIC_API_PUBLISH_IN_FLIGHT',
+    `A platform call for this post is in flight (${platforms}); it cannot be ${action} this instant. Try again in ${IN_FLIGHT_RETRY_AFTER_SECONDS} seconds.`,
+    {
+      details: targets.map((t) => ({
+        platform: t.platform,
+        rule: 'in_flight',
+        message: `${t.platform} is being called.`,
+      })),
+      headers: { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+    },
+  );
+}
+
 async function loadForChange(ctx: ServiceContext, id: string): Promise<PostRow> {
   const post = await repo.findPost(ctx.db, ctx.workspaceId, id, true);
   if (!post || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(post.brand_id))) throw notFound('post');
   return post;
+}
+
+/**
+ * Cancel of a post being published: every target that has not gone out and that no worker is publishing this
+ * instant (scheduled, or waiting between attempts) is cancelled; published and failed targets stay as they are,
+ * and the post's status is derived again (cancelled, or partially_published / failed beside settled targets). A
+ * target a worker is calling its platform for makes the whole cancel a 409 with Retry-After: cancelling the rest
+ * alone would leave a post half cancelled by surprise.
+ */
+async function cancelPublishing(ctx: ServiceContext, post: PostRow, deps: PostsDeps): Promise<Record<string, unknown>> {
+  const busy = await targetsRepo.targetsInFlight(ctx.db, ctx.workspaceId, post.id);
+  if (busy.length > 0) throw inFlight('cancelled', busy);
+  const cancelled = await targetsRepo.cancelTargets(ctx.db, ctx.workspaceId, post.id);
+  if (cancelled.length === 0)
+    throw new AppError('PUBLIC_API_STATE_CONFLICT', 'Every target of this post has already published or failed.');
+  await removePublishJobs(ctx.db, cancelled);
+  // The status's own event (post.cancelled, or post.partially_published / post.failed when other targets had
+  // settled); the cancel is announced as post.cancelled in every case.
+  const status = await refreshPostStatus(ctx.db, ctx.workspaceId, post.id, deps.media);
+  const updated = (await repo.findPost(ctx.db, ctx.workspaceId, post.id))!;
+  return status === 'cancelled'
+    ? renderPost(ctx.db, ctx.workspaceId, updated, deps.media)
+    : emitPost(deps, ctx, updated, ['post.cancelled']);
 }
 
 export function createPostChanges(deps: PostsDeps) {
@@ -126,8 +174,7 @@ export function createPostChanges(deps: PostsDeps) {
 
     async cancel(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
-      if (post.status === 'publishing')
-        throw new AppError('PUBLIC_API_STATE_CONFLICT', 'This post is being published and can no longer be cancelled.');
+      if (post.status === 'publishing') return cancelPublishing(ctx, post, deps);
       if (post.status !== 'draft' && post.status !== 'scheduled')
         throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be cancelled.`);
       const targetIds = await targetsRepo.setTargetStatus(
@@ -185,15 +232,21 @@ export function createPostChanges(deps: PostsDeps) {
       return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['pending', 'scheduled']), ['post.publishing']);
     },
 
-    /** POST /posts/{id}/retry: the failed targets go out again; the published ones are left alone. */
+    /**
+     * POST /posts/{id}/retry: the failed targets go out again, and targets waiting between automatic attempts are
+     * attempted now; the published ones are left alone, and so is a target a worker is publishing this instant.
+     */
     async retry(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
       const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       const failed = targets.filter((t) => t.status === 'failed');
-      if ((post.status !== 'failed' && post.status !== 'partially_published') || failed.length === 0) {
+      const busy = post.status === 'publishing' ? await targetsRepo.targetsInFlight(ctx.db, ctx.workspaceId, id) : [];
+      const waiting = targets.filter((t) => t.status === 'publishing' && !busy.some((b) => b.id === t.id));
+      if (failed.length === 0 && waiting.length === 0) {
+        if (busy.length > 0) throw inFlight('retried', busy);
         throw new AppError(
           'PUBLIC_API_STATE_CONFLICT',
-          `Only failed targets can be retried; this post is ${post.status}.`,
+          `Only failed targets, or targets waiting for their next attempt, can be retried; this post is ${post.status}.`,
         );
       }
       // A target whose account was reconnected since (a new connection) goes through the brand's current one.
@@ -235,9 +288,25 @@ export function createPostChanges(deps: PostsDeps) {
           );
       }
       if (issues.length > 0) throw validationFailed(issues);
-      return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['failed']), ['post.publishing']);
+      const now = deps.clock.now();
+      const forward = await targetsRepo.bringAttemptsForward(
+        ctx.db,
+        ctx.workspaceId,
+        waiting.map((t) => t.id),
+      );
+      await queuePublishJobs(ctx.db, forward, now, null);
+      if (post.status !== 'publishing')
+        return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['failed']), ['post.publishing']);
+      // Still publishing: the post keeps its schedule, which targets still `scheduled` are claimed against.
+      const again = await targetsRepo.makeTargetsDueNow(ctx.db, ctx.workspaceId, id, ['failed']);
+      await queuePublishJobs(ctx.db, again, now, null);
+      return renderPost(ctx.db, ctx.workspaceId, post, deps.media);
     },
 
+    /**
+     * DELETE /posts/{id}: Herald's record of a post of which nothing is out. Herald deletes nothing on the platforms,
+     * so a post with a part published is refused whatever its status says (a row derived before parts counted).
+     */
     async remove(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
       if (!['draft', 'scheduled', 'cancelled', 'failed'].includes(post.status)) {
@@ -246,6 +315,29 @@ export function createPostChanges(deps: PostsDeps) {
           `A ${post.status} post cannot be deleted; deleting it on the platforms is a separate action.`,
         );
       }
+      const targets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
+      const out = (
+        await repo.findParts(
+          ctx.db,
+          ctx.workspaceId,
+          targets.map((t) => t.id),
+        )
+      ).filter((p) => p.state === 'published');
+      if (out.length > 0)
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          'Parts of this post are published on their platforms; deleting it on the platforms is a separate action.',
+          {
+            details: out.map((p) => {
+              const platform = targets.find((t) => t.id === p.target_id)!.platform;
+              return {
+                platform,
+                rule: 'published_part',
+                message: `Part ${p.position + 1} is published on ${platform} (${p.platform_post_id}).`,
+              };
+            }),
+          },
+        );
       const targetIds = await targetsRepo.setTargetStatus(
         ctx.db,
         ctx.workspaceId,

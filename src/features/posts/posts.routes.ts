@@ -114,7 +114,7 @@ export function registerPostsRoutes(
         tags,
         summary: 'Cancel a post',
         description:
-          'Cancels a draft or scheduled post; its publish jobs are removed. A post being published cannot be cancelled (409).',
+          'Cancels a draft or scheduled post; its publish jobs are removed. On a post being published, cancels every target that has not gone out and is not being sent this instant (scheduled, or waiting between automatic attempts); published and failed targets stay, and the post becomes `cancelled`, `partially_published` or `failed` accordingly. While a platform call for the post is in flight: 409 `PUBLIC_API_PUBLISH_IN_FLIGHT` with `Retry-After`, and nothing changes. Other states: 409 `PUBLIC_API_STATE_CONFLICT`.',
         params: PostIdParams,
         body: ActionBody,
         response: { 200: Envelope(PostRef) },
@@ -154,9 +154,9 @@ export function registerPostsRoutes(
       schema: {
         operationId: 'retryPost',
         tags,
-        summary: 'Retry the failed targets of a post',
+        summary: 'Retry the failed targets of a post, or its waiting ones now',
         description:
-          'Publishes again the targets of a `failed` or `partially_published` post that failed; published targets are left alone, and parts of a thread already out are not sent again. Anything else: 409.',
+          "Publishes again the targets that failed, and brings the next attempt of targets waiting between automatic attempts forward to now (a platform's rate-limit reset is still waited for); published targets are left alone, and parts of a thread already out are not sent again. When the only target left is being sent this instant: 409 `PUBLIC_API_PUBLISH_IN_FLIGHT` with `Retry-After`. Nothing to retry: 409 `PUBLIC_API_STATE_CONFLICT`.",
         params: PostIdParams,
         body: ActionBody,
         response: { 200: Envelope(PostRef) },
@@ -177,7 +177,7 @@ export function registerPostsRoutes(
         tags,
         summary: 'Delete a post',
         description:
-          'Soft-deletes a draft, scheduled, cancelled or failed post (it disappears from the API) and emits `post.deleted`. Published posts stay on the platforms.',
+          "Soft-deletes a draft, scheduled, cancelled or failed post (it disappears from the API) and emits `post.deleted`. Herald deletes nothing on the platforms, so a post with a part published answers 409 `PUBLIC_API_STATE_CONFLICT` (one detail per published part, rule `published_part`), whatever its status. A failed post whose part's outcome is unknown (its target's error says so) can be deleted: whatever the platform may hold of it stays there.",
         params: PostIdParams,
         body: ActionBody,
         response: {

@@ -1,32 +1,13 @@
 // TypeBox schemas of the posts API: they validate requests, type the handlers and write the OpenAPI document.
+// The post as the API shows it: posts.view.schemas.ts.
 import { Type, type Static } from 'typebox';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
-import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { StringEnum } from '../../app/envelope.ts';
 
-const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
+export const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
-// The values of the enumerations below, exported for the API tables (docs/api.md).
-export const POST_STATUSES = [
-  'draft',
-  'pending_approval',
-  'scheduled',
-  'publishing',
-  'published',
-  'partially_published',
-  'failed',
-  'cancelled',
-] as const;
-export const TARGET_STATUSES = ['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'] as const;
-export const TARGET_ERROR_CATEGORIES = [
-  'auth',
-  'content',
-  'media',
-  'rate_limit',
-  'platform',
-  'network',
-  'unknown',
-] as const;
-export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'automation'] as const;
+// The values of the enumerations below, exported for the API tables (docs/api.md); the post's own in
+// posts.view.schemas.ts.
 export const POST_SORTS = ['-created_at', 'schedule_at', '-schedule_at'] as const;
 export const MASTODON_VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 export const THREADS_REPLY_CONTROLS = [
@@ -247,77 +228,6 @@ export const UpdatePostBody = Type.Object(
   },
 );
 export type UpdatePostBody = Static<typeof UpdatePostBody>;
-
-export const PostStatus = StringEnum(POST_STATUSES);
-export const TargetStatus = StringEnum(TARGET_STATUSES);
-
-export const TargetError = Type.Object({
-  code: Type.String({ description: 'A `PLATFORM_*` code.' }),
-  category: StringEnum(TARGET_ERROR_CATEGORIES),
-  message: Type.String(),
-  retryable: Type.Boolean(),
-  platform_status: Type.Union([Type.Integer(), Type.Null()]),
-  platform_response: Type.Union([Type.String(), Type.Null()], { description: "The platform's answer, truncated." }),
-});
-
-export const Attempt = Type.Object({
-  started_at: Timestamp,
-  finished_at: NullableTimestamp,
-  duration_ms: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'How long the attempt took; null while running.',
-  }),
-  outcome: Type.Union([Type.String(), Type.Null()], {
-    description:
-      '`published`, `failed`, `retry` (another attempt is scheduled) or `interrupted` (the worker stopped mid-attempt; the next attempt looked the post up before sending anything); null while running.',
-  }),
-  error_code: Type.Union([Type.String(), Type.Null()]),
-});
-
-export const Target = Type.Object({
-  id: Type.String(),
-  platform: PlatformName,
-  connection_id: Type.Union([Type.String(), Type.Null()]),
-  sandbox: Type.Boolean({ description: 'True when the target publishes to a simulated platform.' }),
-  status: TargetStatus,
-  platform_post_id: Type.Union([Type.String(), Type.Null()]),
-  url: Type.Union([Type.String(), Type.Null()]),
-  published_at: NullableTimestamp,
-  attempt_count: Type.Integer(),
-  attempts: Type.Array(Attempt),
-  error: Type.Union([TargetError, Type.Null()]),
-});
-
-export const Post = Type.Object(
-  {
-    id: Type.String({ examples: ['post_01jdq4x1k9m2v7c3r5t8w0yz6b'] }),
-    object: Type.Literal('post'),
-    workspace_id: Type.String({ format: 'uuid' }),
-    brand_id: Type.String(),
-    content: Type.String(),
-    platforms: Type.Array(PlatformName),
-    platform_options: PlatformOptions,
-    media: Type.Array(
-      Type.Union([
-        Type.Ref('Media'),
-        Type.Object(
-          { id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) },
-          { description: 'A media deleted since it was attached.' },
-        ),
-      ]),
-      { description: 'Attached media, in `media_ids` order, with their public fields.' },
-    ),
-    status: PostStatus,
-    publish_now: Type.Boolean(),
-    schedule_at: NullableTimestamp,
-    published_at: NullableTimestamp,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    created_via: StringEnum(POST_ORIGINS),
-    approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
-    targets: Type.Array(Target),
-  },
-  { $id: 'Post', title: 'Post' },
-);
 
 export const PostIdParams = Type.Object({
   id: Type.String({ maxLength: 200, description: 'The post id (`post_…`).' }),

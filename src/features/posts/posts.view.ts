@@ -1,6 +1,14 @@
-// The public representation of a post (docs/api.md "Posts"), assembled from its row, targets and attempts.
+// The public representation of a post (docs/api.md "Posts"), assembled from its row, targets, attempts and parts.
 import type { Queryable } from '../../db/pool.ts';
-import { findAttempts, findTargets, type AttemptRow, type PostRow, type TargetRow } from './posts.repo.ts';
+import {
+  findAttempts,
+  findParts,
+  findTargets,
+  type AttemptRow,
+  type PostRow,
+  type TargetPartRow,
+  type TargetRow,
+} from './posts.repo.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -9,17 +17,59 @@ export interface MediaLists {
   renderLists(db: Queryable, workspaceId: string, lists: string[][]): Promise<Record<string, unknown>[][]>;
 }
 
-function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknown> {
+/** How many posts the target publishes: the first, then each reply of its thread (as the engine reads them). */
+function partCount(p: PostRow, t: TargetRow): number {
+  const options = p.platform_options[t.platform];
+  return 1 + (options && 'thread' in options ? (options.thread?.length ?? 0) : 0);
+}
+
+/**
+ * Every part of the target, attempted or not. The engine sends parts in order and stops at the first that fails,
+ * so the first part not published is the one the target is on: it carries the target's state and last error;
+ * the parts after it have not been attempted. A part of a cancelled target that was sent without an answer (its row
+ * still `sending`) is `unknown`: it may be on the platform, and nothing will look it up again.
+ */
+function partsJson(p: PostRow, t: TargetRow, rows: TargetPartRow[]): Record<string, unknown>[] {
+  const byIndex = new Map(rows.map((r) => [r.position, r]));
+  const count = Math.max(partCount(p, t), ...rows.map((r) => r.position + 1));
+  const parts: Record<string, unknown>[] = [];
+  let reached = false;
+  for (let index = 0; index < count; index++) {
+    const row = byIndex.get(index);
+    if (row?.state === 'published') {
+      parts.push({ index, status: 'published', platform_post_id: row.platform_post_id, url: row.url, error: null });
+      continue;
+    }
+    const current = !reached;
+    reached = true;
+    const status =
+      t.status === 'cancelled'
+        ? row?.state === 'sending'
+          ? 'unknown'
+          : 'cancelled'
+        : current && (t.status === 'failed' || t.status === 'publishing')
+          ? t.status
+          : 'pending';
+    parts.push({ index, status, platform_post_id: null, url: null, error: current ? t.error : null });
+  }
+  return parts;
+}
+
+function targetJson(p: PostRow, t: TargetRow, attempts: AttemptRow[], rows: TargetPartRow[]): Record<string, unknown> {
+  const parts = partsJson(p, t, rows);
+  // Part 0 may be out before the target settles (a thread waiting to retry a later part, then cancelled).
+  const first = rows.find((r) => r.position === 0 && r.state === 'published');
   return {
     id: t.id,
     platform: t.platform,
     connection_id: t.connection_id,
     sandbox: t.sandbox,
     status: t.status,
-    platform_post_id: t.platform_post_id,
-    url: t.url,
+    platform_post_id: t.platform_post_id ?? first?.platform_post_id ?? null,
+    url: t.url ?? first?.url ?? null,
     published_at: iso(t.published_at),
     attempt_count: t.attempt_count,
+    next_attempt_at: iso(t.next_attempt_at),
     attempts: attempts.map((a) => ({
       started_at: a.started_at.toISOString(),
       finished_at: iso(a.finished_at),
@@ -28,14 +78,19 @@ function targetJson(t: TargetRow, attempts: AttemptRow[]): Record<string, unknow
       error_code: a.error_code,
     })),
     error: t.error,
+    parts,
   };
 }
 
-/** `attemptsByTarget`: the attempts of (at least) these targets, grouped once for a whole page of posts. */
+/**
+ * `attemptsByTarget`, `partsByTarget`: the attempts and parts of (at least) these targets, grouped once for a whole
+ * page of posts.
+ */
 export function postJson(
   p: PostRow,
   targets: TargetRow[],
   attemptsByTarget: Map<string, AttemptRow[]>,
+  partsByTarget: Map<string, TargetPartRow[]>,
   media: Record<string, unknown>[],
 ): Record<string, unknown> {
   return {
@@ -55,13 +110,13 @@ export function postJson(
     updated_at: p.updated_at.toISOString(),
     created_via: p.created_via,
     approval: p.approval,
-    targets: targets.map((t) => targetJson(t, attemptsByTarget.get(t.id) ?? [])),
+    targets: targets.map((t) => targetJson(p, t, attemptsByTarget.get(t.id) ?? [], partsByTarget.get(t.id) ?? [])),
   };
 }
 
 /**
- * Representations of several posts with three extra queries in all (targets, attempts, media), whatever their
- * number; two when the caller has just read the posts' `targets` (in `post_id, position` order) and passes them.
+ * Representations of several posts with four extra queries in all (targets, attempts, parts, media), whatever their
+ * number; three when the caller has just read the posts' `targets` (in `post_id, position` order) and passes them.
  */
 export async function renderPosts(
   db: Queryable,
@@ -75,11 +130,9 @@ export async function renderPosts(
     workspaceId,
     posts.map((p) => p.id),
   );
-  const attempts = await findAttempts(
-    db,
-    workspaceId,
-    targets.map((t) => t.id),
-  );
+  const targetIds = targets.map((t) => t.id);
+  const attempts = await findAttempts(db, workspaceId, targetIds);
+  const parts = await findParts(db, workspaceId, targetIds);
   const mediaLists = await media.renderLists(
     db,
     workspaceId,
@@ -87,7 +140,8 @@ export async function renderPosts(
   );
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
-  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, mediaLists[i]!));
+  const partsByTarget = Map.groupBy(parts, (r) => r.target_id);
+  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, partsByTarget, mediaLists[i]!));
 }
 
 export async function renderPost(

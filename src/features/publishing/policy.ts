@@ -4,6 +4,7 @@
 // permanent), or fail and mark the connection for reconnection (auth, after one refresh was tried).
 import { PLATFORM_ERRORS } from '../../platforms/errors.ts';
 import type { PlatformError } from '../../platforms/types.ts';
+import { DuplicateOfPost } from './parts.ts';
 
 export type Decision =
   { action: 'retry'; at: Date; throttleConnection: boolean } | { action: 'fail'; reconnect: boolean };
@@ -52,7 +53,10 @@ export function decide(
   }
 }
 
-/** The target's `error` object of docs/api.md "Posts". */
+/**
+ * The target's `error` object of docs/api.md "Posts"; a duplicate of a Herald post's content names that post in
+ * `duplicate_of`, so that a client need not parse the message.
+ */
 export function targetError(error: PlatformError): Record<string, unknown> {
   const definition = PLATFORM_ERRORS[error.code];
   return {
@@ -62,5 +66,6 @@ export function targetError(error: PlatformError): Record<string, unknown> {
     retryable: definition.retryable,
     platform_status: error.platformStatus ?? null,
     platform_response: error.platformBody ? error.platformBody.slice(0, 1000) : null,
+    ...(error instanceof DuplicateOfPost ? { duplicate_of: { post_id: error.postId } } : {}),
   };
 }

@@ -80,8 +80,8 @@ export function createPublisher(deps: PublishDeps): Publisher {
       return parts.map((p) => byKey.get(`${p.targetId}/${p.position}`));
     }, options),
     markPublished: batcher(async (parts: Array<partsRepo.PartWrite & { part: PublishedPart }>) => {
-      const held = await partsRepo.markPartsPublished(deps.pool, parts);
-      return parts.map((p) => held.has(`${p.targetId}/${p.position}`));
+      const marks = await partsRepo.markPartsPublished(deps.pool, parts);
+      return parts.map((p): partsRepo.PartMark => marks.get(`${p.targetId}/${p.position}`) ?? 'lost_claim');
     }, options),
     settle: batcher((items: Published[]) => settleBatch(deps, items), options),
   };
@@ -96,7 +96,7 @@ interface Published {
 interface Batches {
   claim(job: PublishJob): Promise<Claim | 'deferred' | undefined>;
   markSending(part: partsRepo.PartWrite & { key: string }): Promise<partsRepo.PartRow | undefined>;
-  markPublished(part: partsRepo.PartWrite & { part: PublishedPart }): Promise<boolean>;
+  markPublished(part: partsRepo.PartWrite & { part: PublishedPart }): Promise<partsRepo.PartMark>;
   settle(item: Published): Promise<boolean>;
 }
 
@@ -272,6 +272,10 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
       rows: claim.parts,
       markSending: (position, key) => batches.markSending({ ...fence, position, key }),
       markPublished: (position, part) => batches.markPublished({ ...fence, position, part }),
+      remember: (position, refs) => partsRepo.recordPendingRefs(deps.pool, { ...fence, position, refs }),
+      discard: (position) => partsRepo.discardSendingPart(deps.pool, { ...fence, position }),
+      heldElsewhere: (position, since) => partsRepo.platformIdsHeldElsewhere(deps.pool, { ...fence, position }, since),
+      holderOf: (by) => partsRepo.postHolding(deps.pool, claim.workspace_id, claim.id, by),
     };
     const first = await publishParts({
       store,

@@ -1,9 +1,11 @@
 // SQL for post_targets and target_attempts, both owned here (docs/tables.md): a post's targets as the posts
 // and connections features change them, and the publishing engine's claims. Every write after a claim is fenced
 // by the claim token: a worker that lost its claim (it was presumed dead and another took over) changes nothing.
+import { RUNNING_JOB } from '../../app/publish-queue.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { TargetStatus } from '../posts/posts.repo.ts';
+import { moveParts } from './target-parts.repo.ts';
 
 export interface ClaimedTarget {
   id: string;
@@ -19,12 +21,6 @@ export interface ClaimedTarget {
   due_at: Date | null;
   first_claim: boolean;
 }
-
-/**
- * `claimed_by` (text) as a job id, so the look-up in graphile-worker's jobs is by primary key: compared as
- * text, it was a scan of every queued job for each claim.
- */
-export const JOB_ID = (column: string) => `(CASE WHEN ${column} ~ '^[0-9]{1,18}$' THEN ${column}::bigint END)`;
 
 export interface ClaimRequest {
   targetId: string;
@@ -84,6 +80,7 @@ export async function setTargetStatus(
   return rows.map((r) => r.id);
 }
 
+/** Moves a target to another connection, its parts with it (call in one transaction). */
 export async function setTargetConnection(
   db: Queryable,
   workspaceId: string,
@@ -95,6 +92,7 @@ export async function setTargetConnection(
     targetId,
     connectionId,
   ]);
+  await moveParts(db, workspaceId, targetId, connectionId);
 }
 
 export async function deleteTargets(db: Queryable, workspaceId: string, postId: string): Promise<void> {
@@ -112,6 +110,65 @@ export async function makeTargetsDueNow(
     `UPDATE post_targets SET status = 'publishing', claimed_by = NULL, next_attempt_at = now(), error = NULL, updated_at = now()
       WHERE workspace_id = $1 AND post_id = $2 AND status = ANY($3::text[]) RETURNING id`,
     [workspaceId, postId, from],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The post's targets a worker is publishing right now: `publishing` and claimed by a running job. A target that
+ * waits between attempts (released, or left by a job that is no longer running) is not among them.
+ */
+export async function targetsInFlight(
+  db: Queryable,
+  workspaceId: string,
+  postId: string,
+): Promise<Array<{ id: string; platform: PlatformName }>> {
+  const { rows } = await db.query<{ id: string; platform: PlatformName }>(
+    `SELECT t.id, t.platform FROM post_targets t
+      WHERE t.workspace_id = $1 AND t.post_id = $2 AND t.status = 'publishing' AND t.claimed_by IS NOT NULL
+        AND ${RUNNING_JOB('t.claimed_by')}
+      ORDER BY t.position`,
+    [workspaceId, postId],
+  );
+  return rows;
+}
+
+/**
+ * Cancels the post's targets that have not gone out and that no worker is publishing: pending, scheduled, or
+ * `publishing` and waiting for an attempt. The claim token moves on, so a holder presumed dead that wakes up
+ * writes nothing, and the attempt such a holder left open is closed as interrupted; the claim refuses a cancelled
+ * target, so a job already queued for it does nothing. Call with the post locked. Returns the cancelled ids.
+ */
+export async function cancelTargets(db: Queryable, workspaceId: string, postId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH cancelled AS (
+       UPDATE post_targets t SET status = 'cancelled', claimed_by = NULL, next_attempt_at = NULL,
+              claim_token = t.claim_token + 1, updated_at = now()
+        WHERE t.workspace_id = $1 AND t.post_id = $2
+          AND (t.status IN ('pending', 'scheduled')
+            OR (t.status = 'publishing' AND (t.claimed_by IS NULL OR NOT ${RUNNING_JOB('t.claimed_by')})))
+       RETURNING t.id, t.workspace_id
+     ), interrupted AS (
+       UPDATE target_attempts a SET finished_at = now(), outcome = 'interrupted',
+              duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+         FROM cancelled c WHERE a.workspace_id = c.workspace_id AND a.target_id = c.id AND a.finished_at IS NULL
+     )
+     SELECT id FROM cancelled`,
+    [workspaceId, postId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Brings the next attempt of these targets forward to now where they wait between attempts (POST /retry); the
+ * caller queues their jobs for now. Returns the ids it moved.
+ */
+export async function bringAttemptsForward(db: Queryable, workspaceId: string, targetIds: string[]): Promise<string[]> {
+  if (targetIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE post_targets SET next_attempt_at = now(), updated_at = now()
+      WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'publishing' RETURNING id`,
+    [workspaceId, targetIds],
   );
   return rows.map((r) => r.id);
 }
@@ -243,8 +300,7 @@ export async function claimTargets(
        FROM before b JOIN post p ON p.id = b.post_id
       WHERE t.id = b.id
         AND ((b.status = 'scheduled' AND p.schedule_at IS NOT DISTINCT FROM b.job_schedule_at)
-          OR (b.status = 'publishing' AND (b.claimed_by IS NULL OR NOT EXISTS (
-                SELECT 1 FROM graphile_worker.jobs gj WHERE gj.id = ${JOB_ID('b.claimed_by')} AND gj.locked_at IS NOT NULL))))
+          OR (b.status = 'publishing' AND (b.claimed_by IS NULL OR NOT ${RUNNING_JOB('b.claimed_by')})))
       RETURNING t.id, t.workspace_id, t.post_id, t.platform, t.connection_id, t.claim_token, t.attempt_count, t.claimed_by,
                 (b.status = 'publishing' AND b.claimed_by IS NOT NULL) AS taken_over,
                 CASE WHEN b.status = 'scheduled' THEN p.schedule_at ELSE b.next_attempt_at END AS due_at,

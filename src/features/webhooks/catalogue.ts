@@ -15,17 +15,27 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
   'post.updated': { payload: 'post', description: 'A draft or scheduled post was edited.' },
   'post.deleted': { payload: 'post', description: 'A post was deleted; `data` is the post as it was.' },
   'post.scheduled': { payload: 'post', description: 'A post got a publication time (at creation or by an edit).' },
-  'post.cancelled': { payload: 'post', description: 'A draft or scheduled post was cancelled.' },
+  'post.cancelled': {
+    payload: 'post',
+    description:
+      'A draft or scheduled post was cancelled, or the targets of a post being published that were waiting for an attempt; `status` says where that left the post.',
+  },
   'post.publishing': { payload: 'post', description: 'Publication of a post has started on its platforms.' },
   'post.published': {
     payload: 'post',
-    description: 'Every target of the post is published; each target carries its platform post id and URL.',
+    description:
+      'Every target of the post is published; each target carries its platform post id and URL, and each part of a thread its own.',
   },
   'post.partially_published': {
     payload: 'post',
-    description: "Some targets were published and others failed; see each target's `error`.",
+    description:
+      "Some of the post is on its platforms, or may be, and not all of it: targets published beside failed or cancelled ones, a thread stopped after its first parts, or a part sent without an answer when its target was cancelled (`unknown`); see each target's `error` and `parts`.",
   },
-  'post.failed': { payload: 'post', description: "No target could be published; see each target's `error`." },
+  'post.failed': {
+    payload: 'post',
+    description:
+      "No target could be published and no part of the post is known to be out; see each target's `error` (after `PLATFORM_UNKNOWN_OUTCOME` or a 5xx a retry looks the part up before sending it again).",
+  },
   'media.ready': { payload: 'media', description: 'An upload was checked and can be attached to posts.' },
   'media.failed': { payload: 'media', description: 'An upload was rejected (`failure_reason` says why).' },
   'connection.connected': { payload: 'connection', description: 'A social account was connected (or reconnected).' },

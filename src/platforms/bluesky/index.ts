@@ -138,13 +138,17 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
       } catch (error) {
         // A record already at our key is the post an earlier, unanswered send created (a PDS answers 500).
         if (error instanceof PlatformError && error.kind === 'transient') {
-          const existing = await client.getRecord(
-            session.http,
-            session.credentials.accessToken,
-            session.connection.accountId,
-            COLLECTION,
-            part.key,
-          );
+          // A failed read leaves the 500 as the answer: its kind must say the record may exist (a refusal would
+          // tell the engine to forget the part's key, and the next send would make a second record).
+          const existing = await client
+            .getRecord(
+              session.http,
+              session.credentials.accessToken,
+              session.connection.accountId,
+              COLLECTION,
+              part.key,
+            )
+            .catch(() => undefined);
           if (existing) return published(session, existing);
         }
         throw error;

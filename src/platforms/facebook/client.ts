@@ -41,6 +41,15 @@ export interface FeedItem {
   id: string;
   message?: string;
   created_time?: string;
+  /** What the post carries: one photo or video, or an album whose photos are its subattachments. */
+  attachments?: { data?: Array<{ type?: string; subattachments?: { data?: unknown[] } }> };
+}
+
+/** How many media a feed post carries (an album counts its photos). */
+export function feedMediaCount(item: FeedItem): number {
+  const first = item.attachments?.data?.[0];
+  if (!first) return 0;
+  return first.subattachments?.data?.length ?? 1;
 }
 
 /** The Page's feed, newest first, from `since` (Unix seconds), at most `maxPages` pages of 100. */
@@ -57,7 +66,7 @@ export function feed(
       method: 'GET',
       path: `/${encodeURIComponent(pageId)}/feed`,
       token,
-      params: { fields: 'id,message,created_time', limit: 100, since },
+      params: { fields: 'id,message,created_time,attachments', limit: 100, since },
     },
     maxPages,
   );

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { adapterContract, rejects, withAdapter } from '../../../test/helpers/adapter-contract.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import type { PlatformError } from '../types.ts';
+import { partMemory } from '../part-memory.ts';
 
 adapterContract('facebook');
 
@@ -27,7 +28,7 @@ describe('facebook specifics against the simulator', () => {
         ['photo', 'photo', 'photo'],
       );
       assert.equal(
-        c.held().filter((p) => p.media > 0 && p.text === '').length,
+        (await c.held()).filter((p) => p.media > 0 && p.text === '').length,
         0,
         'unpublished photos make no post of their own',
       );
@@ -39,7 +40,7 @@ describe('facebook specifics against the simulator', () => {
       assert.equal(photo.json<{ alt_text_custom?: string }>().alt_text_custom, 'first');
       const post = await c.adapter.publish(c.session, c.part(`album ${Date.now()}`, { media }));
       assert.match(post.id, /^\d+_\d+$/);
-      assert.equal(c.held().find((p) => p.id === post.id)?.media, 3);
+      assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 3);
       // The same photos cannot be attached twice (1366051 is Facebook's "already posted").
       const again = await rejects(
         c.adapter.publish(c.session, c.part(`album again ${Date.now()}`, { media })),
@@ -75,7 +76,7 @@ describe('facebook specifics against the simulator', () => {
       await c.adapter.publish(c.session, c.part(text));
       const error = await rejects(c.adapter.publish(c.session, c.part(text)), 'invalid_content', 'PLATFORM_DUPLICATE');
       assert.match(error.message, /506/);
-      assert.equal(c.held().filter((p) => p.text === text).length, 1);
+      assert.equal((await c.held()).filter((p) => p.text === text).length, 1);
     });
 
     test('a deleted post is gone from the Page, and deleting it again is refused (100/33)', async () => {
@@ -83,7 +84,7 @@ describe('facebook specifics against the simulator', () => {
       const post = await c.adapter.publish(c.session, c.part(`to delete ${Date.now()}`));
       await c.adapter.deletePost(c.session, post);
       assert.equal(
-        c.held().some((p) => p.id === post.id),
+        (await c.held()).some((p) => p.id === post.id),
         false,
       );
       const again = await rejects(c.adapter.deletePost(c.session, post), 'permanent');
@@ -103,12 +104,12 @@ describe('facebook specifics against the simulator', () => {
     test('a video is processing until ready; a slow one is waited for, and only publishing creates the post', async () => {
       const c = get();
       c.fault({ fault: 'slow_media', operation: 'upload_media', delayMs: 1000 });
-      const before = c.held().length;
+      const before = (await c.held()).length;
       const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(5 * 1024 * 1024), 'video/mp4')], {});
-      assert.equal(c.held().length, before, 'an unpublished video is not a post');
+      assert.equal((await c.held()).length, before, 'an unpublished video is not a post');
       const part = c.part(`video ${Date.now()}`, { media });
       const post = await c.adapter.publish(c.session, part);
-      assert.equal(c.held().find((p) => p.id === post.id)?.text, part.text);
+      assert.equal((await c.held()).find((p) => p.id === post.id)?.text, part.text);
       // Publishing the same video again is an update, not a second post; the look-up finds it by the video.
       assert.equal((await c.adapter.publish(c.session, part)).id, post.id);
       assert.equal((await c.adapter.findPublished(c.session, part))?.id, post.id);
@@ -135,7 +136,7 @@ describe('facebook specifics against the simulator', () => {
       assert.equal(await c.adapter.findPublished(c.session, part), null);
       c.fault({ fault: 'lost_response', operation: 'create_post' });
       await rejects(c.adapter.publish(c.session, part), 'unknown_outcome');
-      const held = c.held().filter((p) => p.media === 1 && p.text === '');
+      const held = (await c.held()).filter((p) => p.media === 1 && p.text === '');
       assert.equal(held.length, 1);
       assert.equal((await c.adapter.findPublished(c.session, part))?.id, held[0]!.id);
       // A look-up that fails is an error to retry, never a "not found" that would send the post again.
@@ -216,6 +217,7 @@ describe('facebook page call budget', () => {
             key: 'k',
             firstSentAt: new Date(),
             options: {},
+            ...partMemory(),
           });
         } catch (e) {
           error = e as PlatformError;

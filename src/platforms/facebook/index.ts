@@ -12,13 +12,14 @@ import {
   type PlatformSession,
   type PublishedPart,
 } from '../types.ts';
+import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
+import { graphTimeMs } from '../meta/graph.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { comparable, feedParams, mediaRef, postUrl } from './map.ts';
 import { uploadMedia } from './media.ts';
 import { facebookOAuth } from './oauth.ts';
 
-const LOOKUP_SLACK_MS = 2 * 60_000; // clocks differ: search from a little before the part was first sent
 const LOOKUP_PAGES = 3;
 const SANDBOX_APP = { clientId: 'herald-sandbox', clientSecret: 'herald-sandbox-secret' };
 
@@ -39,7 +40,16 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       token,
       params: { published: true, description: text },
     });
-    const state = await client.video(g(session), token, videoId, 'published,post_id');
+    // The video is published from here on: a failed read of its post must not read as a refusal (the engine would
+    // forget the part and upload the video again), so it is the unknown outcome it is.
+    const state = await client.video(g(session), token, videoId, 'published,post_id').catch((error: unknown) => {
+      throw new PlatformError(
+        'unknown_outcome',
+        'PLATFORM_UNKNOWN_OUTCOME',
+        `Facebook published video ${videoId}, then its post could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    });
     if (!state.post_id)
       throw new PlatformError(
         'transient',
@@ -110,11 +120,19 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
         });
         return photo.page_story_id ? published(session, photo.page_story_id) : null;
       }
+      // A text or link post, or a photo post whose photos an earlier attempt uploaded (not kept: compared by number).
       const wanted = comparable(part.text);
-      const since = Math.floor((part.firstSentAt.getTime() - LOOKUP_SLACK_MS) / 1000);
+      const since = Math.floor(lookupSince(part) / 1000);
       const feed = await client.feed(g(session), token, session.connection.accountId, since, LOOKUP_PAGES);
       // Newest first from Facebook; the oldest match is the one the first send created.
-      const match = feed.filter((item) => comparable(item.message) === wanted).at(-1);
+      const match = feed
+        .filter(
+          (item) =>
+            comparable(item.message) === wanted &&
+            sameMedia(part, { count: client.feedMediaCount(item) }) &&
+            mayBeThisPart(part, { id: item.id, createdAt: graphTimeMs(item.created_time) }),
+        )
+        .at(-1);
       return match ? published(session, match.id) : null;
     },
 
@@ -145,7 +163,7 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       return { accountId: me.id, handle: me.username ?? me.id, displayName: me.name ?? null };
     },
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const ctx: OAuthContext = {
         http,
         webUrl: http.baseUrl,
@@ -156,6 +174,7 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
       const state = randomBytes(12).toString('base64url');
       const consent = new URL(oauth.authorizeUrl(ctx, { state, codeChallenge: null }));
       consent.searchParams.set('sandbox_username', username);
+      if (workspace) consent.searchParams.set('sandbox_ws', workspace);
       const answer = await http.request({ method: 'GET', path: consent.toString() });
       const location = answer.headers.location;
       const back = typeof location === 'string' ? new URL(location) : undefined;

@@ -13,6 +13,7 @@ import {
   type PlatformSession,
 } from '../types.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { partMemory } from '../part-memory.ts';
 
 let sandbox: RunningSandbox;
 let clock = Date.now();
@@ -112,6 +113,7 @@ describe('Facebook Login against the simulator', () => {
         key: 'k',
         firstSentAt: new Date(clock),
         options: {},
+        ...partMemory(),
       },
     );
     assert.ok(post.id.startsWith(`${accounts[1]!.account.accountId}_`));

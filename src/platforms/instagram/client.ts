@@ -10,6 +10,8 @@ export interface IgMediaNode {
   timestamp?: string;
   permalink?: string;
   shortcode?: string;
+  /** IMAGE, VIDEO or CAROUSEL_ALBUM. */
+  media_type?: string;
   media_product_type?: string;
 }
 
@@ -63,7 +65,7 @@ export async function publishingLimit(
   return { usage: entry?.quota_usage ?? 0, total: entry?.config?.quota_total };
 }
 
-const MEDIA_FIELDS = 'id,caption,timestamp,permalink,shortcode,media_product_type';
+const MEDIA_FIELDS = 'id,caption,timestamp,permalink,shortcode,media_type,media_product_type';
 
 export async function mediaNode(g: GraphClient, token: string, mediaId: string): Promise<IgMediaNode> {
   return g.call<IgMediaNode>({ method: 'GET', path: `/${mediaId}`, params: { fields: MEDIA_FIELDS }, token });

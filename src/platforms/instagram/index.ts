@@ -1,24 +1,24 @@
 // The Instagram adapter (docs/platforms/instagram.md "Calls"), Instagram API with Instagram Login: Instagram fetches
 // each media item from Herald's short-lived signed URL into a container; Herald polls the container until FINISHED,
 // checks the rolling 24-hour quota (content_publishing_limit), publishes it (media_publish), reads the permalink and
-// posts the first comment. The container made for a part key is remembered, so a re-send after an unknown outcome
-// looks at that container (PUBLISHED: find the media; otherwise publish that same container) rather than
-// making a second post; without it (another process, a restart) the account's recent media are searched by
-// caption and time.
+// posts the first comment. The container made for a part is recorded with the part before it is published
+// (`part.remember`, kept on the part's row by the engine), so a re-send after an unknown outcome or a restart looks
+// at that container (PUBLISHED: find the media; otherwise publish that same container) rather than making a
+// second post; the account's recent media are searched by caption and time to find what a container became.
 import { randomBytes } from 'node:crypto';
 import {
   comparable,
   findPublishedPart,
   graphTime,
-  LOOKUP_SLACK_MS,
+  mediaTypeFits,
   prepareUrlMedia,
   readyContainer,
-  RememberedContainers,
   type PartContainers,
 } from '../meta/containers.ts';
 import {
   createGraphClient,
   DEFAULT_GRAPH_VERSION,
+  graphTimeMs,
   waitForContainer,
   type ContainerPollOptions,
   type GraphClient,
@@ -39,6 +39,7 @@ import {
   type PreparedMedia,
   type PublishedPart,
 } from '../types.ts';
+import { mayBeThisPart } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
@@ -62,7 +63,6 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
   const version = config.apiVersion ?? DEFAULT_GRAPH_VERSION;
   const clientId = config.clientId ?? 'herald-sandbox';
   const clientSecret = config.clientSecret ?? 'herald-sandbox-secret';
-  const remembered = new RememberedContainers();
   const graphOf = (http: PlatformHttp): GraphClient => createGraphClient({ http, version, platform: 'Instagram' });
 
   const postUrl = (session: PlatformSession, node: client.IgMediaNode): string => {
@@ -152,18 +152,21 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     });
   }
 
-  /** The account's published media matching the part (caption, time), oldest first. */
+  /**
+   * The account's published media that are provably the part's (caption, media, made since its first send, held by
+   * no other part), oldest first. A story has no caption: its media and time tell.
+   */
   async function lookUp(g: GraphClient, session: PlatformSession, part: OutgoingPart): Promise<PublishedPart | null> {
     const token = session.credentials.accessToken;
     const edge = (part.options as InstagramOptions).type === 'story' ? 'stories' : 'media';
-    const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
     const wanted = comparable(part.text);
     const nodes = await client.recentMedia(g, token, session.connection.accountId, edge);
     const match = nodes
       .filter(
         (n) =>
-          (n.timestamp ? Date.parse(n.timestamp.replace(/\+0000$/, 'Z')) >= since : true) &&
-          (edge === 'stories' || comparable(n.caption) === wanted),
+          (edge === 'stories' || comparable(n.caption) === wanted) &&
+          mediaTypeFits(part, n.media_type) &&
+          mayBeThisPart(part, { id: n.id, createdAt: graphTimeMs(n.timestamp) }),
       )
       .at(-1);
     return match ? { id: match.id, url: postUrl(session, match) } : null;
@@ -223,8 +226,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
 
   const containers = (g: GraphClient, session: PlatformSession, part: OutgoingPart): PartContainers => ({
     platform: 'Instagram',
-    remembered,
-    key: part.key,
+    part,
     read: (id) => client.containerState(g, session.credentials.accessToken, id),
     create: () => createContainers(g, session, part, part.options as InstagramOptions),
     lookUp: () => lookUp(g, session, part),
@@ -289,7 +291,6 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
         );
       }
       const mediaId = await client.publishContainer(g, token, user, id);
-      remembered.forget(part.key);
       const node = await client.mediaNode(g, token, mediaId).catch(() => ({ id: mediaId }) as client.IgMediaNode);
       const ref = options.first_comment?.trim()
         ? await firstComment(g, token, mediaId, options.first_comment)
@@ -354,7 +355,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       return { accountId: user.user_id, handle: user.username, displayName: user.name ?? null };
     },
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const back = await sandboxCode(http, 'Instagram', (redirect, state) => ({
         client_id: clientId,
         redirect_uri: redirect,
@@ -362,6 +363,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
         scope: SCOPES.join(','),
         state,
         sandbox_username: username,
+        ...(workspace ? { sandbox_ws: workspace } : {}),
       }));
       const credentials = await exchange(http, true, back.code, back.redirect, { id: clientId, secret: clientSecret });
       const user = await client.me(graphOf(http), credentials.accessToken);

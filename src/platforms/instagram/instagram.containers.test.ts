@@ -14,7 +14,7 @@ describe('instagram containers that expire', () => {
       const error = await failure(r.adapter.publish(r.session, r.part(`expiring ${Date.now()}`, media)));
       assert.equal(error.kind, 'transient');
       assert.match(error.message, /expired/);
-      assert.equal(r.held().length, 0);
+      assert.equal((await r.held()).length, 0);
     } finally {
       await r.sandbox.close();
     }
@@ -40,7 +40,7 @@ describe('instagram media fetches only from allowed URLs', () => {
       );
       assert.equal(error.kind, 'transient');
       assert.match(error.platformBody ?? '', /2207052/);
-      assert.equal(r.held().length, 0);
+      assert.equal((await r.held()).length, 0);
     } finally {
       await r.sandbox.close();
     }
@@ -54,7 +54,7 @@ describe('instagram media fetches from an allowed URL', () => {
     });
     try {
       const post = await r.adapter.publish(r.session, r.part(`allowed ${Date.now()}`, await r.image()));
-      assert.equal(r.held().find((p) => p.id === post.id)?.media, 1);
+      assert.equal((await r.held()).find((p) => p.id === post.id)?.media, 1);
     } finally {
       await r.sandbox.close();
     }

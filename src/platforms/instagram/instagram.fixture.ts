@@ -6,6 +6,7 @@ import { createPlatformHttp } from '../http.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
 import type { OutgoingPart, PlatformAdapter, PlatformSession, PreparedMedia } from '../types.ts';
+import { partMemory } from '../part-memory.ts';
 
 export interface Rig {
   sandbox: RunningSandbox;
@@ -40,13 +41,13 @@ export async function rig(settings: Record<string, unknown> = {}, now?: () => nu
       key: adapter.newPartKey(new Date()),
       firstSentAt: new Date(),
       options,
+      ...partMemory(),
     }),
     image: (width = 40, height = 40) =>
       adapter.prepareMedia(session, [mediaSource(jpeg(width, height), 'image/jpeg', { width, height })], {}),
-    held: () =>
-      sandbox
-        .simulator('instagram')
-        .posts()
-        .filter((p) => p.account === session.connection.accountId && !p.deleted),
+    held: async () =>
+      (await sandbox.simulator('instagram').posts()).filter(
+        (p) => p.account === session.connection.accountId && !p.deleted,
+      ),
   };
 }

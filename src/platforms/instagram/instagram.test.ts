@@ -28,7 +28,7 @@ describe('instagram specifics', () => {
       {},
     );
     const post = await r.adapter.publish(r.session, r.part(`carousel ${Date.now()}`, media));
-    assert.equal(r.held().find((p) => p.id === post.id)?.media, 3);
+    assert.equal((await r.held()).find((p) => p.id === post.id)?.media, 3);
     assert.match(post.url, /\/web\/p\/[A-Za-z0-9_-]+\/$/);
   });
 
@@ -107,7 +107,7 @@ describe('instagram specifics', () => {
     const error = await failure(r.adapter.publish(r.session, part));
     assert.equal(error.kind, 'unknown_outcome');
     const found = await r.adapter.findPublished(r.session, part);
-    const held = r.held().filter((p) => p.text === part.text);
+    const held = (await r.held()).filter((p) => p.text === part.text);
     assert.equal(held.length, 1);
     assert.equal(found?.id, held[0]!.id);
   });
@@ -117,7 +117,7 @@ describe('instagram specifics', () => {
     const part = r.part(`lost then resent ${Date.now()}`, await r.image());
     assert.equal((await failure(r.adapter.publish(r.session, part))).kind, 'unknown_outcome');
     const again = await r.adapter.publish(r.session, part);
-    const held = r.held().filter((p) => p.text === part.text);
+    const held = (await r.held()).filter((p) => p.text === part.text);
     assert.equal(held.length, 1);
     assert.equal(again.id, held[0]!.id);
   });
@@ -172,6 +172,6 @@ describe('instagram specifics', () => {
     const text = `over quota ${Date.now()}`;
     const error = await failure(r.adapter.publish(r.session, r.part(text, await r.image())));
     assert.equal(error.code, 'PLATFORM_QUOTA_EXHAUSTED');
-    assert.equal(r.held().filter((p) => p.text === text).length, 0);
+    assert.equal((await r.held()).filter((p) => p.text === text).length, 0);
   });
 });

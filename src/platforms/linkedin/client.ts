@@ -51,6 +51,8 @@ export interface LiPostElement {
   commentary?: string;
   createdAt?: number;
   publishedAt?: number;
+  /** One media item (image, video, document) or a multi-image set, by URN. */
+  content?: { media?: { id: string }; multiImage?: { images?: Array<{ id: string }> } };
 }
 
 /** POST /rest/posts: 201 with the new post's URN in `x-restli-id` (an empty body). */

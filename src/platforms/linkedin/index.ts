@@ -1,8 +1,9 @@
 // The LinkedIn adapter (docs/platforms/linkedin.md): 3-legged OAuth (60-day tokens; refresh tokens for approved
 // partners, not rotated), the versioned REST Posts API with the configured LinkedIn-Version, member and organization
 // authors, the Images / Videos / Documents upload protocols, little-text escaping of the commentary. LinkedIn has no
-// idempotency key: reconciliation looks the part up among the author's recent posts by commentary, and a re-send whose
-// duplicate answer names our own earlier post takes that post instead of failing.
+// idempotency key: reconciliation looks the part up among the author's recent posts by commentary and media, and a
+// re-send whose duplicate answer names a post this part made (since its first send, held by no other part) takes that
+// post instead of failing; an earlier post with the same commentary is a true duplicate.
 import { randomBytes } from 'node:crypto';
 import type { PlatformHttp } from '../http-contract.ts';
 import {
@@ -12,10 +13,12 @@ import {
   type ConnectableAccount,
   type Credentials,
   type OAuthContext,
+  type OutgoingPart,
   type PlatformAdapter,
   type PlatformSession,
   type PublishedPart,
 } from '../types.ts';
+import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { authorOf, connectionAuthor, createBody, escapeLittleText, postUrl } from './map.ts';
@@ -32,10 +35,21 @@ const SCOPES = [
   'rw_organization_admin',
 ] as const;
 const WEB = 'https://www.linkedin.com'; // OAuth pages and token endpoint of real LinkedIn; posts' web URLs
-const LOOKUP_SLACK_MS = 2 * 60_000;
 const LOOKUP_PAGE = 50;
 const LOOKUP_PAGES = 3;
 const SANDBOX_CLIENT = { id: 'herald-sandbox', secret: 'herald-sandbox-secret' };
+
+/** A listed post is the part's when it has its commentary and media, made since it was first sent, held nowhere else. */
+function isThisPart(part: OutgoingPart, post: client.LiPostElement): boolean {
+  const media = post.content?.media
+    ? [post.content.media.id]
+    : (post.content?.multiImage?.images ?? []).map((image) => image.id);
+  return (
+    post.commentary === escapeLittleText(part.text) &&
+    sameMedia(part, { ids: media, count: media.length }) &&
+    mayBeThisPart(part, { id: post.id, createdAt: post.createdAt ?? post.publishedAt })
+  );
+}
 
 function credentialsFrom(answer: client.TokenAnswer, now: number, previous?: Credentials): Credentials {
   return {
@@ -119,14 +133,10 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
             ? /urn:li:(?:share|ugcPost):\d+/.exec(error.platformBody ?? '')?.[0]
             : undefined;
         if (earlier) {
+          // Only when it is provably this part's: made since this part was first sent (not an earlier post with
+          // the same commentary, which is what a duplicate usually is), with its media, held by no other part.
           const post = await client.getPost(liApi, earlier).catch(() => undefined);
-          const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
-          if (
-            post &&
-            post.author === author &&
-            post.commentary === escapeLittleText(part.text) &&
-            (post.createdAt ?? 0) >= since
-          )
+          if (post && post.author === author && isThisPart(part, post))
             return { id: post.id, url: postUrl(webBase(session), post.id) };
         }
         throw error;
@@ -138,19 +148,17 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
     // above turns back into the earlier post.
     async findPublished(session, part) {
       const author = authorOf(session.connection, part.options);
-      const wanted = escapeLittleText(part.text);
-      const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
+      const since = lookupSince(part);
       const matches: PublishedPart[] = [];
       for (let page = 0; page < LOOKUP_PAGES; page++) {
         const { elements } = await client.postsByAuthor(sessionApi(session), author, page * LOOKUP_PAGE, LOOKUP_PAGE);
         let older = false;
         for (const post of elements) {
-          const created = post.createdAt ?? post.publishedAt ?? 0;
-          if (created < since) {
+          if ((post.createdAt ?? post.publishedAt ?? 0) < since) {
             older = true;
             continue;
           }
-          if (post.commentary === wanted) matches.push({ id: post.id, url: postUrl(webBase(session), post.id) });
+          if (isThisPart(part, post)) matches.push({ id: post.id, url: postUrl(webBase(session), post.id) });
         }
         if (older || elements.length < LOOKUP_PAGE) break;
       }
@@ -210,7 +218,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       return organizationAccount(liApi, author);
     },
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
       const state = randomBytes(12).toString('base64url');
       const authorize = await http.request({
@@ -223,6 +231,7 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
           state,
           scope: SCOPES.join(' '),
           sandbox_username: username,
+          ...(workspace ? { sandbox_ws: workspace } : {}),
         },
       });
       const location = authorize.headers.location;

@@ -5,6 +5,7 @@ import type { PlatformHttp } from '../http-contract.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import type { OutgoingPart, PlatformAdapter, PlatformSession } from '../types.ts';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { partMemory } from '../part-memory.ts';
 
 /** The LinkedIn-Version of this month, the one the adapter under test is configured with. */
 export const currentVersion = () => new Date().toISOString().slice(0, 7).replace('-', '');
@@ -75,6 +76,7 @@ export async function rig(
       key: adapter.newPartKey(new Date()),
       firstSentAt: new Date(),
       options: {},
+      ...partMemory(),
       ...extra,
     }),
     rest: (method, path, extra = {}) =>

@@ -14,7 +14,7 @@ describe('LinkedIn adapter specifics', () => {
     r = await rig(SPECIFICS_SETTINGS);
   });
   after(() => r.sandbox.close());
-  const held = () => r.sandbox.simulator('linkedin').posts();
+  const held = async () => await r.sandbox.simulator('linkedin').posts();
 
   test('a video is sent in the byte ranges LinkedIn hands out and finalized with their ETags in order', async () => {
     const size = 350_000;
@@ -91,7 +91,7 @@ describe('LinkedIn adapter specifics', () => {
     const media = await r.adapter.prepareMedia(r.session, [mediaSource(mp4(250_001), 'video/mp4')], {});
     assert.match(media[0]!.platformRef, /^urn:li:video:/);
     const post = await r.adapter.publish(r.session, r.part(`video ${Date.now()}`, { media }));
-    assert.equal(held().find((p) => p.id === post.id)?.media, 1);
+    assert.equal((await held()).find((p) => p.id === post.id)?.media, 1);
   });
 
   test("bytes that are not a video end in PROCESSING_FAILED: media_rejected with LinkedIn's reason", async () => {

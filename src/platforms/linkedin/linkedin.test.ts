@@ -33,14 +33,14 @@ describe('LinkedIn adapter specifics', () => {
     r = await rig(SPECIFICS_SETTINGS);
   });
   after(() => r.sandbox.close());
-  const held = () => r.sandbox.simulator('linkedin').posts();
+  const held = async () => await r.sandbox.simulator('linkedin').posts();
 
   test('text full of reserved characters is published whole: the id is the x-restli-id URN', async () => {
     const text = `Q&A (part 1) — see [docs] <here> #not_a_tag *bold* ~x~ a|b {c} \\ @someone ${Date.now()}`;
     const post = await r.adapter.publish(r.session, r.part(text));
     assert.match(post.id, /^urn:li:share:\d+$/);
     assert.equal(post.url, `${r.http.baseUrl}/web/feed/update/${post.id}`);
-    const copy = held().find((p) => p.id === post.id)!;
+    const copy = (await held()).find((p) => p.id === post.id)!;
     assert.equal(copy.text, text);
     assert.equal(copy.account, r.session.connection.accountId);
     // Every post gets its own 19-digit id, and the author finder lists them newest first.
@@ -121,7 +121,7 @@ describe('LinkedIn adapter specifics', () => {
     r.sandbox.simulator('linkedin').faults.add({ fault: 'lost_response', operation: 'create_post' });
     await rejects(r.adapter.publish(r.session, part), 'unknown_outcome');
     const again = await r.adapter.publish(r.session, part);
-    const copies = held().filter((p) => p.text === part.text);
+    const copies = (await held()).filter((p) => p.text === part.text);
     assert.equal(copies.length, 1);
     assert.equal(again.id, copies[0]!.id);
   });
@@ -161,7 +161,7 @@ describe('LinkedIn adapter specifics', () => {
     const options = { organization: org.accountId };
     const media = await r.adapter.prepareMedia(r.session, [mediaSource(png(4, 3), 'image/png')], options);
     const post = await r.adapter.publish(r.session, r.part(`from the page ${Date.now()}`, { media, options }));
-    assert.equal(held().find((p) => p.id === post.id)?.account, org.accountId);
+    assert.equal((await held()).find((p) => p.id === post.id)?.account, org.accountId);
     // A connection of the page itself verifies as the page and publishes as it.
     const pageSession = {
       ...r.session,
@@ -169,7 +169,7 @@ describe('LinkedIn adapter specifics', () => {
     };
     assert.deepEqual(await r.adapter.verifyAccount(pageSession), org);
     const pagePost = await r.adapter.publish(pageSession, r.part(`page connection ${Date.now()}`));
-    assert.equal(held().find((p) => p.id === pagePost.id)?.account, org.accountId);
+    assert.equal((await held()).find((p) => p.id === pagePost.id)?.account, org.accountId);
     await rejects(
       r.adapter.publish(
         r.session,

@@ -15,6 +15,7 @@ export interface MastoStatus {
   uri: string;
   created_at: string;
   in_reply_to_id: string | null;
+  media_attachments?: Array<{ id: string }>;
 }
 
 export async function postStatus(

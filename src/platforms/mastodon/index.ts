@@ -12,11 +12,11 @@ import {
   type PlatformSession,
   type PreparedMedia,
 } from '../types.ts';
+import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits, mastodonLimitsFor, type MastodonInstanceConfig } from './limits.ts';
 
 const PROCESSING_DEADLINE_MS = 10 * 60_000;
-const LOOKUP_SLACK_MS = 2 * 60_000;
 const LOOKUP_PAGES = 3;
 
 /** The part of an instance document kept on the connection (`settings.instance`). */
@@ -182,14 +182,20 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
 
     async findPublished(session, part) {
       const token = session.credentials.accessToken;
-      const since = part.firstSentAt.getTime() - LOOKUP_SLACK_MS;
+      const since = lookupSince(part);
       let maxId: string | undefined;
       let found: client.MastoStatus | undefined;
       for (let page = 0; page < LOOKUP_PAGES; page++) {
         const statuses = await client.accountStatuses(session.http, token, session.connection.accountId, maxId);
         for (const s of statuses) {
           if (Date.parse(s.created_at) < since) return found ? { id: found.id, url: found.url ?? found.uri } : null;
-          if (s.in_reply_to_id !== (part.parent?.id ?? null)) continue;
+          const media = (s.media_attachments ?? []).map((m) => m.id);
+          if (
+            s.in_reply_to_id !== (part.parent?.id ?? null) ||
+            !sameMedia(part, { ids: media, count: media.length }) ||
+            !mayBeThisPart(part, { id: s.id, createdAt: Date.parse(s.created_at) })
+          )
+            continue;
           // The rendered HTML differs from what was sent; the source endpoint gives the text back verbatim.
           // ⚠ unverified: that /source returns the text exactly as sent (whitespace, Unicode form) on every server.
           if ((await client.statusSource(session.http, token, s.id)).text === part.text) found = s;
@@ -227,7 +233,7 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
 
     oauth: mastodonOAuth((session) => adapter.verifyAccount(session)),
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
       const scopes = 'read write:statuses write:media';
       const app = (
@@ -249,6 +255,7 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
           code_challenge: createHash('sha256').update(verifier).digest('base64url'),
           code_challenge_method: 'S256',
           sandbox_username: username,
+          ...(workspace ? { sandbox_ws: workspace } : {}),
         },
       });
       const code =

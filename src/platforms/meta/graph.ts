@@ -122,6 +122,13 @@ export async function graphPages<T>(g: GraphClient, call: GraphCall, maxPages: n
   return items;
 }
 
+/** A Graph timestamp (`2025-01-01T12:00:00+0000`) in ms since the epoch; undefined when missing or unreadable. */
+export function graphTimeMs(timestamp: string | undefined): number | undefined {
+  if (!timestamp) return undefined;
+  const ms = Date.parse(timestamp.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 /**
  * Meta's usage headers: `X-App-Usage` / `X-Page-Usage` (`{"call_count":28,"total_cputime":25,"total_time":25}`,
  * percentages) and `X-Business-Use-Case-Usage` (`{"<id>":[{"type":"instagram","call_count":…,

@@ -16,6 +16,8 @@ export interface ThreadsNode {
   shortcode?: string;
   username?: string;
   replied_to?: { id: string };
+  /** TEXT_POST, IMAGE, VIDEO or CAROUSEL_ALBUM. */
+  media_type?: string;
 }
 
 export async function createContainer(
@@ -78,7 +80,7 @@ export async function publishingLimit(g: GraphClient, token: string, userId: str
   };
 }
 
-const FIELDS = 'id,text,timestamp,permalink,shortcode,username,replied_to';
+const FIELDS = 'id,text,timestamp,permalink,shortcode,username,replied_to,media_type';
 
 export async function node(g: GraphClient, token: string, id: string): Promise<ThreadsNode> {
   return g.call<ThreadsNode>({ method: 'GET', path: `/${id}`, params: { fields: FIELDS }, token });

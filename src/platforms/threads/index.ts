@@ -1,22 +1,23 @@
 // The Threads adapter (docs/platforms/threads.md "Calls"): each part is a container (TEXT, IMAGE, VIDEO or a CAROUSEL
 // of 2–20 children, media fetched by Threads from Herald's signed URLs), polled until FINISHED, checked against the
 // rolling quotas (250 posts, 1,000 replies per 24 h, threads_publishing_limit) and published (threads_publish);
-// thread parts reply to the part before (reply_to_id). As on Instagram, the container made for a part key is
-// remembered so that a re-send after an unknown outcome looks at it before anything else, and a look-up of the
-// account's recent posts or replies (text, reply target, time) covers what this process does not remember.
+// thread parts reply to the part before (reply_to_id). As on Instagram, the container made for a part is recorded
+// with the part (`part.remember`) before it is published, so that a re-send after an unknown outcome or a restart
+// looks at it before anything else; a look-up of the account's recent posts or replies (text, reply target, time)
+// finds what a published container became.
 import { randomBytes } from 'node:crypto';
 import {
   comparable,
   findPublishedPart,
   graphTime,
-  LOOKUP_SLACK_MS,
+  mediaTypeFits,
   prepareUrlMedia,
   readyContainer,
-  RememberedContainers,
   type PartContainers,
 } from '../meta/containers.ts';
 import {
   createGraphClient,
+  graphTimeMs,
   waitForContainer,
   type ContainerPollOptions,
   type GraphClient,
@@ -24,6 +25,7 @@ import {
 } from '../meta/graph.ts';
 import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
 import type { PlatformHttp } from '../http-contract.ts';
+import { partMemory } from '../part-memory.ts';
 import {
   PlatformError,
   type AdapterConfig,
@@ -35,6 +37,7 @@ import {
   type PreparedMedia,
   type PublishedPart,
 } from '../types.ts';
+import { lookupSince, mayBeThisPart } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 
@@ -57,7 +60,6 @@ interface ThreadsOptions {
 export function createThreadsAdapter(config: AdapterConfig, pollOptions: ContainerPollOptions = {}): PlatformAdapter {
   const clientId = config.clientId ?? 'herald-sandbox';
   const clientSecret = config.clientSecret ?? 'herald-sandbox-secret';
-  const remembered = new RememberedContainers();
   const graphOf = (http: PlatformHttp): GraphClient =>
     createGraphClient({ http, version: VERSION, platform: 'Threads' });
 
@@ -104,8 +106,12 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     return client.createContainer(g, token, user, { media_type: 'CAROUSEL', children: children.join(','), ...common });
   }
 
+  /**
+   * The account's recent posts or replies that are provably the part's (text, reply target, media, made since its
+   * first send, held by no other part), oldest first.
+   */
   async function lookUp(g: GraphClient, session: PlatformSession, part: OutgoingPart): Promise<PublishedPart | null> {
-    const since = Math.floor((part.firstSentAt.getTime() - LOOKUP_SLACK_MS) / 1000);
+    const since = Math.floor(lookupSince(part) / 1000);
     const nodes = await client.recent(
       g,
       session.credentials.accessToken,
@@ -115,7 +121,13 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     );
     const wanted = comparable(part.text);
     const match = nodes
-      .filter((n) => comparable(n.text) === wanted && (n.replied_to?.id ?? null) === (part.parent?.id ?? null))
+      .filter(
+        (n) =>
+          comparable(n.text) === wanted &&
+          (n.replied_to?.id ?? null) === (part.parent?.id ?? null) &&
+          mediaTypeFits(part, n.media_type) &&
+          mayBeThisPart(part, { id: n.id, createdAt: graphTimeMs(n.timestamp) }),
+      )
       .at(-1);
     return match ? { id: match.id, url: postUrl(session, match) } : null;
   }
@@ -136,8 +148,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
 
   const containers = (g: GraphClient, session: PlatformSession, part: OutgoingPart): PartContainers => ({
     platform: 'Threads',
-    remembered,
-    key: part.key,
+    part,
     read: (id) => client.containerState(g, session.credentials.accessToken, id),
     create: () => createContainers(g, session, part),
     lookUp: () => lookUp(g, session, part),
@@ -191,7 +202,6 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
         );
       }
       const mediaId = await client.publishContainer(g, token, user, id);
-      remembered.forget(part.key);
       const node = await client.node(g, token, mediaId).catch(() => ({ id: mediaId }) as client.ThreadsNode);
       return { id: mediaId, url: postUrl(session, node) };
     },
@@ -229,7 +239,8 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       }));
     },
 
-    // A reply is a part whose parent is the post: the same container flow, reply quota included.
+    // A reply is a part whose parent is the post: the same container flow, reply quota included. It is one call
+    // that nothing resumes, so its container is kept for that call only.
     reply(session, post, text) {
       return adapter.publish(session, {
         index: 1,
@@ -240,6 +251,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
         key: `th-reply-${randomBytes(8).toString('hex')}`,
         firstSentAt: session.clock.now(),
         options: {},
+        ...partMemory(),
       });
     },
 
@@ -248,7 +260,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
       return { accountId: user.id, handle: user.username, displayName: user.name ?? null };
     },
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const back = await sandboxCode(http, 'Threads', (redirect, state) => ({
         client_id: clientId,
         redirect_uri: redirect,
@@ -256,6 +268,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
         response_type: 'code',
         state,
         sandbox_username: username,
+        ...(workspace ? { sandbox_ws: workspace } : {}),
       }));
       const credentials = await exchange(http, back.code, back.redirect, { id: clientId, secret: clientSecret });
       const user = await client.me(graphOf(http), credentials.accessToken);

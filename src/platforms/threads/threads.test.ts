@@ -19,6 +19,7 @@ import {
   type PreparedMedia,
   type PublishedPart,
 } from '../types.ts';
+import { partMemory } from '../part-memory.ts';
 
 adapterContract('threads');
 
@@ -55,13 +56,13 @@ async function rig(settings: Record<string, unknown> = {}, rateLimitFactor = 1):
       key: adapter.newPartKey(new Date()),
       firstSentAt: new Date(),
       options: {},
+      ...partMemory(),
       ...extra,
     }),
-    held: () =>
-      sandbox
-        .simulator('threads')
-        .posts()
-        .filter((p) => p.account === session.connection.accountId && !p.deleted),
+    held: async () =>
+      (await sandbox.simulator('threads').posts()).filter(
+        (p) => p.account === session.connection.accountId && !p.deleted,
+      ),
     get: async (id, fields) =>
       (
         await http.request({
@@ -87,7 +88,7 @@ describe('threads specifics', () => {
     ];
     const media = await r.adapter.prepareMedia(r.session, sources, {});
     const post = await r.adapter.publish(r.session, r.part(`carousel ${Date.now()}`, { media }));
-    assert.equal(r.held().find((p) => p.id === post.id)?.media, 20);
+    assert.equal((await r.held()).find((p) => p.id === post.id)?.media, 20);
     const more = [...media, media[0]!];
     assert.equal(
       (await failure(r.adapter.publish(r.session, r.part('too many', { media: more })))).code,
@@ -136,7 +137,7 @@ describe('threads specifics', () => {
     const part = r.part(`blocked but live ${Date.now()}`);
     assert.equal((await failure(r.adapter.publish(r.session, part))).kind, 'unknown_outcome');
     const found = await r.adapter.findPublished(r.session, part);
-    const held = r.held().filter((p) => p.text === part.text);
+    const held = (await r.held()).filter((p) => p.text === part.text);
     assert.equal(held.length, 1);
     assert.equal(found?.id, held[0]!.id);
   });
@@ -148,7 +149,7 @@ describe('threads specifics', () => {
     assert.equal((await failure(r.adapter.publish(r.session, reply))).kind, 'unknown_outcome');
     const found = await r.adapter.findPublished(r.session, reply);
     const again = await r.adapter.publish(r.session, reply);
-    const held = r.held().filter((p) => p.replyTo === root.id);
+    const held = (await r.held()).filter((p) => p.replyTo === root.id);
     assert.equal(held.length, 1);
     assert.equal(found?.id, held[0]!.id);
     assert.equal(again.id, held[0]!.id);
@@ -165,7 +166,7 @@ describe('threads specifics', () => {
       for (let i = 0; i < 120; i++)
         await own.adapter.publish(own.session, own.part(`later reply ${i}`, { index: 1, parent: root, root }));
       const found = await own.adapter.findPublished(own.session, lost);
-      const held = own.held().filter((p) => p.text === 'the reply that went out');
+      const held = (await own.held()).filter((p) => p.text === 'the reply that went out');
       assert.equal(held.length, 1);
       assert.equal(found?.id, held[0]!.id);
     } finally {
@@ -236,7 +237,7 @@ describe('threads specifics', () => {
     const post = await r.adapter.publish(r.session, r.part(`to delete ${Date.now()}`));
     await r.adapter.deletePost(r.session, post);
     assert.equal(
-      r.held().some((p) => p.id === post.id),
+      (await r.held()).some((p) => p.id === post.id),
       false,
     );
   });
@@ -249,7 +250,7 @@ describe('threads containers that expire', () => {
       const media = await r.adapter.prepareMedia(r.session, [mediaSource(mp4(), 'video/mp4')], {});
       const error = await failure(r.adapter.publish(r.session, r.part(`expiring ${Date.now()}`, { media })));
       assert.equal(error.kind, 'transient');
-      assert.equal(r.held().length, 0);
+      assert.equal((await r.held()).length, 0);
     } finally {
       await r.sandbox.close();
     }

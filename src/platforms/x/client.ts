@@ -15,6 +15,8 @@ export interface XTweetData {
   text: string;
   created_at?: string;
   referenced_tweets?: Array<{ type: string; id: string }>;
+  /** Media keys are `<type>_<media id>` (3_ photo, 7_ video, 16_ GIF). */
+  attachments?: { media_keys?: string[] };
 }
 
 export async function createTweet(
@@ -43,7 +45,7 @@ export async function userTweets(
     bearer: token,
     query: {
       max_results: 100,
-      'tweet.fields': 'created_at,referenced_tweets,conversation_id',
+      'tweet.fields': 'created_at,referenced_tweets,conversation_id,attachments',
       start_time: query.start_time,
       pagination_token: query.pagination_token,
     },

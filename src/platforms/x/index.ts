@@ -1,6 +1,7 @@
 // The X adapter (docs/platforms/x.md): OAuth 2.0 user tokens (2 h, rotating refresh), POST /2/tweets, the v2 media
 // protocols, threads as reply chains. X has no idempotency key, so reconciliation looks the part up among the
-// account's recent posts (text and reply target), and a re-send happens only when that finds nothing.
+// account's recent posts (text, reply target and media, made since the part was first sent, held by no other part:
+// lookup.ts), and a re-send happens only when that finds nothing.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   PlatformError,
@@ -12,13 +13,13 @@ import {
   type PlatformSession,
   type PublishedPart,
 } from '../types.ts';
+import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import { limits } from './limits.ts';
 import * as client from './client.ts';
 import { comparable, createBody, postUrl } from './map.ts';
 import { uploadMedia } from './media.ts';
 
 const SCOPES = 'tweet.read tweet.write users.read media.write offline.access';
-const LOOKUP_SLACK_MS = 2 * 60_000; // clocks differ: search from a little before the part was first sent
 const LOOKUP_PAGES = 3;
 
 function credentialsFrom(answer: client.TokenAnswer, now: number, previous?: Credentials): Credentials {
@@ -119,9 +120,11 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
 
     // ⚠ unverified: that a new post shows in GET /2/users/:id/tweets within seconds. If the index lags, a re-send
     // meets X's duplicate check (403) and the target fails PLATFORM_DUPLICATE instead of posting twice.
+    // ⚠ unverified: that a media key is `<type>_<media id>`, so a listed post's media compare with the ids sent.
     async findPublished(session, part) {
       const wanted = comparable(part.text);
-      const start = new Date(part.firstSentAt.getTime() - LOOKUP_SLACK_MS).toISOString();
+      // X takes start_time in whole seconds; mayBeThisPart applies the exact bound.
+      const start = new Date(Math.floor(lookupSince(part) / 1000) * 1000).toISOString();
       let token: string | undefined;
       const matches: PublishedPart[] = [];
       for (let page = 0; page < LOOKUP_PAGES; page++) {
@@ -133,7 +136,16 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
         );
         for (const tweet of data) {
           const repliedTo = tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
-          if (comparable(tweet.text) === wanted && repliedTo === (part.parent?.id ?? null)) {
+          const media = (tweet.attachments?.media_keys ?? []).map((k) => k.slice(k.indexOf('_') + 1));
+          if (
+            comparable(tweet.text) === wanted &&
+            repliedTo === (part.parent?.id ?? null) &&
+            sameMedia(part, { ids: media, count: media.length }) &&
+            mayBeThisPart(part, {
+              id: tweet.id,
+              createdAt: tweet.created_at ? Date.parse(tweet.created_at) : undefined,
+            })
+          ) {
             matches.push({ id: tweet.id, url: postUrl(webBase(session), session.connection.handle, tweet.id) });
           }
         }
@@ -181,7 +193,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
 
     oauth: xOAuth(),
 
-    async connectSandbox(http, { username }) {
+    async connectSandbox(http, { username, workspace }) {
       const verifier = randomBytes(48).toString('base64url');
       const state = randomBytes(12).toString('base64url');
       const redirect = 'http://127.0.0.1/herald/oauth/callback';
@@ -197,6 +209,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
           code_challenge: createHash('sha256').update(verifier).digest('base64url'),
           code_challenge_method: 'S256',
           sandbox_username: username,
+          ...(workspace ? { sandbox_ws: workspace } : {}),
         },
       });
       const location = authorize.headers.location;

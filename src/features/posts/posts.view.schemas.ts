@@ -1,0 +1,135 @@
+// TypeBox schemas of the post as the API shows it (posts.view.ts renders it): its statuses, its targets with their
+// attempts, errors and parts. Requests and the options they carry: posts.schemas.ts.
+import { Type } from 'typebox';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { PlatformName, PlatformOptions } from './posts.schemas.ts';
+
+// The values of the enumerations below, exported for the API tables (docs/api.md).
+export const POST_STATUSES = [
+  'draft',
+  'pending_approval',
+  'scheduled',
+  'publishing',
+  'published',
+  'partially_published',
+  'failed',
+  'cancelled',
+] as const;
+export const TARGET_STATUSES = ['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'] as const;
+export const PART_STATUSES = ['pending', 'publishing', 'published', 'failed', 'cancelled', 'unknown'] as const;
+export const TARGET_ERROR_CATEGORIES = [
+  'auth',
+  'content',
+  'media',
+  'rate_limit',
+  'platform',
+  'network',
+  'unknown',
+] as const;
+export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'automation'] as const;
+
+export const PostStatus = StringEnum(POST_STATUSES);
+export const TargetStatus = StringEnum(TARGET_STATUSES);
+
+export const TargetError = Type.Object({
+  code: Type.String({ description: 'A `PLATFORM_*` code.' }),
+  category: StringEnum(TARGET_ERROR_CATEGORIES),
+  message: Type.String(),
+  retryable: Type.Boolean(),
+  platform_status: Type.Union([Type.Integer(), Type.Null()]),
+  platform_response: Type.Union([Type.String(), Type.Null()], { description: "The platform's answer, truncated." }),
+  duplicate_of: Type.Optional(
+    Type.Object(
+      { post_id: Type.String({ description: 'The Herald post that holds the content on this account.' }) },
+      {
+        description:
+          "`PLATFORM_DUPLICATE` only, when Herald published what the platform calls a duplicate: the Herald post holding that content (or that platform post) on the same account. Absent when the earlier post is not Herald's, or is deleted.",
+      },
+    ),
+  ),
+});
+
+export const Attempt = Type.Object({
+  started_at: Timestamp,
+  finished_at: NullableTimestamp,
+  duration_ms: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'How long the attempt took; null while running.',
+  }),
+  outcome: Type.Union([Type.String(), Type.Null()], {
+    description:
+      '`published`, `failed`, `retry` (another attempt is scheduled) or `interrupted` (the worker stopped mid-attempt; the next attempt looked the post up before sending anything); null while running.',
+  }),
+  error_code: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const TargetPart = Type.Object({
+  index: Type.Integer({
+    minimum: 0,
+    description: 'Position in the thread: 0 is the post itself, 1 its first reply, …',
+  }),
+  status: StringEnum(PART_STATUSES, {
+    description:
+      "`published`: on the platform. `publishing`: the part the target is on (being sent, or waiting for the target's next attempt). `failed`: the part the target failed on. `pending`: not attempted yet. `cancelled`: the target was cancelled before this part went out. `unknown`: the target was cancelled after this part was sent without an answer (a timeout, a 5xx, a worker that died): it may be on the platform, and Herald will not look it up again; its `error` is the last one.",
+  }),
+  platform_post_id: Type.Union([Type.String(), Type.Null()]),
+  url: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([TargetError, Type.Null()], {
+    description: "On the part the target is on: the last attempt's error (the target's `error`).",
+  }),
+});
+
+export const Target = Type.Object({
+  id: Type.String(),
+  platform: PlatformName,
+  connection_id: Type.Union([Type.String(), Type.Null()]),
+  sandbox: Type.Boolean({ description: 'True when the target publishes to a simulated platform.' }),
+  status: TargetStatus,
+  platform_post_id: Type.Union([Type.String(), Type.Null()]),
+  url: Type.Union([Type.String(), Type.Null()]),
+  published_at: NullableTimestamp,
+  attempt_count: Type.Integer(),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "While a `publishing` target waits for an attempt: when it starts (now or past: due at once, as after publishing now; later: a retry's backoff, or the platform's rate-limit reset). Null while a platform call is in flight and in every other status. `POST /posts/{id}/retry` brings it forward to now; `POST /posts/{id}/cancel` stops it.",
+  }),
+  attempts: Type.Array(Attempt),
+  error: Type.Union([TargetError, Type.Null()], {
+    description: "Why the target failed; while it waits for another attempt, the last attempt's error.",
+  }),
+  parts: Type.Array(TargetPart, {
+    description:
+      'Every post the target publishes, in order: one, or the first post and each reply of a thread. `platform_post_id` and `url` of the target are those of part 0.',
+  }),
+});
+
+export const Post = Type.Object(
+  {
+    id: Type.String({ examples: ['post_01jdq4x1k9m2v7c3r5t8w0yz6b'] }),
+    object: Type.Literal('post'),
+    workspace_id: Type.String({ format: 'uuid' }),
+    brand_id: Type.String(),
+    content: Type.String(),
+    platforms: Type.Array(PlatformName),
+    platform_options: PlatformOptions,
+    media: Type.Array(
+      Type.Union([
+        Type.Ref('Media'),
+        Type.Object(
+          { id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) },
+          { description: 'A media deleted since it was attached.' },
+        ),
+      ]),
+      { description: 'Attached media, in `media_ids` order, with their public fields.' },
+    ),
+    status: PostStatus,
+    publish_now: Type.Boolean(),
+    schedule_at: NullableTimestamp,
+    published_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    created_via: StringEnum(POST_ORIGINS),
+    approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    targets: Type.Array(Target),
+  },
+  { $id: 'Post', title: 'Post' },
+);
