@@ -24,6 +24,7 @@ import {
   type BskyThreadPart,
 } from './state.ts';
 import { loadReferences, postRecordIssue } from './validate.ts';
+import { typeUploadedBytes, uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 const BLOB_LIMIT = 100_000_000; // a self-hosted PDS defaults to 5 MB (PDS_BLOB_UPLOAD_LIMIT); the simulator takes videos too
 
@@ -204,16 +205,7 @@ async function getBlob(ctx: BskyContext, request: FastifyRequest<{ Querystring: 
     ctx.kit.store.getBytes(cid),
   ]);
   if (!blob || !bytes) return reply.code(400).send(xrpcError('BlobNotFound', 'Blob not found'));
-  const shown = /^(image|video)\//.test(blob.mimeType);
-  return reply
-    .type(shown ? blob.mimeType : 'application/octet-stream')
-    .headers({
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-      'cache-control': 'public, max-age=3600',
-      ...(shown ? {} : { 'content-disposition': 'attachment' }),
-    })
-    .send(bytes);
+  return typeUploadedBytes(reply, blob.mimeType).headers(uploadedBytesHeaders(3600)).send(bytes);
 }
 
 type Obj = Record<string, unknown>;

@@ -12,6 +12,7 @@ import { pageGate, type NodePath, type PagePath } from './page-gate.ts';
 import { KIND, photoBlob, type FbPage, type FbPhoto, type FbPost, type FbSim, type FbVideo } from './state.ts';
 import { ensureVideoPost } from './videos.ts';
 import { baseOf, fieldList, graphTime, mediaUrl, postJson, videoJson } from './views.ts';
+import { uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 interface PostWebPath {
   pageId: string;
@@ -202,11 +203,7 @@ async function webPage(sim: FbSim, request: FastifyRequest<{ Params: PostWebPath
 }
 
 /** How media bytes are served: cacheable, never sniffed by the browser, sandboxed (the bytes came from a client). */
-const SERVED = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; sandbox",
-  'cache-control': 'public, max-age=86400',
-};
+const SERVED = uploadedBytesHeaders(86400);
 
 /**
  * The bytes of a photo or video that went out with a post (an unpublished upload stays private), with its sniffed

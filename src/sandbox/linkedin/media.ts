@@ -14,6 +14,7 @@ import { organizationOf } from './auth.ts';
 import { hostOf, type LiContext } from './gate.ts';
 import { assetStatus, MB, RULES, setting, sniffAll, startProcessing } from './processing.ts';
 import { inputError, KIND, liError, type AssetKind, type LiAsset, type LiAssetPart, type LiMember } from './state.ts';
+import { uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 const DEFAULT_PART_BYTES = 4 * MB; // ⚠ unverified: the part size LinkedIn's uploadInstructions use
 const UPLOAD_URL_TTL_MS = 24 * 3600_000;
@@ -344,9 +345,7 @@ async function download(ctx: LiContext, request: FastifyRequest<{ Params: UrnPar
     .type(a.sniffed)
     .headers({
       'content-length': String(a.bytes),
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-      'cache-control': 'public, max-age=3600',
+      ...uploadedBytesHeaders(3600),
     })
     .send(blobs.length === 1 ? await kit.store.getBytes(blobs[0]!) : Readable.from(bytes()));
 }

@@ -24,6 +24,7 @@ import {
   type MastoStatus,
   type MastoThreadPart,
 } from './state.ts';
+import { uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 const IDEMPOTENCY_TTL_MS = 3600_000;
 const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'];
@@ -366,12 +367,5 @@ async function serveMedia(ctx: MastoContext, request: FastifyRequest<{ Params: I
   const m = await kit.store.get<MastoMedia>(KIND.media, request.params.id);
   const bytes = m && !m.failed && kit.now() >= m.readyAt ? await kit.store.getBytes(mediaBlob(m.id)) : undefined;
   if (!m || !bytes) return reply.code(404).send({ error: 'Record not found' });
-  return reply
-    .type(m.contentType)
-    .headers({
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-      'cache-control': 'public, max-age=86400',
-    })
-    .send(bytes);
+  return reply.type(m.contentType).headers(uploadedBytesHeaders(86400)).send(bytes);
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PagePart } from '../framework/post-page.ts';
 import { sniff } from '../framework/sniff.ts';
 import type { SandboxStore } from '../framework/store.ts';
+import { typeUploadedBytes, uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 /** One media item of a container or a post, as its page shows it. */
 export interface MediaFile {
@@ -54,17 +55,7 @@ export function registerMediaFiles(
   app.get<{ Params: { key: string } }>('/cdn/:key', async (request, reply) => {
     const bytes = KEY.test(request.params.key) ? await readMedia(store, request.params.key) : undefined;
     if (!bytes) return notFound(reply);
-    const type = sniff(bytes);
-    const shown = type !== undefined && /^(image|video)\//.test(type);
-    return reply
-      .type(shown ? type : 'application/octet-stream')
-      .headers({
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; sandbox",
-        'cache-control': 'public, max-age=31536000, immutable',
-        ...(shown ? {} : { 'content-disposition': 'attachment' }),
-      })
-      .send(bytes);
+    return typeUploadedBytes(reply, sniff(bytes)).headers(uploadedBytesHeaders(31536000, true)).send(bytes);
   });
 }
 

@@ -12,6 +12,7 @@ import { applyFault, windowHeaders, type SimulatorKit } from '../framework/simul
 import { sniff } from '../framework/sniff.ts';
 import { authenticate } from './auth.ts';
 import { KIND, segmentBlob, type XContext, type XMedia, type XSegment } from './state.ts';
+import { uploadedBytesHeaders } from '../framework/served-bytes.ts';
 
 const MB = 1_000_000;
 const CATEGORIES: Record<string, { types: string[]; maxBytes: number; processingMs: number }> = {
@@ -330,9 +331,7 @@ async function serveMedia(ctx: XContext, request: FastifyRequest<{ Params: IdPar
     .type(m.contentType)
     .headers({
       'content-length': String(m.totalBytes),
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-      'cache-control': 'public, max-age=86400',
+      ...uploadedBytesHeaders(86400),
     })
     .send(Readable.from(segmentBytes(ctx, m)));
 }
