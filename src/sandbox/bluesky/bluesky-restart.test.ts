@@ -4,45 +4,28 @@
 // store however many records a repo holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { createPlatformHttp } from '../../platforms/http.ts';
 import { partMemory } from '../../platforms/part-memory.ts';
 import { createPlatformRegistry } from '../../platforms/registry.ts';
 import type { OutgoingPart, PlatformSession } from '../../platforms/types.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { mediaSource, png } from '../../../test/helpers/media-sources.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 
 const SECRET = 'bluesky-restart-test-secret';
 const adapter = createPlatformRegistry().get('bluesky')!;
 
-let db: TestDatabase;
-let pool: pg.Pool;
-const open = new Set<RunningSandbox>();
+let nodes: SandboxNodes;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
+  nodes = await sandboxNodes(['bluesky'], SECRET);
 });
-after(async () => {
-  await Promise.all([...open].map((s) => s.close()));
-  await pool.end();
-  await db.drop();
-});
+after(() => nodes.close());
 
 /** A sandbox node on the test database: the same secret each time, as Herald derives it from its own. */
-async function node(now?: () => number): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({ platforms: ['bluesky'], secret: SECRET, store: (n) => pgStore(pool, n), now });
-  open.add(sandbox);
-  return sandbox;
-}
-
-async function stop(sandbox: RunningSandbox): Promise<void> {
-  open.delete(sandbox);
-  await sandbox.close();
-}
+const node = (now?: () => number): Promise<RunningSandbox> => nodes.start({ now });
+const stop = (sandbox: RunningSandbox): Promise<void> => nodes.stop(sandbox);
 
 /** The same connection, reaching whichever node is given (a restarted sandbox listens on a new port). */
 function sessionOn(sandbox: RunningSandbox, session: PlatformSession): PlatformSession {

@@ -4,46 +4,28 @@
 // of the store however many posts a Page has, and a video whose node stopped before writing its post gets it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { mp4, png } from '../../../test/helpers/media-sources.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 import { graphTestClient, type SignedIn } from './graph-test-client.ts';
 
 const SECRET = 'facebook-restart-test-secret';
-let db: TestDatabase;
-let pool: pg.Pool;
-const running = new Set<RunningSandbox>();
+let nodes: SandboxNodes;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
+  nodes = await sandboxNodes(['facebook'], SECRET);
 });
-after(async () => {
-  for (const sandbox of running) await sandbox.close();
-  await pool.end();
-  await db.drop();
-});
+after(() => nodes.close());
 
 /** A sandbox node on the shared database: same secret, the store in PostgreSQL. */
 async function node(): Promise<{ sandbox: RunningSandbox; client: ReturnType<typeof graphTestClient> }> {
-  const sandbox = await startSandbox({
-    platforms: ['facebook'],
-    secret: SECRET,
-    store: (name) => pgStore(pool, name),
-    settings: { facebookVideoProcessingMs: 50 },
-  });
-  running.add(sandbox);
+  const sandbox = await nodes.start({ settings: { facebookVideoProcessingMs: 50 } });
   const base = sandbox.baseUrl('facebook');
   return { sandbox, client: graphTestClient(() => base) };
 }
 
-async function stop(sandbox: RunningSandbox): Promise<void> {
-  running.delete(sandbox);
-  await sandbox.close();
-}
+const stop = (sandbox: RunningSandbox): Promise<void> => nodes.stop(sandbox);
 
 const photoForm = (data: Buffer) => {
   const form = new FormData();
@@ -236,13 +218,13 @@ describe('what the Facebook simulator reads and repairs in its store', () => {
   let base: string;
   let client: Client;
   let page: Page;
+  let sandbox: RunningSandbox;
   before(async () => {
-    const sandbox = await startSandbox({
+    sandbox = await startSandbox({
       platforms: ['facebook'],
       store: () => spy.store,
       settings: { facebookVideoProcessingMs: 50 },
     });
-    running.add(sandbox);
     base = sandbox.baseUrl('facebook');
     client = graphTestClient(() => base);
     page = (await client.signIn('busy_page_user')).pages[0]!;
@@ -252,6 +234,7 @@ describe('what the Facebook simulator reads and repairs in its store', () => {
         access_token: page.access_token,
       });
   });
+  after(() => sandbox.close());
 
   for (const until of [undefined, String(Math.floor(Date.now() / 1000) + 3600)])
     test(`each feed page reads one page${until ? ' with until' : ''}, and the cursor pages through every post`, async () => {

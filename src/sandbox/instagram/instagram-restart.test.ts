@@ -5,8 +5,7 @@
 // and a listing reads about a page of the store however many media an account has.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { sandboxSession } from '../../../test/helpers/meta-adapter.ts';
 import { jpeg, mediaFetchSettings, mediaSource, mp4, servedUrl } from '../../../test/helpers/media-sources.ts';
 import { pollFor } from '../../../test/helpers/poll.ts';
@@ -15,7 +14,6 @@ import { partMemory } from '../../platforms/part-memory.ts';
 import { createPlatformRegistry } from '../../platforms/registry.ts';
 import type { OutgoingPart, PlatformSession, PreparedMedia } from '../../platforms/types.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { edgeOwner } from '../meta/publishing.ts';
 import { MEDIA, type IgMedia } from './state.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
@@ -64,33 +62,14 @@ async function page(sandbox: RunningSandbox, url: string): Promise<{ status: num
 const mediaUrls = (html: string) => [...html.matchAll(/<(?:img|video)[^>]* src="([^"]+)"/g)].map((m) => m[1]!);
 
 describe('the Instagram simulator on PostgreSQL', () => {
-  let db: TestDatabase;
-  let pool: pg.Pool;
-  const open: RunningSandbox[] = [];
-  const start = async () => {
-    const sandbox = await startSandbox({
-      platforms: ['instagram'],
-      secret: FIXED,
-      settings: await mediaFetchSettings(),
-      store: (name) => pgStore(pool, name),
-    });
-    open.push(sandbox);
-    return sandbox;
-  };
-  const close = async (sandbox: RunningSandbox) => {
-    open.splice(open.indexOf(sandbox), 1);
-    await sandbox.close();
-  };
+  let nodes: SandboxNodes;
+  const start = async () => nodes.start({ settings: await mediaFetchSettings() });
+  const close = (sandbox: RunningSandbox) => nodes.stop(sandbox);
 
   before(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
+    nodes = await sandboxNodes(['instagram'], FIXED);
   });
-  after(async () => {
-    await Promise.all(open.map((s) => s.close()));
-    await pool.end();
-    await db.drop();
-  });
+  after(() => nodes.close());
 
   test('a restart keeps the token, media, comments, metrics, quota, files and pages; ids are never reused', async () => {
     const first = await start();

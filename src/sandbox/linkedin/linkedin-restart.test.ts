@@ -5,16 +5,14 @@
 // Herald publishes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { createPlatformHttp } from '../../platforms/http.ts';
 import { currentVersion } from '../../platforms/linkedin/linkedin.fixture.ts';
 import { partMemory } from '../../platforms/part-memory.ts';
 import { createPlatformRegistry } from '../../platforms/registry.ts';
 import type { OutgoingPart, PlatformSession } from '../../platforms/types.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
-import { pgStore } from '../framework/store-pg.ts';
-import { startSandbox, type RunningSandbox } from '../server.ts';
+import type { RunningSandbox } from '../server.ts';
 
 const SECRET = 'linkedin-restart-test-secret';
 // Media are available at once, and a video goes up in 1,000-byte parts (each its own blob).
@@ -27,36 +25,16 @@ const SETTINGS = {
 const CLIENT = { client_id: 'herald-sandbox', client_secret: 'herald-sandbox-secret' };
 const adapter = createPlatformRegistry({ linkedin: { apiVersion: currentVersion() } }).get('linkedin')!;
 
-let db: TestDatabase;
-let pool: pg.Pool;
-const open = new Set<RunningSandbox>();
+let nodes: SandboxNodes;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
+  nodes = await sandboxNodes(['linkedin'], SECRET);
 });
-after(async () => {
-  await Promise.all([...open].map((s) => s.close()));
-  await pool.end();
-  await db.drop();
-});
+after(() => nodes.close());
 
 /** A sandbox node on the test database: the same secret each time, as Herald derives it from its own. */
-async function node(): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({
-    platforms: ['linkedin'],
-    secret: SECRET,
-    settings: SETTINGS,
-    store: (n) => pgStore(pool, n),
-  });
-  open.add(sandbox);
-  return sandbox;
-}
-
-async function stop(sandbox: RunningSandbox): Promise<void> {
-  open.delete(sandbox);
-  await sandbox.close();
-}
+const node = (): Promise<RunningSandbox> => nodes.start({ settings: SETTINGS });
+const stop = (sandbox: RunningSandbox): Promise<void> => nodes.stop(sandbox);
 
 async function connect(sandbox: RunningSandbox, username: string): Promise<PlatformSession> {
   const http = createPlatformHttp({ baseUrl: sandbox.baseUrl('linkedin'), timeoutMs: 3000 });

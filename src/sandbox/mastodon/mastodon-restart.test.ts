@@ -4,11 +4,9 @@
 // request reads about a page of the store however much an account holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 import { png } from '../../../test/helpers/media-sources.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 
 const FIXED = 'mastodon-restart-test-secret';
@@ -95,34 +93,14 @@ function api(base: string, token: string) {
 }
 
 describe('the Mastodon simulator on PostgreSQL', () => {
-  let db: TestDatabase;
-  let pool: pg.Pool;
-  const open: RunningSandbox[] = [];
-  const start = async () => {
-    const sandbox = await startSandbox({
-      platforms: ['mastodon'],
-      secret: FIXED,
-      store: (name) => pgStore(pool, name),
-    });
-    open.push(sandbox);
-    return sandbox;
-  };
-  const close = async (sandbox: RunningSandbox) => {
-    open.splice(open.indexOf(sandbox), 1);
-    await sandbox.close();
-  };
+  let nodes: SandboxNodes;
+  const start = () => nodes.start();
+  const close = (sandbox: RunningSandbox) => nodes.stop(sandbox);
 
   before(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
-    // An idle connection the server closes is not this test's failure (Herald's own pool ignores it too, db/pool.ts).
-    pool.on('error', () => {});
+    nodes = await sandboxNodes(['mastodon'], FIXED);
   });
-  after(async () => {
-    await Promise.all(open.map((s) => s.close()));
-    await pool.end();
-    await db.drop();
-  });
+  after(() => nodes.close());
 
   test('a restart keeps the app, token, statuses, thread, media, keys and pages; ids are never reused', async () => {
     const first = await start();

@@ -5,8 +5,7 @@
 // each request reads about a page of the store however much an account holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { sandboxSession } from '../../../test/helpers/meta-adapter.ts';
 import { jpeg, mediaFetchSettings, mediaSource, png } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../../platforms/http.ts';
@@ -14,7 +13,6 @@ import { partMemory } from '../../platforms/part-memory.ts';
 import { createPlatformRegistry } from '../../platforms/registry.ts';
 import type { OutgoingPart, PlatformSession, PublishedPart } from '../../platforms/types.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 
 const FIXED = 'threads-restart-test-secret';
@@ -76,33 +74,14 @@ const connect = (sandbox: RunningSandbox, username: string) =>
   );
 
 describe('the Threads simulator on PostgreSQL', () => {
-  let db: TestDatabase;
-  let pool: pg.Pool;
-  const open: RunningSandbox[] = [];
-  const start = async () => {
-    const sandbox = await startSandbox({
-      platforms: ['threads'],
-      secret: FIXED,
-      settings: await mediaFetchSettings(),
-      store: (name) => pgStore(pool, name),
-    });
-    open.push(sandbox);
-    return sandbox;
-  };
-  const close = async (sandbox: RunningSandbox) => {
-    open.splice(open.indexOf(sandbox), 1);
-    await sandbox.close();
-  };
+  let nodes: SandboxNodes;
+  const start = async () => nodes.start({ settings: await mediaFetchSettings() });
+  const close = (sandbox: RunningSandbox) => nodes.stop(sandbox);
 
   before(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
+    nodes = await sandboxNodes(['threads'], FIXED);
   });
-  after(async () => {
-    await Promise.all(open.map((s) => s.close()));
-    await pool.end();
-    await db.drop();
-  });
+  after(() => nodes.close());
 
   test('a restart keeps the token, the thread, its media, metrics, quotas and pages; ids are never reused', async () => {
     const first = await start();

@@ -5,11 +5,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 import { mp4, png } from '../../../test/helpers/media-sources.ts';
+import { sandboxNodes, type SandboxNodes } from '../../../test/helpers/sandbox-nodes.ts';
 import { spyStore } from '../../../test/helpers/store-spy.ts';
-import { pgStore } from '../framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../server.ts';
 
 const FIXED = 'x-restart-test-secret';
@@ -124,30 +122,14 @@ async function processed(base: string, token: string, id: string): Promise<void>
 }
 
 describe('the X simulator on PostgreSQL', () => {
-  let db: TestDatabase;
-  let pool: pg.Pool;
-  const open: RunningSandbox[] = [];
-  const start = async () => {
-    const sandbox = await startSandbox({ platforms: ['x'], secret: FIXED, store: (name) => pgStore(pool, name) });
-    open.push(sandbox);
-    return sandbox;
-  };
-  const close = async (sandbox: RunningSandbox) => {
-    open.splice(open.indexOf(sandbox), 1);
-    await sandbox.close();
-  };
+  let nodes: SandboxNodes;
+  const start = () => nodes.start();
+  const close = (sandbox: RunningSandbox) => nodes.stop(sandbox);
 
   before(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.connectionString, max: 6 });
-    // An idle connection the server closes is not this test's failure (Herald's own pool ignores it too, db/pool.ts).
-    pool.on('error', () => {});
+    nodes = await sandboxNodes(['x'], FIXED);
   });
-  after(async () => {
-    await Promise.all(open.map((s) => s.close()));
-    await pool.end();
-    await db.drop();
-  });
+  after(() => nodes.close());
 
   test('a restart keeps the token, posts, thread, media and their pages; ids are never reused', async () => {
     const first = await start();
@@ -163,7 +145,7 @@ describe('the X simulator on PostgreSQL', () => {
       'video/mp4',
     );
     // Each appended segment is a blob of its own: the document never carries the bytes.
-    const { rows } = await pool.query<{ n: string }>(
+    const { rows } = await nodes.pool.query<{ n: string }>(
       "SELECT count(*) AS n FROM sandbox.blobs WHERE simulator = 'x' AND id LIKE $1",
       [`media:${videoId}:%`],
     );
