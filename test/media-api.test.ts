@@ -6,7 +6,15 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { Value } from 'typebox/value';
 import { Media, UploadUrlResult } from '../src/features/media/media.schemas.ts';
-import { buildMediaTestApp, readAll, requestUpload, send, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import {
+  buildMediaTestApp,
+  mediaRecord,
+  readAll,
+  requestUpload,
+  send,
+  uploadBytes,
+  type MediaTestApp,
+} from './helpers/media.ts';
 import { jpeg, mp4, png } from './helpers/media-fixtures.ts';
 
 let t: MediaTestApp;
@@ -119,7 +127,7 @@ describe('the documented shapes', () => {
     );
     const pending = (await t.inject({ url: `/v1/media/${created.json().data.media_id}`, key })).json().data;
     const ready = (await uploadBytes(t, key, mp4(), 'video/mp4')).put.json().data;
-    const failed = (await uploadBytes(t, key, png(), 'image/jpeg')).put.json().data;
+    const failed = await mediaRecord(t, key, (await uploadBytes(t, key, png(), 'image/jpeg')).mediaId);
     for (const media of [pending, ready, failed])
       assert.ok(Value.Check(Media, media), JSON.stringify([...Value.Errors(Media, media)]));
   });

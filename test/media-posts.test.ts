@@ -74,14 +74,15 @@ describe('POST /v1/posts with media_ids', () => {
   });
 
   test('each target platform checks the media against its own rules, with a detail per platform and item', async () => {
-    const picture = await ready(png(), 'image/png');
+    // A PNG is converted for Instagram (JPEG only), but a 1:4 picture is outside its 4:5–1.91:1 range.
+    const picture = await ready(png(1, 4), 'image/png');
     const res = await create({
       content: 'png everywhere',
       platforms: ['x', 'instagram', 'facebook'],
       media_ids: [picture],
     });
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(details(res), ['instagram:media_type_unsupported:/media_ids/0']);
+    assert.deepEqual(details(res), ['instagram:media_aspect_ratio:/media_ids/0']);
   });
 
   test('video duration is checked from the MP4 movie header', async () => {
@@ -106,12 +107,12 @@ describe('POST /v1/posts with media_ids', () => {
   });
 
   test("Instagram's media requirement is met by a JPEG", async () => {
-    const photo = await ready(jpeg(), 'image/jpeg');
+    const photo = await ready(jpeg(16, 16), 'image/jpeg');
     assert.equal((await create({ content: 'insta', platforms: ['instagram'], media_ids: [photo] })).statusCode, 201);
   });
 
   test('POST /posts/validate reports the same media issues and stores nothing', async () => {
-    const picture = await ready(png(), 'image/png');
+    const picture = await ready(png(1, 4), 'image/png');
     const res = await t.inject({
       method: 'POST',
       url: '/v1/posts/validate',
@@ -122,7 +123,7 @@ describe('POST /v1/posts with media_ids', () => {
     const { valid, issues } = res.json().data;
     assert.equal(valid, false);
     assert.deepEqual(issues.map((i: { platform: string | null; rule: string }) => `${i.platform}:${i.rule}`).sort(), [
-      'instagram:media_type_unsupported',
+      'instagram:media_aspect_ratio',
       'null:media_not_found',
     ]);
   });
@@ -130,8 +131,9 @@ describe('POST /v1/posts with media_ids', () => {
 
 describe('PATCH /v1/posts/{id} and media', () => {
   test('replacing media_ids keeps the new order; changing platforms re-checks the media already attached', async () => {
-    const a = await ready(png(1, 1), 'image/png');
-    const b = await ready(png(2, 2), 'image/png');
+    // Tall pictures (1:3): fine on X, outside Instagram's aspect range.
+    const a = await ready(png(1, 3), 'image/png');
+    const b = await ready(png(2, 6), 'image/png');
     const post = (await create({ content: 'patch me', platforms: ['x'], media_ids: [a] })).json().data.post;
     const replaced = await t.inject({
       method: 'PATCH',
@@ -152,8 +154,8 @@ describe('PATCH /v1/posts/{id} and media', () => {
     });
     assert.equal(toInstagram.statusCode, 422);
     assert.deepEqual(details(toInstagram), [
-      'instagram:media_type_unsupported:/media_ids/0',
-      'instagram:media_type_unsupported:/media_ids/1',
+      'instagram:media_aspect_ratio:/media_ids/0',
+      'instagram:media_aspect_ratio:/media_ids/1',
     ]);
     const cleared = await t.inject({ method: 'PATCH', url: `/v1/posts/${post.id}`, key, payload: { media_ids: null } });
     assert.deepEqual(cleared.json().data.media, []);

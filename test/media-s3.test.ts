@@ -4,8 +4,11 @@
 // Herald's own outcomes (what it records, keeps and deletes), not the store's refusals.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sha256 } from '../src/lib/crypto.ts';
+import { PLATFORM_LIMITS } from '../src/platforms/catalogue.ts';
 import {
   buildMediaTestApp,
   readAll,
@@ -24,7 +27,7 @@ let client: S3Client;
 
 before(async () => {
   s3 = await startLocalS3();
-  t = await buildMediaTestApp({ env: s3.env });
+  t = await buildMediaTestApp({ env: { ...s3.env, HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1' } });
   key = await t.key();
   client = new S3Client({
     endpoint: s3.endpoint,
@@ -181,6 +184,11 @@ describe('s3: completing an upload', () => {
       rows.map((r) => r.type),
       ['media.failed'],
     );
+    // The completion call says so as the local PUT does: 422 with the reason, not a 200 with `failed` inside.
+    const completion = await t.inject({ method: 'POST', url: `/v1/media/${id}/complete`, key });
+    assert.equal(completion.statusCode, 422, completion.body);
+    assert.equal(completion.json().error.details[0].rule, 'upload_refused');
+    assert.match(completion.json().error.message, /image\/png, not the declared video\/mp4/);
   });
 
   test('concurrent completions record one result and leave one copy', async () => {
@@ -228,6 +236,58 @@ describe('s3: deletion and cleanup', () => {
     assert.deepEqual(await objectKeys(id), []);
   });
 
+  test('a variant is stored beside the original in the bucket, served by a signed URL, and purged with the media', async () => {
+    const bytes = jpeg(64, 48);
+    const { media_id: id, upload } = await presign(bytes, 'image/jpeg');
+    await putToStore(upload.signed_url, upload.headers, bytes);
+    // A draft for Bluesky asks for the variant (a JPEG: metadata stripped); the job runs here, without a worker.
+    const post = await t.inject({
+      method: 'POST',
+      url: '/v1/posts',
+      key,
+      payload: { content: 'variant in s3', platforms: ['bluesky'], media_ids: [id] },
+    });
+    assert.equal(post.statusCode, 201, post.body);
+    const { rows } = await t.container.pool.query<{ id: string }>('SELECT id FROM media_variants WHERE media_id = $1', [
+      id,
+    ]);
+    assert.equal(rows.length, 1);
+    await t.container.media
+      .tasks()
+      .make_media_variant(
+        { workspace_id: t.owner.workspaceId, variant_id: rows[0]!.id },
+        { job: { attempts: 1, max_attempts: 5 } },
+      );
+    const variantKey = `media/${t.owner.workspaceId}/${id}/variants/${rows[0]!.id}`;
+    assert.ok((await objectKeys(id)).includes(variantKey), 'beside the original');
+    const media = await getMedia(id);
+    assert.deepEqual(
+      media.variants.map((v: { platform: string; content_type: string }) => [v.platform, v.content_type]),
+      [['bluesky', 'image/jpeg']],
+    );
+    const [row] = await t.container.media.mediaForPost(t.container.pool, t.owner.workspaceId, [id]);
+    const fitted = await t.container.media.mediaForTarget(t.container.pool, t.owner.workspaceId, [row!], {
+      platform: 'bluesky',
+      limits: PLATFORM_LIMITS.bluesky,
+      options: undefined,
+    });
+    const first = fitted[0]!;
+    assert.equal(first.use, 'variant');
+    if (first.use !== 'variant') return;
+    const { url } = await t.container.media.signedReadUrl(
+      { ...row!, storage_key: first.variant.storage_key, variant_id: first.variant.id },
+      60,
+    );
+    const served = await fetch(url);
+    assert.equal(served.status, 200);
+    assert.equal(sha256(Buffer.from(await served.arrayBuffer())).toString('hex'), media.variants[0].sha256);
+
+    await t.inject({ method: 'DELETE', url: `/v1/posts/${post.json().data.post.id}`, key });
+    assert.equal((await t.inject({ method: 'DELETE', url: `/v1/media/${id}`, key })).statusCode, 200);
+    await t.container.media.tasks().purge_media({ workspace_id: t.owner.workspaceId, media_id: id });
+    assert.deepEqual(await objectKeys(id), [], 'the variant went with the media');
+  });
+
   test('the cleanup sweep completes an upload nobody completed instead of throwing it away', async () => {
     const bytes = jpeg();
     const { media_id: id, upload } = await presign(bytes, 'image/jpeg');
@@ -236,5 +296,43 @@ describe('s3: deletion and cleanup', () => {
     await t.container.media.sweep();
     const row = (await t.container.pool.query('SELECT status, deleted_at FROM media WHERE id = $1', [id])).rows[0];
     assert.deepEqual([row.status, row.deleted_at], ['ready', null]);
+  });
+});
+
+describe('s3: media by URL', () => {
+  test('the fetched bytes are checked, then stored under an immutable key, and served from there', async () => {
+    const bytes = jpeg(20, 10);
+    const origin = http.createServer((_request, response) => response.writeHead(200).end(bytes));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (origin.address() as AddressInfo).port;
+      const res = await t.inject({
+        method: 'POST',
+        url: '/v1/media',
+        key,
+        payload: { url: `http://127.0.0.1:${port}/photo.jpg` },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const id = res.json().data.id;
+      // The job, run here (this file has no worker).
+      const tasks = t.container.media.tasks() as Record<string, (payload: unknown, helpers: unknown) => Promise<void>>;
+      await tasks.fetch_media!(
+        { workspace_id: t.owner.workspaceId, media_id: id },
+        { job: { attempts: 1, max_attempts: 3 } },
+      );
+      const media = await getMedia(id);
+      assert.equal(media.status, 'ready', media.failure_reason);
+      assert.deepEqual(
+        [media.content_type, media.width, media.height, media.filename],
+        ['image/jpeg', 20, 10, 'photo.jpg'],
+      );
+      assert.equal(media.sha256, sha256(bytes).toString('hex'));
+      const keys = await objectKeys(id);
+      assert.equal(keys.length, 1);
+      assert.match(keys[0]!, new RegExp(`^media/${t.owner.workspaceId}/${id}/`));
+      assert.ok((await send(media.url, { method: 'GET' })).body.equals(bytes));
+    } finally {
+      await new Promise<void>((resolve) => origin.close(() => resolve()));
+    }
   });
 });

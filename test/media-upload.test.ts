@@ -161,10 +161,16 @@ describe('the local signed PUT', () => {
     assert.equal(rows[0].data.status, 'ready');
   });
 
-  test('bytes that are not the declared type make the media failed, with a reason and a media.failed event', async () => {
+  test('bytes that are not the declared type: 422 with the reason, the media failed, a media.failed event', async () => {
     const { mediaId, put } = await uploadBytes(t, key, png(), 'video/mp4');
-    assert.equal(put.status, 200);
-    const media = put.json().data;
+    assert.equal(put.status, 422, put.body.toString());
+    const error = put.json();
+    assert.equal(error.success, false);
+    assert.equal(error.error.code, 'PUBLIC_API_VALIDATION_FAILED');
+    assert.match(error.error.message, new RegExp(`upload of media ${mediaId} was refused`));
+    assert.equal(error.error.details[0].rule, 'upload_refused');
+    assert.match(error.error.details[0].message, /image\/png, not the declared video\/mp4/);
+    const media = await mediaRecord(t, key, mediaId);
     assert.equal(media.status, 'failed');
     assert.match(media.failure_reason, /image\/png, not the declared video\/mp4/);
     assert.equal(media.url, null);
@@ -180,9 +186,10 @@ describe('the local signed PUT', () => {
   });
 
   test('bytes of no known type fail with a reason too', async () => {
-    const { put } = await uploadBytes(t, key, Buffer.from('definitely not a picture'), 'image/jpeg');
-    assert.equal(put.json().data.status, 'failed');
-    assert.match(put.json().data.failure_reason, /not a file type Herald recognises/);
+    const { mediaId, put } = await uploadBytes(t, key, Buffer.from('definitely not a picture'), 'image/jpeg');
+    assert.equal(put.status, 422);
+    assert.match(put.json().error.message, /not a file type Herald recognises/);
+    assert.equal((await mediaRecord(t, key, mediaId)).status, 'failed');
   });
 
   test('the PUT Content-Type is compared as lower-case type/subtype, parameters ignored', async () => {

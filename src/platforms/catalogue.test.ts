@@ -52,6 +52,14 @@ test('the description uses snake_case and leaves out absent optional fields', ()
           max_duration_ms: 900_000,
         },
       },
+      video_rules: {
+        containers: ['mp4', 'mov'],
+        video_codecs: ['h264', 'hevc'],
+        audio_codecs: ['aac'],
+        max_long_side: 1920,
+        min_frame_rate: 23,
+        max_frame_rate: 60,
+      },
     },
     max_thread_parts: 0,
   });

@@ -1,7 +1,7 @@
 // The catalogue of stock platform limits, keyed by platform, and their public shape for `GET /v1/platforms`.
 // Per-connection overrides (a Mastodon instance's own configuration) are built by the adapter, not held here.
 
-import type { MediaKind, PlatformLimits, PlatformName } from './limits.ts';
+import type { MediaKind, PlatformLimits, PlatformName, VideoRules } from './limits.ts';
 import { limits as x } from './x/limits.ts';
 import { limits as linkedin } from './linkedin/limits.ts';
 import { limits as instagram } from './instagram/limits.ts';
@@ -38,12 +38,25 @@ export interface LimitsDescription {
     required: boolean;
     mix_kinds: boolean;
     kinds: Partial<Record<MediaKind, MediaKindDescription>>;
+    /** A video's container, codecs, picture and frame rate, where the platform limits them (docs/api.md "Video rules"). */
+    video_rules?: Record<string, number | string[]>;
   };
   max_thread_parts: number;
 }
 
 // A fixed order so the document is stable whatever order an adapter declared its kinds in.
 const KIND_ORDER: readonly MediaKind[] = ['image', 'gif', 'video', 'document'];
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Video rules in snake_case (`maxLongSide` → `max_long_side`), only those set. */
+function describeVideoRules(rules: VideoRules): Record<string, number | string[]> {
+  return Object.fromEntries(
+    Object.entries(rules)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [snake(name), Array.isArray(value) ? [...(value as string[])] : (value as number)]),
+  );
+}
 
 /** Limits as data only: the functions (measure/check) are dropped, optional fields appear only when set. */
 export function describeLimits(l: PlatformLimits): LimitsDescription {
@@ -65,7 +78,13 @@ export function describeLimits(l: PlatformLimits): LimitsDescription {
       unit: l.text.unit,
       ...(l.text.caps && { caps: { ...l.text.caps } }),
     },
-    media: { max_items: l.media.maxItems, required: l.media.required, mix_kinds: l.media.mixKinds, kinds },
+    media: {
+      max_items: l.media.maxItems,
+      required: l.media.required,
+      mix_kinds: l.media.mixKinds,
+      kinds,
+      ...(l.media.videoRules && { video_rules: describeVideoRules(l.media.videoRules) }),
+    },
     max_thread_parts: l.maxThreadParts,
   };
 }

@@ -71,6 +71,12 @@ export const PLATFORM_ERRORS = {
     retryable: false,
     when: 'The platform refused or failed to process a media item.',
   },
+  PLATFORM_MEDIA_CONVERSION_FAILED: {
+    kind: 'media_rejected',
+    category: 'media',
+    retryable: false,
+    when: "Herald could not fit a media item to the platform's rules (an animated GIF for a platform that takes only still images, bytes that do not decode); the message says why.",
+  },
   PLATFORM_API_VERSION_RETIRED: {
     kind: 'permanent',
     category: 'platform',

@@ -42,7 +42,50 @@ export interface MediaKindRule {
   maxDurationMs?: number;
 }
 
+/**
+ * How Herald fits an image to the platform (docs/api.md "Images fitted to each platform"): an image of a type the platform does not
+ * take (`kinds`) becomes JPEG; one over these bounds is scaled down and recompressed; one outside the aspect range is
+ * refused, padded or cropped as the post's `media_fit` says. The fitting engine reads only these values.
+ */
+export interface ImageFitRules {
+  /** Largest image file the platform takes, in bytes (what the variant is recompressed to). */
+  maxBytes: number;
+  maxWidth?: number;
+  maxHeight?: number;
+  /** Most pixels (width × height). */
+  maxPixels?: number;
+  /** Aspect ratio range, width / height (Instagram's feed: 0.8 to 1.91). */
+  minAspect?: number;
+  maxAspect?: number;
+}
+
+/**
+ * What a platform takes of a video beyond `kinds.video` (type, bytes, duration): checked at validate and create
+ * time against what the probe read (docs/api.md "Video rules"). A value Herald could not read is not guessed: a
+ * rule that needs it is reported as unknown. Codec names are ffprobe's (h264, hevc, aac …).
+ */
+export interface VideoRules {
+  /** Containers taken: mp4, mov, webm. */
+  containers?: string[];
+  videoCodecs?: string[];
+  /** Sound codecs taken; a video without sound passes. */
+  audioCodecs?: string[];
+  /** The picture must fit in this box, either way round (1280×1024 takes a 1024×1280 portrait video too). */
+  maxLongSide?: number;
+  maxShortSide?: number;
+  minSide?: number;
+  minFrameRate?: number;
+  maxFrameRate?: number;
+  /** Width / height range. */
+  minAspect?: number;
+  maxAspect?: number;
+}
+
 export interface MediaRules {
+  /** Video rules beyond type, size and duration; absent: none. */
+  videoRules?: VideoRules;
+  /** Images are fitted to these rules before they go out; absent: images go as uploaded, checked against `kinds`. */
+  imageFit?: ImageFitRules;
   /** Most media items in one post, all kinds together; 0 when the platform takes no media. */
   maxItems: number;
   /** Whether a post needs at least one media item (Instagram). */

@@ -190,6 +190,55 @@ export interface MovieOptions {
   mdatBytes?: number;
   /** No movie box at all (a truncated upload). */
   noMoov?: boolean;
+  /** The video track's sample entry (`avc1` H.264, `hvc1` HEVC, `vp09` …); default avc1. */
+  videoCodec?: string;
+  /** The sound track's sample entry (`mp4a` AAC, `Opus` …); null: no sound track. Default mp4a. */
+  audioCodec?: string | null;
+  /** Frames per second of the video track (its `stts` sample count over its `mdhd` duration); default 30. */
+  frameRate?: number;
+}
+
+/**
+ * A track's `mdia`: handler, media header, and a sample table with one entry of `samples` samples of 1000 units
+ * each (so the timescale is `samples` × 1000 per duration, and the rate exact).
+ */
+function mdia(handler: 'vide' | 'soun', durationMs: number, sampleEntry: Buffer, samples: number): Buffer {
+  const mdhd = Buffer.alloc(24);
+  mdhd.writeUInt32BE(durationMs > 0 ? Math.round((samples * 1000 * 1000) / durationMs) : 1000, 12); // timescale
+  mdhd.writeUInt32BE(samples * 1000, 16); // duration, in the timescale
+  const hdlr = Buffer.alloc(25);
+  hdlr.write(handler, 8, 'latin1');
+  const stsd = box('stsd', Buffer.from([0, 0, 0, 0, 0, 0, 0, 1]), sampleEntry);
+  const stts = Buffer.alloc(16);
+  stts.writeUInt32BE(1, 4); // one entry
+  stts.writeUInt32BE(samples, 8);
+  stts.writeUInt32BE(1000, 12);
+  return box('mdia', box('mdhd', mdhd), box('hdlr', hdlr), box('minf', box('stbl', stsd, box('stts', stts))));
+}
+
+function videoEntry(codec: string, width: number, height: number): Buffer {
+  const fields = Buffer.alloc(78); // SampleEntry (8) + VisualSampleEntry (70)
+  fields.writeUInt16BE(1, 6); // data reference index
+  fields.writeUInt16BE(width, 24);
+  fields.writeUInt16BE(height, 26);
+  fields.writeUInt32BE(0x480000, 28);
+  fields.writeUInt32BE(0x480000, 32);
+  fields.writeUInt16BE(1, 40); // frame count
+  fields.writeUInt16BE(0x18, 74); // depth
+  fields.writeInt16BE(-1, 76);
+  return box(codec, fields);
+}
+
+function audioEntry(codec: string): Buffer {
+  const fields = Buffer.alloc(28); // SampleEntry (8) + AudioSampleEntry (20)
+  fields.writeUInt16BE(1, 6);
+  fields.writeUInt16BE(2, 16); // channels
+  fields.writeUInt16BE(16, 18); // sample size
+  fields.writeUInt32BE(48000 * 65536, 24); // sample rate, 16.16
+  if (codec !== 'mp4a') return box(codec, fields);
+  // esds: ES_Descriptor (tag 3) → DecoderConfigDescriptor (tag 4) with object type 0x40 (MPEG-4 AAC).
+  const esds = Buffer.from([0, 0, 0, 0, 0x03, 0x0f, 0, 1, 0, 0x04, 0x0a, 0x40, 0x15, 0, 0, 0, 0, 0, 0, 0, 0]);
+  return box(codec, fields, box('esds', esds));
 }
 
 function movie(brand: string, compatible: string[], o: MovieOptions): Buffer {
@@ -200,8 +249,23 @@ function movie(brand: string, compatible: string[], o: MovieOptions): Buffer {
     Buffer.from([0, 0, 2, 0]),
     ...compatible.map((b) => Buffer.from(b, 'latin1')),
   );
-  const audio = box('trak', tkhd(1, 0, 0, false));
-  const video = box('trak', tkhd(2, o.width ?? 1280, o.height ?? 720, o.rotated ?? false));
+  const width = o.width ?? 1280;
+  const height = o.height ?? 720;
+  const audioCodec = o.audioCodec === undefined ? 'mp4a' : o.audioCodec;
+  const audio = audioCodec
+    ? box('trak', tkhd(1, 0, 0, false), mdia('soun', duration, audioEntry(audioCodec), Math.ceil(duration / 21)))
+    : box('trak', tkhd(1, 0, 0, false));
+  const frames = Math.round(((o.frameRate ?? 30) * duration) / 1000);
+  const video = box(
+    'trak',
+    tkhd(2, width, height, o.rotated ?? false),
+    mdia(
+      'vide',
+      o.fragmented ? 0 : duration,
+      videoEntry(o.videoCodec ?? 'avc1', width, height),
+      o.fragmented ? 0 : frames,
+    ),
+  );
   const moovParts = [mvhd(o.fragmented ? 0 : duration, o.mvhdVersion ?? 0), audio, video];
   if (o.fragmented) {
     const mehd = Buffer.alloc(8);

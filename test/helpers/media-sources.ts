@@ -6,15 +6,14 @@ import { Readable } from 'node:stream';
 import { after } from 'node:test';
 import type { MediaSource } from '../../src/platforms/types.ts';
 import type { MediaKind } from '../../src/platforms/limits.ts';
+import { jpeg as decodableJpeg, png as decodablePng } from './media-fixtures.ts';
 
-/** A valid 1×1 PNG, optionally padded to `size` bytes with trailing data. */
+/**
+ * A decodable `width`×`height` PNG (media-fixtures.ts), optionally padded to `size` bytes with trailing data after
+ * its end: Herald re-encodes every PNG it sends (to strip its metadata), which decodes it.
+ */
 export function png(width = 1, height = 1, size = 0): Buffer {
-  const base = Buffer.from(
-    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1f2b5a40000000049454e44ae426082',
-    'hex',
-  );
-  base.writeUInt32BE(width, 16);
-  base.writeUInt32BE(height, 20);
+  const base = decodablePng(width, height);
   return size > base.length ? Buffer.concat([base, Buffer.alloc(size - base.length)]) : base;
 }
 
@@ -28,18 +27,12 @@ export function mp4(size = 64 * 1024): Buffer {
   return Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 7)]);
 }
 
-/** A minimal JPEG header (SOI, JFIF APP0, SOF0 with the size, EOI): enough for sniffing and size reading. */
+/**
+ * A small decodable JPEG of the given size (media-fixtures.ts): Herald fits images to each platform (strips their
+ * metadata, converts them), which decodes them, so a header alone no longer does.
+ */
 export function jpeg(width = 1, height = 1): Buffer {
-  const sof = Buffer.from([
-    0xff, 0xc0, 0x00, 0x11, 0x08, 0, 0, 0, 0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
-  ]);
-  sof.writeUInt16BE(height, 5);
-  sof.writeUInt16BE(width, 7);
-  return Buffer.concat([
-    Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'),
-    sof,
-    Buffer.from('ffd9', 'hex'),
-  ]);
+  return decodableJpeg(width, height);
 }
 
 let counter = 0;

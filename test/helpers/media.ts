@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../src/lib/clock.ts';
+import type { LookupFn } from '../../src/lib/ssrf.ts';
 import { buildTestApp, type TestApp } from './app.ts';
 
 export interface MediaTestApp extends TestApp {
@@ -22,10 +23,14 @@ export function movableClock(): Clock & { advance(ms: number): void } {
 }
 
 export async function buildMediaTestApp(
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; lookup?: LookupFn } = {},
 ): Promise<MediaTestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'herald-media-'));
-  const t = await buildTestApp({ env: { HERALD_DATA_DIR: dataDir, ...options.env }, clock: options.clock });
+  const t = await buildTestApp({
+    env: { HERALD_DATA_DIR: dataDir, ...options.env },
+    clock: options.clock,
+    lookup: options.lookup,
+  });
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const close = t.close;
   return Object.assign(t, {

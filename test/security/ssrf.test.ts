@@ -4,7 +4,7 @@
 // Herald's own signed media URLs are fetched; anything else is refused before a connection, with one Graph error.
 // (2) The SSRF guard (src/lib/ssrf.ts) refuses every special-purpose address of the IANA IPv4 and IPv6 registries
 // that is not globally reachable, and every IPv6 form that carries such an IPv4 address, directly and through
-// `POST /v1/webhooks`.
+// `POST /v1/webhooks` and `POST /v1/media` with a `url` (media by URL; its redirects are test/media-by-url.test.ts's).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -265,5 +265,41 @@ describe('POST /v1/webhooks refuses a URL naming a special-purpose address', () 
       } else assert.equal(res.statusCode, 201, `${address} (${block}): ${res.body}`);
     }
     assert.equal(tried, ADDRESSES.length);
+  });
+});
+
+describe('POST /v1/media with a url refuses a URL naming a special-purpose address', () => {
+  let m: TestApp;
+  let key: string;
+  before(async () => {
+    m = await buildTestApp({ env: { HERALD_RATE_LIMIT_WRITE_PER_MIN: '100000' } });
+    key = await m.key();
+  });
+  after(() => m.close());
+
+  test('every blocked address gets 422 url_address_blocked and no media; every allowed one is accepted', async () => {
+    let tried = 0;
+    for (const [address, blocked, block] of ADDRESSES) {
+      const host = address.includes(':') ? `[${address}]` : address;
+      const res = await m.inject({ method: 'POST', url: '/v1/media', key, payload: { url: `https://${host}/a.jpg` } });
+      tried++;
+      if (blocked) {
+        assert.equal(res.statusCode, 422, `${address} (${block}): ${res.body}`);
+        assert.equal(res.json().error.details[0].rule, 'url_address_blocked', `${address} (${block})`);
+      } else assert.equal(res.statusCode, 202, `${address} (${block}): ${res.body}`);
+    }
+    assert.equal(tried, ADDRESSES.length);
+    const { rows } = await m.container.pool.query('SELECT count(*)::int AS n FROM media');
+    assert.equal(rows[0].n, ADDRESSES.filter(([, blocked]) => !blocked).length, 'a refused URL writes nothing');
+  });
+
+  test("a service on Herald's own host is never fetched, over http or https", async () => {
+    const before = hits.length;
+    const port = new URL(victimOrigin).port;
+    for (const url of [`${victimOrigin}/a.jpg`, `https://127.0.0.1:${port}/a.jpg`, `https://localhost:${port}/a.jpg`]) {
+      const res = await m.inject({ method: 'POST', url: '/v1/media', key, payload: { url } });
+      assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
+    }
+    assert.equal(hits.length, before, 'the victim was not contacted');
   });
 });

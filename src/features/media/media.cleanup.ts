@@ -6,8 +6,10 @@ import type { Pool, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { completeRemote, type CompleteDeps } from './media.complete.ts';
+import { failStalledFetch } from './media.from-url.ts';
 import * as repo from './media.repo.ts';
 import type { MediaRow } from './media.repo.ts';
+import { removeVariantBytes } from './media.variants.ts';
 import type { MediaStorage } from './storage/storage.ts';
 
 /** An upload whose URL expired this long ago is abandoned (a PUT begun just before expiry may run for hours). */
@@ -47,6 +49,8 @@ export async function purgeDeleted(
 ): Promise<boolean> {
   const row = await repo.findDeleted(deps.pool, workspaceId, mediaId);
   if (!row) return false;
+  // Its variants' bytes first: their rows go with the media's (ON DELETE CASCADE), their keys with them.
+  await removeVariantBytes(deps.pool, deps.storage, workspaceId, mediaId);
   await removeBytes(deps.storage, row);
   await repo.purgeRow(deps.pool, workspaceId, mediaId);
   return true;
@@ -67,10 +71,14 @@ export interface SweepReport {
   expired: number;
   purged: number;
   temporaryFiles: number;
+  /** Media by URL failed because their fetch outlived its deadline. */
+  stalledFetches: number;
 }
 
 export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
-  const report: SweepReport = { abandoned: 0, expired: 0, purged: 0, temporaryFiles: 0 };
+  const report: SweepReport = { abandoned: 0, expired: 0, purged: 0, temporaryFiles: 0, stalledFetches: 0 };
+  for (const row of await repo.findStalledFetches(deps.pool, BATCH))
+    if (await failStalledFetch(deps, row)) report.stalledFetches++;
   const purge = async (row: MediaRow) => {
     if (await purgeDeleted(deps, row.workspace_id, row.id)) report.purged++;
   };
@@ -124,7 +132,7 @@ export function mediaTasks(deps: CleanupDeps) {
     },
     media_cleanup: async () => {
       const report = await sweepMedia(deps);
-      if (report.abandoned + report.expired + report.purged + report.temporaryFiles > 0)
+      if (report.abandoned + report.expired + report.purged + report.temporaryFiles + report.stalledFetches > 0)
         deps.logger.info(report, 'media cleaned up');
     },
   };

@@ -8,25 +8,68 @@ import { AppError } from '../../app/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { completeMedia, findMedia, type Completion, type MediaRow } from './media.repo.ts';
-import { isUploadType, sniffMatches } from './media.types.ts';
+import { isUploadType, kindOf, sniffMatches, UPLOAD_TYPES, type UploadKind } from './media.types.ts';
+import { probeVideo } from './probe.ts';
 import { mediaJson, type ViewDeps } from './media.view.ts';
 import type { ByteReader } from './sniff/byte-reader.ts';
-import { sniff } from './sniff/sniff.ts';
+import { sniff, type SniffResult } from './sniff/sniff.ts';
 import type { LocalReceipt, LocalStorage, S3Storage } from './storage/storage.ts';
 
 export interface CompleteDeps extends ViewDeps {
   pool: Pool;
   logger: Logger;
+  /** The path of `ffprobe` when it is on the PATH (probe.ts); absent or null: Herald's own MP4 reader only. */
+  ffprobe?: string | null;
 }
 
 type Inspection = Omit<Completion, 'storageKey' | 'sizeBytes' | 'sha256'>;
 
-function failed(reason: string): Inspection {
-  return { status: 'failed', failureReason: reason, width: null, height: null, durationMs: null, unreadable: [] };
+export function failed(reason: string): Inspection {
+  return {
+    status: 'failed',
+    failureReason: reason,
+    width: null,
+    height: null,
+    durationMs: null,
+    unreadable: [],
+    video: null,
+  };
+}
+
+/** Where ffprobe may read the bytes (a local file), and which ffprobe; without them only the box reader runs. */
+export interface ProbeSource {
+  file: string | null;
+  ffprobe: string | null;
+}
+
+/** What the bytes say about themselves: sizes, and for a video its duration, codecs and frame rate. */
+async function facts(found: SniffResult, probe: ProbeSource | undefined): Promise<Inspection> {
+  const ready = {
+    status: 'ready' as const,
+    failureReason: null,
+    width: found.width,
+    height: found.height,
+    durationMs: found.durationMs,
+    unreadable: found.unreadable,
+    video: null,
+  };
+  if (
+    !found.contentType ||
+    !isUploadType(normaliseSniffed(found.contentType)) ||
+    kindOf(normaliseSniffed(found.contentType)) !== 'video'
+  )
+    return ready;
+  const probed = await probeVideo(found, probe?.file ?? null, probe?.ffprobe ?? null);
+  return { ...ready, ...probed };
+}
+
+/** The upload type bytes sniffed as `sniffed` are stored under (an M4V is an MP4). */
+function normaliseSniffed(sniffed: string): string {
+  return Object.keys(UPLOAD_TYPES).find((type) => sniffMatches(type, sniffed)) ?? sniffed;
 }
 
 /** Whether the bytes are what the client declared, and what can be read from them. */
-export async function inspect(reader: ByteReader, declared: string): Promise<Inspection> {
+export async function inspect(reader: ByteReader, declared: string, probe?: ProbeSource): Promise<Inspection> {
   const found = await sniff(reader);
   if (found.contentType === null)
     return failed(`The bytes are not a file type Herald recognises; ${declared} was declared.`);
@@ -36,14 +79,50 @@ export async function inspect(reader: ByteReader, declared: string): Promise<Ins
       : '';
     return failed(`The bytes are ${found.contentType}, not the declared ${declared}.${advice}`);
   }
-  return {
-    status: 'ready',
-    failureReason: null,
-    width: found.width,
-    height: found.height,
-    durationMs: found.durationMs,
-    unreadable: found.unreadable,
-  };
+  return facts(found, probe);
+}
+
+/**
+ * Bytes fetched from a URL, which declared nothing: the type they sniff as, if Herald takes it and they are within
+ * that kind's size cap.
+ */
+export async function inspectFetched(
+  reader: ByteReader,
+  maxBytes: Record<UploadKind, number>,
+  probe: ProbeSource,
+): Promise<Inspection & { contentType: string | null; kind: UploadKind | null }> {
+  const found = await sniff(reader);
+  const type = found.contentType ? normaliseSniffed(found.contentType) : null;
+  if (!type || !isUploadType(type)) {
+    const what = found.contentType ? `${found.contentType}` : 'not a file type Herald recognises';
+    return {
+      ...failed(`The bytes at the URL are ${what}; Herald takes ${Object.keys(UPLOAD_TYPES).join(', ')}.`),
+      contentType: null,
+      kind: null,
+    };
+  }
+  const kind = kindOf(type);
+  if (reader.size > maxBytes[kind])
+    return {
+      ...failed(`The file at the URL is ${reader.size} bytes; ${kind} media are limited to ${maxBytes[kind]} bytes.`),
+      contentType: type,
+      kind,
+    };
+  return { ...(await facts(found, probe)), contentType: type, kind };
+}
+
+/**
+ * The answer to an upload whose bytes were refused (the PUT to a local upload URL, `POST /media/{id}/complete`):
+ * 422 with the reason, never a 200 with `status: failed` inside. The media stays `failed`, and `media.failed` was
+ * emitted with it.
+ */
+export function refusedUpload(row: MediaRow): AppError {
+  const reason = row.failure_reason ?? 'The bytes did not pass the checks.';
+  return new AppError(
+    'PUBLIC_API_VALIDATION_FAILED',
+    `The upload of media ${row.id} was refused: ${reason} The media is now failed; request a new upload URL to try again.`,
+    { details: [{ path: '/body', rule: 'upload_refused', platform: null, message: reason }] },
+  );
 }
 
 /** The media as another completion left it, or undefined when it is still pending. */
@@ -84,7 +163,7 @@ export async function completeLocal(
     const reader = await deps.storage.readerForFile(receipt.tempPath);
     let inspection: Inspection;
     try {
-      inspection = await inspect(reader, row.content_type);
+      inspection = await inspect(reader, row.content_type!, { file: receipt.tempPath, ffprobe: deps.ffprobe ?? null });
     } finally {
       await reader.close();
     }
@@ -186,7 +265,7 @@ async function checkCopy(
   const size = (await storage.stat(finalKey))?.size ?? 0;
   const problem = sizeProblem(row, size);
   if (problem) return { ...failed(problem), sizeBytes: size, sha256: null, storageKey: null };
-  const inspection = await inspect(await storage.reader(finalKey, size), row.content_type);
+  const inspection = await inspect(await storage.reader(finalKey, size), row.content_type!);
   const sha256 = await storage.hash(finalKey);
   return { ...inspection, sizeBytes: size, sha256, storageKey: inspection.status === 'ready' ? finalKey : null };
 }

@@ -5,14 +5,15 @@ import type { CursorPosition } from '../../app/cursor.ts';
 import type { Unreadable } from './sniff/sniff.ts';
 import type { UploadKind } from './media.types.ts';
 
-export type MediaStatus = 'pending_upload' | 'ready' | 'failed';
+export type MediaStatus = 'pending_upload' | 'processing' | 'ready' | 'failed';
 
 export interface MediaRow {
   id: string;
   workspace_id: string;
   filename: string;
-  content_type: string;
-  kind: UploadKind;
+  /** Null only while a media made from a URL is `processing` (or failed before its bytes were known). */
+  content_type: string | null;
+  kind: UploadKind | null;
   status: MediaStatus;
   failure_reason: string | null;
   declared_size: number | null;
@@ -23,6 +24,15 @@ export interface MediaRow {
   height: number | null;
   duration_ms: number | null;
   unreadable: Unreadable[];
+  metadata: Record<string, string>;
+  source_url: string | null;
+  container: string | null;
+  video_codec: string | null;
+  audio_codec: string | null;
+  frame_rate: number | null;
+  probed_with: 'ffprobe' | 'isobmff' | null;
+  /** Video variants being made or made with FFmpeg (fit/video.ts), with their progress. */
+  transcodes: Transcode[];
   storage_driver: 'local' | 's3';
   upload_key: string;
   storage_key: string | null;
@@ -33,7 +43,7 @@ export interface MediaRow {
 }
 
 const COLUMNS = `id, workspace_id, filename, content_type, kind, status, failure_reason, declared_size, max_bytes, size_bytes,
-  sha256, width, height, duration_ms, unreadable, storage_driver, upload_key, storage_key, upload_expires_at, created_at,
+  sha256, width, height, duration_ms, unreadable, metadata, source_url, container, video_codec, audio_codec, frame_rate, probed_with, transcodes, storage_driver, upload_key, storage_key, upload_expires_at, created_at,
   updated_at, completed_at`;
 
 export interface NewMedia {
@@ -48,12 +58,13 @@ export interface NewMedia {
   uploadKey: string;
   uploadExpiresAt: Date;
   createdBy: string;
+  metadata?: Record<string, string>;
 }
 
 export async function insertMedia(db: Queryable, m: NewMedia): Promise<MediaRow> {
   const { rows } = await db.query<MediaRow>(
-    `INSERT INTO media (id, workspace_id, filename, content_type, kind, status, declared_size, max_bytes, storage_driver, upload_key, upload_expires_at, created_by)
-     VALUES ($1, $2, $3, $4, $5, 'pending_upload', $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+    `INSERT INTO media (id, workspace_id, filename, content_type, kind, status, declared_size, max_bytes, storage_driver, upload_key, upload_expires_at, created_by, metadata)
+     VALUES ($1, $2, $3, $4, $5, 'pending_upload', $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
     [
       m.id,
       m.workspaceId,
@@ -66,6 +77,7 @@ export async function insertMedia(db: Queryable, m: NewMedia): Promise<MediaRow>
       m.uploadKey,
       m.uploadExpiresAt,
       m.createdBy,
+      JSON.stringify(m.metadata ?? {}),
     ],
   );
   return rows[0]!;
@@ -114,7 +126,68 @@ export interface Completion {
   durationMs: number | null;
   unreadable: Unreadable[];
   storageKey: string | null;
+  /** What the probe read from a video (null for other kinds). */
+  video: VideoFacts | null;
 }
+
+/** One transcode of a video to a platform's rules, as the media record shows it. */
+export interface Transcode {
+  variant_id: string;
+  platform: string;
+  status: 'pending' | 'ready' | 'failed';
+  /** 0 to 1. */
+  progress: number;
+  error: string | null;
+}
+
+/** Sets the entry of one transcode (added, or replaced by its variant id); undefined when the media is gone. */
+export async function setTranscode(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  entry: Transcode,
+): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(
+    `UPDATE media SET transcodes = (
+        SELECT coalesce(jsonb_agg(t), '[]'::jsonb) FROM jsonb_array_elements(transcodes) t
+         WHERE t->>'variant_id' <> $3
+      ) || jsonb_build_array($4::jsonb), updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    [workspaceId, id, entry.variant_id, JSON.stringify(entry)],
+  );
+  return rows[0];
+}
+
+export interface VideoFacts {
+  container: string | null;
+  videoCodec: string | null;
+  audioCodec: string | null;
+  frameRate: number | null;
+  probedWith: 'ffprobe' | 'isobmff';
+}
+
+const COMPLETION_SET = `status = $3, failure_reason = $4, size_bytes = $5, sha256 = $6, width = $7, height = $8,
+  duration_ms = $9, unreadable = $10, storage_key = $11, container = $12, video_codec = $13, audio_codec = $14,
+  frame_rate = $15, probed_with = $16, completed_at = now(), updated_at = now()`;
+
+const completionValues = (workspaceId: string, id: string, c: Completion) => [
+  workspaceId,
+  id,
+  c.status,
+  c.failureReason,
+  c.sizeBytes,
+  c.sha256,
+  c.width,
+  c.height,
+  c.durationMs,
+  JSON.stringify(c.unreadable),
+  c.storageKey,
+  c.video?.container ?? null,
+  c.video?.videoCodec ?? null,
+  c.video?.audioCodec ?? null,
+  c.video?.frameRate ?? null,
+  c.video?.probedWith ?? null,
+];
 
 /** Records a completion if the media is still pending; undefined when another completion got there first. */
 export async function completeMedia(
@@ -124,25 +197,81 @@ export async function completeMedia(
   c: Completion,
 ): Promise<MediaRow | undefined> {
   const { rows } = await db.query<MediaRow>(
-    `UPDATE media SET status = $3, failure_reason = $4, size_bytes = $5, sha256 = $6, width = $7, height = $8, duration_ms = $9,
-            unreadable = $10, storage_key = $11, completed_at = now(), updated_at = now()
+    `UPDATE media SET ${COMPLETION_SET}
       WHERE workspace_id = $1 AND id = $2 AND status = 'pending_upload' AND deleted_at IS NULL
       RETURNING ${COLUMNS}`,
-    [
-      workspaceId,
-      id,
-      c.status,
-      c.failureReason,
-      c.sizeBytes,
-      c.sha256,
-      c.width,
-      c.height,
-      c.durationMs,
-      JSON.stringify(c.unreadable),
-      c.storageKey,
-    ],
+    completionValues(workspaceId, id, c),
   );
   return rows[0];
+}
+
+export interface NewFetchedMedia {
+  id: string;
+  workspaceId: string;
+  filename: string;
+  sourceUrl: string;
+  maxBytes: number;
+  storageDriver: 'local' | 's3';
+  /** Where the fetched bytes will be stored. */
+  uploadKey: string;
+  /** When the fetch is given up (reported as nothing: `upload_expires_at` is shown only for uploads). */
+  deadline: Date;
+  createdBy: string;
+  metadata?: Record<string, string>;
+}
+
+/** A media made from a URL: `processing`, its type unknown until the job has fetched and sniffed the bytes. */
+export async function insertFetchedMedia(db: Queryable, m: NewFetchedMedia): Promise<MediaRow> {
+  const { rows } = await db.query<MediaRow>(
+    `INSERT INTO media (id, workspace_id, filename, content_type, kind, status, source_url, max_bytes, storage_driver, upload_key, upload_expires_at, created_by, metadata)
+     VALUES ($1, $2, $3, NULL, NULL, 'processing', $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+    [
+      m.id,
+      m.workspaceId,
+      m.filename,
+      m.sourceUrl,
+      m.maxBytes,
+      m.storageDriver,
+      m.uploadKey,
+      m.deadline,
+      m.createdBy,
+      JSON.stringify(m.metadata ?? {}),
+    ],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Records the end of a fetch (the type the bytes sniffed as, or null when they never arrived) if the media is still
+ * `processing`; undefined when it is not (deleted meanwhile).
+ */
+export async function completeFetchedMedia(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  c: Completion & { contentType: string | null; kind: UploadKind | null },
+): Promise<MediaRow | undefined> {
+  const { rows } = await db.query<MediaRow>(
+    `UPDATE media SET ${COMPLETION_SET}, content_type = $17, kind = $18
+      WHERE workspace_id = $1 AND id = $2 AND status = 'processing' AND deleted_at IS NULL
+      RETURNING ${COLUMNS}`,
+    [...completionValues(workspaceId, id, c), c.contentType, c.kind],
+  );
+  return rows[0];
+}
+
+/** Replaces the media's metadata (the caller merged the edit into what it read under a lock). */
+export async function setMetadata(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  metadata: Record<string, string>,
+): Promise<MediaRow> {
+  const { rows } = await db.query<MediaRow>(
+    `UPDATE media SET metadata = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    [workspaceId, id, JSON.stringify(metadata)],
+  );
+  return rows[0]!;
 }
 
 export async function markDeleted(db: Queryable, workspaceId: string, id: string): Promise<void> {
@@ -153,9 +282,14 @@ export async function markDeleted(db: Queryable, workspaceId: string, id: string
 }
 
 /** Whether any live post refers to the media (run after locking the media row, so the answer is current). */
+/** A live brand uses the media `m` as its logo or one of its documents (src/features/brands). */
+const BRAND_USES = `EXISTS (SELECT 1 FROM brands b WHERE b.workspace_id = m.workspace_id AND b.deleted_at IS NULL
+    AND (b.logo_media_id = m.id OR b.documents @> jsonb_build_array(jsonb_build_object('media_id', m.id))))`;
+
 export async function isReferenced(db: Queryable, workspaceId: string, mediaId: string): Promise<boolean> {
   const { rows } = await db.query<{ used: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM posts WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL) AS used',
+    `SELECT EXISTS (SELECT 1 FROM posts WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL)
+         OR ${BRAND_USES.replace('m.workspace_id', '$1').replaceAll('m.id', '$2::text')} AS used`,
     [workspaceId, mediaId],
   );
   return rows[0]!.used;
@@ -241,8 +375,19 @@ export async function findUnreferencedExpired(
     `SELECT ${COLUMNS} FROM media m
       WHERE m.deleted_at IS NULL AND m.status <> 'pending_upload' AND m.created_at < now() - make_interval(days => $1)
         AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = m.workspace_id AND p.media_ids @> ARRAY[m.id] AND p.deleted_at IS NULL)
+        AND NOT ${BRAND_USES}
       ORDER BY m.created_at LIMIT $2`,
     [retentionDays, limit],
+  );
+  return rows;
+}
+
+/** Media by URL still `processing` past their fetch deadline (`upload_expires_at`). */
+export async function findStalledFetches(db: Queryable, limit: number): Promise<MediaRow[]> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT ${COLUMNS} FROM media WHERE status = 'processing' AND deleted_at IS NULL AND upload_expires_at < now()
+      ORDER BY upload_expires_at LIMIT $1`,
+    [limit],
   );
   return rows;
 }

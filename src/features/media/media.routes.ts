@@ -5,11 +5,21 @@ import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
+import { listQuery } from '../../http/query.ts';
 import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import { ActionBody } from '../posts/posts.schemas.ts';
 import type { MediaService } from './media.service.ts';
-import { ListMediaQuery, MediaIdParams, UploadUrlBody, UploadUrlResult } from './media.schemas.ts';
+import { UPLOAD_CALLBACK } from './media.upload-callback.ts';
+import {
+  CreateMediaBody,
+  DeletedMedia,
+  ListMediaQuery,
+  MediaIdParams,
+  UpdateMediaBody,
+  UploadUrlBody,
+  UploadUrlResult,
+} from './media.schemas.ts';
 
 const read: RouteAccess = { scopes: ['media:write', 'posts:read'], workspace: true, mutates: false };
 const write: RouteAccess = { scopes: ['media:write'], workspace: true, mutates: true };
@@ -35,10 +45,11 @@ export function registerMediaRoutes(
         description: [
           'Creates a media record (`pending_upload`) and a single-use URL to PUT its bytes to, with the `Content-Type` given in `upload.headers` and no Authorization header.',
           'Caps per kind: image 20 MiB, video 4 GiB, document 100 MiB (configurable); `max_bytes` is the smaller of the cap and `size_bytes`.',
-          'With local storage the PUT answers only once the media is `ready` or `failed`, with the media record, so a post can use the id at once. With S3 storage the PUT goes to the store; Herald completes the media when it is next read or attached, or on `POST /media/{id}/complete`.',
-          'The bytes are sniffed: a body that is not the declared type makes the media `failed`, with a reason.',
+          'With local storage the PUT answers only once the bytes are checked: 200 with the media record (`ready`), so a post can use the id at once, or 422. With S3 storage the PUT goes to the store; Herald completes the media when it is next read or attached, or on `POST /media/{id}/complete`.',
+          'The bytes are sniffed: a body that is not the declared type makes the media `failed`, with a reason, emits `media.failed`, and the PUT (local storage) or `POST /media/{id}/complete` (S3) answers 422 with that reason.',
         ].join('\n\n'),
         body: UploadUrlBody,
+        'x-herald-callbacks': UPLOAD_CALLBACK,
         response: {
           201: Envelope(UploadUrlResult, 'The media record exists; upload its bytes to `upload.signed_url`.'),
         },
@@ -48,6 +59,37 @@ export function registerMediaRoutes(
       status: 201,
       data: await media.createUpload(serviceContext(request, tx), request.body),
     })),
+  );
+
+  app.post(
+    '/media',
+    {
+      config: { access: write },
+      schema: {
+        operationId: 'createMedia',
+        tags,
+        summary: 'Create a media item: an upload, or a file fetched from a URL',
+        description: [
+          'Two body shapes. An upload request (`filename`, `content_type`, `size_bytes`) is exactly `POST /media/upload-url`: 201 with the signed upload URL.',
+          'A URL (`url`, optional `filename`): 202 with the media, `processing`. A job fetches the file through the SSRF guard — `https` only (plain `http` for hosts in `HERALD_OUTBOUND_ALLOWLIST`), private and reserved addresses refused on every redirect (at most 5), at most the largest media cap in bytes, within `HERALD_MEDIA_FETCH_TIMEOUT_SECONDS` — and checks the bytes exactly as an upload: the media becomes `ready` (`media.ready`) or `failed` with `failure_reason` (`media.failed`).',
+          'A post may use the media at once: its targets wait for the fetch, and fail with its reason if it fails; a post created or validated after the fetch failed is a 422 (`media_failed`).',
+        ].join('\n\n'),
+        body: CreateMediaBody,
+        'x-herald-callbacks': UPLOAD_CALLBACK,
+        response: {
+          201: Envelope(
+            UploadUrlResult,
+            'An upload request: the media record exists; upload its bytes to `upload.signed_url`.',
+          ),
+          202: Envelope(MediaRef, 'A URL: the media, `processing` while the file is fetched.'),
+        },
+      },
+    },
+    mutation(deps, async (request, tx) =>
+      'url' in request.body
+        ? { status: 202, data: await media.createFromUrl(serviceContext(request, tx), request.body) }
+        : { status: 201, data: await media.createUpload(serviceContext(request, tx), request.body) },
+    ),
   );
 
   app.get(
@@ -62,6 +104,7 @@ export function registerMediaRoutes(
         querystring: ListMediaQuery,
         response: { 200: Envelope(ListOf(MediaRef)) },
       },
+      preValidation: [listQuery('status'), listQuery('kind')],
     },
     async (request) => media.list(serviceContext(request, deps.pool), request.query),
   );
@@ -83,6 +126,27 @@ export function registerMediaRoutes(
     async (request) => media.get(serviceContext(request, deps.pool), request.params.id),
   );
 
+  app.patch(
+    '/media/:id',
+    {
+      config: { access: write },
+      schema: {
+        operationId: 'updateMedia',
+        tags,
+        summary: 'Edit a media item',
+        description:
+          'Changes what can change after an upload: `metadata`, merged key by key (a key set to `""` or `null` is removed).',
+        params: MediaIdParams,
+        body: UpdateMediaBody,
+        response: { 200: Envelope(MediaRef) },
+      },
+    },
+    mutation(deps, async (request, tx) => ({
+      status: 200,
+      data: await media.update(serviceContext(request, tx), request.params.id, request.body),
+    })),
+  );
+
   app.post(
     '/media/:id/complete',
     {
@@ -92,7 +156,7 @@ export function registerMediaRoutes(
         tags,
         summary: 'Complete an upload',
         description:
-          'Tells Herald that the PUT to an S3 upload URL finished: the object is checked, sniffed and made `ready` or `failed`. Idempotent: a completed media is returned as it is. 409 while no bytes have arrived.',
+          'Tells Herald that the PUT to an S3 upload URL finished: the object is checked, sniffed and made `ready` or `failed`. Idempotent: a ready media is returned as it is; a refused one is a 422 with its `failure_reason`, every time. 409 while no bytes have arrived (or while a media by URL is being fetched).',
         params: MediaIdParams,
         body: ActionBody,
         response: { 200: Envelope(MediaRef) },
@@ -117,7 +181,7 @@ export function registerMediaRoutes(
         params: MediaIdParams,
         body: ActionBody,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('media'), deleted: Type.Literal(true) })),
+          200: Envelope(DeletedMedia),
         },
       },
     },

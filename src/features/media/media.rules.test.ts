@@ -39,13 +39,16 @@ test("a GIF is X's separate gif kind (one per post), but an image on LinkedIn, B
   }
 });
 
-test('a type the platform does not take names the item by its path', () => {
-  const issues = checkMediaForPlatform('instagram', positioned([item('image/jpeg'), item('image/png')]));
+test('a type the platform does not take names the item by its path; an image of another type is fitted instead', () => {
+  const issues = checkMediaForPlatform('instagram', positioned([item('image/jpeg'), item('application/pdf')]));
   assert.deepEqual(
     issues.map((i) => [i.platform, i.rule, i.path]),
     [['instagram', 'media_type_unsupported', '/media_ids/1']],
   );
-  assert.match(issues[0]!.message, /image\/png/);
+  assert.match(issues[0]!.message, /application\/pdf/);
+  // Instagram takes only JPEG, but Herald converts the rest (fit/plan.ts): no refusal here.
+  for (const type of ['image/png', 'image/webp', 'image/heic', 'image/avif', 'image/gif'])
+    assert.deepEqual(checkMediaForPlatform('instagram', positioned([item(type)])), [], type);
 });
 
 test("too many items, counted against the platform's maximum", () => {
@@ -54,10 +57,12 @@ test("too many items, counted against the platform's maximum", () => {
   assert.deepEqual(checkMediaForPlatform('threads', five), []);
 });
 
-test('size caps per platform and kind', () => {
-  const big = positioned([item('image/png', { sizeBytes: 3_000_000 })]);
-  assert.deepEqual(rules(checkMediaForPlatform('bluesky', big)), ['media_too_large']); // 2 MB cap
-  assert.deepEqual(checkMediaForPlatform('x', big), []); // 5 MB cap
+test('size caps per platform and kind; images over a cap are recompressed instead', () => {
+  const big = positioned([item('video/mp4', { sizeBytes: 150_000_000 })]);
+  assert.deepEqual(rules(checkMediaForPlatform('bluesky', big)), ['media_too_large']); // 100 MB cap
+  assert.deepEqual(checkMediaForPlatform('x', big), []); // 512 MB cap
+  const photo = positioned([item('image/png', { sizeBytes: 3_000_000 })]);
+  assert.deepEqual(checkMediaForPlatform('bluesky', photo), []); // fitted to Bluesky's 1 MB by a variant
 });
 
 test('video durations: too short, too long, and unknown where the platform limits them', () => {

@@ -2,7 +2,10 @@
 // platforms' own rules in PLATFORM_LIMITS: how many items, which types (looked up in that platform's own kinds,
 // so a GIF is X's `gif` but LinkedIn's `image`), sizes, video durations and mixing. Pure: no I/O.
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
+import { FITTABLE_IMAGE_TYPES } from './fit/plan.ts';
 import type { MediaKind, MediaKindRule, PlatformLimits, PlatformName } from '../../platforms/limits.ts';
+import { checkVideoRules, type VideoFactsForRules } from './media.video-rules.ts';
+import { TRANSCODABLE_RULES } from './fit/video.ts';
 
 /** The facts about one attached media item the rules need. */
 export interface AttachedMedia {
@@ -12,6 +15,10 @@ export interface AttachedMedia {
   contentType: string;
   sizeBytes: number;
   durationMs: number | null;
+  /** For a video: what the probe read, checked against the platform's `videoRules`. */
+  video?: Omit<VideoFactsForRules, 'id'>;
+  /** This server transcodes video (FFmpeg): faults a transcode mends are not refusals. */
+  transcodable?: boolean;
 }
 
 /** Same shape as the posts feature's rule issues (a 422 detail, or an item of `POST /posts/validate`). */
@@ -57,6 +64,13 @@ export function checkMediaForPlatform(
   for (const item of media) {
     const path = `/media_ids/${item.position}`;
     const found = platformKind(limits, item.contentType);
+    if (limits.media.imageFit && FITTABLE_IMAGE_TYPES.has(item.contentType)) {
+      // Herald fits images to the platform's image rules (fit/plan.ts, media.variants.ts): type and size are not
+      // refusals here; what cannot be fitted is refused by the fit plan, naming its rule.
+      const kind: MediaKind = found?.[0] ?? 'image';
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      continue;
+    }
     if (!found) {
       const accepted = Object.values(limits.media.kinds).flatMap((k) => k.contentTypes);
       issue(
@@ -94,6 +108,12 @@ export function checkMediaForPlatform(
           path,
         );
       }
+    }
+    if (kind === 'video' && item.video && limits.media.videoRules) {
+      const broken = checkVideoRules(name, limits.media.videoRules, { id: item.id, ...item.video });
+      // With FFmpeg, a video whose every fault a transcode mends becomes a variant (fit/video.ts), not a refusal.
+      const mended = item.transcodable === true && broken.every((found) => TRANSCODABLE_RULES.has(found.rule));
+      if (!mended) for (const found of broken) issue(found.rule, found.message, path);
     }
   }
   for (const [kind, count] of kinds) {

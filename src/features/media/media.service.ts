@@ -10,14 +10,18 @@ import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { PlatformName } from '../../platforms/limits.ts';
-import { loadCompleted, postMediaIssues } from './media.attach.ts';
+import type { PlatformLimits, PlatformName } from '../../platforms/limits.ts';
+import { lateIssues, loadCompleted, postMediaIssues } from './media.attach.ts';
 import { mediaTasks, queueMediaPurge, sweepMedia } from './media.cleanup.ts';
-import { completeRemote, type CompleteDeps } from './media.complete.ts';
+import { completeRemote, refusedUpload, type CompleteDeps } from './media.complete.ts';
 import * as repo from './media.repo.ts';
+import { brandsUsingMedia } from '../brands/brands.repo.ts';
 import type { MediaRow, MediaStatus } from './media.repo.ts';
 import type { MediaIssue } from './media.rules.ts';
-import type { ListMediaQuery, UploadUrlBody } from './media.schemas.ts';
+import type { ListMediaQuery, MediaFromUrlBody, UpdateMediaBody, UploadUrlBody } from './media.schemas.ts';
+import { createFromUrl, runMediaFetch, type FetchDeps } from './media.from-url.ts';
+import type { OutboundGuard } from '../../lib/ssrf.ts';
+import { initialMetadata, mergeMetadata } from '../../app/metadata.ts';
 import {
   acceptLocalUpload,
   openLocalFile,
@@ -28,6 +32,21 @@ import {
 import { isUploadType, kindOf, normaliseContentType, UPLOAD_TYPES, type UploadKind } from './media.types.ts';
 import { mediaJson, renderMediaLists, signedReadUrl } from './media.view.ts';
 import type { ByteRange, MediaStorage } from './storage/storage.ts';
+import {
+  mediaForTarget,
+  postMediaPlans,
+  preparePostVariants,
+  targetsOf,
+  variantMaker,
+  variantViews,
+  type FitTarget,
+} from './media.variants.ts';
+
+/** A post's options and per-connection limits, for fitting its media (`platform_options.<p>.media_fit` …). */
+export interface PostFit {
+  options?: Record<string, unknown>;
+  limitsOf?: (platform: PlatformName) => PlatformLimits;
+}
 
 export interface MediaDeps {
   pool: Pool;
@@ -35,6 +54,8 @@ export interface MediaDeps {
   config: MediaConfig;
   clock: Clock;
   logger: Logger;
+  /** The SSRF guard media by URL are fetched through. */
+  guard: OutboundGuard;
 }
 
 const bodyInvalid = (path: string, message: string, detail: string) =>
@@ -48,8 +69,21 @@ export function createMediaService(deps: MediaDeps) {
     storage,
     clock,
     readUrlTtlSeconds: config.readUrlTtlSeconds,
+    ffprobe: config.ffprobe,
   };
+  const fetching: FetchDeps = { ...complete, config, guard: deps.guard };
   const view = (row: MediaRow) => mediaJson(complete, row);
+  const makeVariant = variantMaker({
+    pool: deps.pool,
+    storage,
+    logger: deps.logger,
+    conversions: config.conversions,
+    video: { pool: deps.pool, storage, logger: deps.logger, ffmpeg: config.ffmpeg, render: view },
+  });
+  // Videos outside a platform's rules become H.264/AAC MP4 variants only where FFmpeg is available.
+  const transcodeVideo = config.ffmpeg !== null;
+  const fitTargets = (platforms: readonly PlatformName[], fit?: PostFit): FitTarget[] =>
+    targetsOf(platforms, fit?.options, fit?.limitsOf).map((target) => ({ ...target, transcodeVideo }));
 
   function localOnly(): CompleteDeps & { storage: Extract<MediaStorage, { driver: 'local' }> } {
     if (storage.driver !== 'local')
@@ -121,6 +155,7 @@ export function createMediaService(deps: MediaDeps) {
         uploadKey: storage.driver === 's3' ? `uploads/${ctx.workspaceId}/${id}` : `${ctx.workspaceId}/${id}`,
         uploadExpiresAt: expiresAt,
         createdBy: ctx.userId,
+        metadata: initialMetadata(body.metadata),
       });
       const ticket = {
         workspaceId: ctx.workspaceId,
@@ -147,15 +182,19 @@ export function createMediaService(deps: MediaDeps) {
       };
     },
 
+    /** `POST /media` with `url`: a `processing` media whose bytes a job fetches (media.from-url.ts). */
+    createFromUrl: (ctx: ServiceContext, body: MediaFromUrlBody) => createFromUrl(fetching, ctx, body),
+
     async get(ctx: ServiceContext, id: string) {
-      return view(await current(ctx.db, ctx.workspaceId, id));
+      const row = await current(ctx.db, ctx.workspaceId, id);
+      return mediaJson(complete, row, (await variantViews(ctx.db, ctx.workspaceId, [id])).get(id));
     },
 
     async list(ctx: ServiceContext, query: ListMediaQuery) {
       const limit = query.limit ?? 20;
       const filters: repo.MediaFilters = {
-        statuses: query.status ? ([...new Set(query.status.split(','))].sort() as MediaStatus[]) : undefined,
-        kinds: query.kind ? ([...new Set(query.kind.split(','))].sort() as UploadKind[]) : undefined,
+        statuses: query.status ? ([...new Set(query.status)].sort() as MediaStatus[]) : undefined,
+        kinds: query.kind ? ([...new Set(query.kind)].sort() as UploadKind[]) : undefined,
       };
       const after = query.cursor ? decodeCursor(query.cursor, filters) : undefined;
       const rows = await repo.listMedia(ctx.db, ctx.workspaceId, filters, after, limit + 1);
@@ -168,7 +207,12 @@ export function createMediaService(deps: MediaDeps) {
           ? await loadCompleted(complete, ctx.db, ctx.workspaceId, pending)
           : new Map<string, MediaRow>();
       const items = [];
-      for (const row of page) items.push(await view(refreshed.get(row.id) ?? row));
+      const variants = await variantViews(
+        ctx.db,
+        ctx.workspaceId,
+        page.map((r) => r.id),
+      );
+      for (const row of page) items.push(await mediaJson(complete, refreshed.get(row.id) ?? row, variants.get(row.id)));
       return {
         items,
         next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null,
@@ -179,6 +223,13 @@ export function createMediaService(deps: MediaDeps) {
     /** `POST /media/{id}/complete`: tells Herald an s3 upload is done; answers the media as it then is. */
     async complete(ctx: ServiceContext, id: string) {
       const row = await current(ctx.db, ctx.workspaceId, id);
+      if (row.status === 'processing')
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          'This media is being fetched from its URL; it completes by itself (media.ready or media.failed).',
+        );
+      // A refused upload is refused here too, as the PUT to a local upload URL is: 422 with the reason.
+      if (row.status === 'failed') throw refusedUpload(row);
       if (row.status === 'pending_upload') {
         const expired = row.upload_expires_at.getTime() <= clock.now().getTime();
         throw new AppError(
@@ -191,6 +242,14 @@ export function createMediaService(deps: MediaDeps) {
       return view(row);
     },
 
+    /** `PATCH /media/{id}`: merges `metadata` (docs/api.md "Metadata"); the bytes of a media never change. */
+    async update(ctx: ServiceContext, id: string, body: UpdateMediaBody) {
+      const row = await repo.findMedia(ctx.db, ctx.workspaceId, id, true);
+      if (!row) throw notFound('media');
+      if (body.metadata === undefined) return view(row);
+      return view(await repo.setMetadata(ctx.db, ctx.workspaceId, id, mergeMetadata(row.metadata, body.metadata)));
+    },
+
     async remove(ctx: ServiceContext, id: string) {
       const row = await repo.findMedia(ctx.db, ctx.workspaceId, id, true);
       if (!row) throw notFound('media');
@@ -201,6 +260,13 @@ export function createMediaService(deps: MediaDeps) {
           `Media ${id} is used by a post that is still to be published (${posts.join(', ')}); remove it from the post or cancel the post first.`,
         );
       }
+      const brands = await brandsUsingMedia(ctx.db, ctx.workspaceId, id);
+      if (brands.length > 0) {
+        throw new AppError(
+          'PUBLIC_API_STATE_CONFLICT',
+          `Media ${id} is the logo or a document of brand ${brands.join(', ')}; remove it from the brand first.`,
+        );
+      }
       await repo.markDeleted(ctx.db, ctx.workspaceId, id);
       await queueMediaPurge(ctx.db, ctx.workspaceId, id);
       return { id, object: 'media', deleted: true };
@@ -209,7 +275,7 @@ export function createMediaService(deps: MediaDeps) {
     // ---- the local driver's own URLs ---------------------------------------------------------------------
 
     acceptLocalUpload: (request: LocalUploadRequest) => acceptLocalUpload(localOnly(), request),
-    openLocalFile: (request: SignedRequest & { range: string | undefined }): Promise<LocalFile> =>
+    openLocalFile: (request: SignedRequest & { range: string | undefined; variant?: unknown }): Promise<LocalFile> =>
       openLocalFile(localOnly(), request),
 
     // ---- for the posts feature ---------------------------------------------------------------------------
@@ -219,7 +285,27 @@ export function createMediaService(deps: MediaDeps) {
       ctx: Pick<ServiceContext, 'db' | 'workspaceId'>,
       mediaIds: readonly string[],
       platforms: readonly PlatformName[],
-    ): Promise<MediaIssue[]> => postMediaIssues(complete, ctx.db, ctx.workspaceId, { mediaIds, platforms }),
+      fit?: PostFit,
+    ): Promise<MediaIssue[]> =>
+      postMediaIssues(complete, ctx.db, ctx.workspaceId, {
+        mediaIds,
+        platforms,
+        targets: fitTargets(platforms, fit),
+      }),
+    /** `POST /posts/validate`: what will be done to each media item on each platform (converted, scaled …). */
+    mediaPlans: (
+      ctx: Pick<ServiceContext, 'db' | 'workspaceId'>,
+      mediaIds: readonly string[],
+      platforms: readonly PlatformName[],
+      fit?: PostFit,
+    ) => postMediaPlans(ctx.db, ctx.workspaceId, mediaIds, fitTargets(platforms, fit)),
+    /** A post was written: its variants are asked for now (jobs in the caller's transaction). */
+    prepareVariants: (
+      ctx: Pick<ServiceContext, 'db' | 'workspaceId'>,
+      mediaIds: readonly string[],
+      platforms: readonly PlatformName[],
+      fit?: PostFit,
+    ) => preparePostVariants(ctx.db, ctx.workspaceId, mediaIds, fitTargets(platforms, fit)),
     /** The `media` lists of several posts, in order, with one query. */
     renderLists: (db: Queryable, workspaceId: string, lists: string[][]) =>
       renderMediaLists(complete, db, workspaceId, lists),
@@ -239,14 +325,33 @@ export function createMediaService(deps: MediaDeps) {
     openMediaStream: (storageKey: string, range?: ByteRange): Promise<Readable> => storage.open(storageKey, range),
     /** A GET URL a platform can fetch the bytes from (Instagram, Threads), valid for `ttlSeconds`. */
     signedReadUrl: (
-      media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'>,
+      media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'> & {
+        variant_id?: string;
+      },
       ttlSeconds: number,
     ) => signedReadUrl(complete, media, ttlSeconds),
+    /** The media of one target as it will send them: originals, ready variants, or variants still to make. */
+    mediaForTarget: (db: Queryable, workspaceId: string, media: MediaRow[], target: FitTarget) =>
+      mediaForTarget(db, workspaceId, media, { ...target, transcodeVideo }),
+    /** Rules broken by media fetched from a URL after the post was checked (media.attach.ts `lateIssues`). */
+    lateIssues: (media: MediaRow[], target: FitTarget) => lateIssues(media, { ...target, transcodeVideo }),
 
     // ---- housekeeping -----------------------------------------------------------------------------------
 
     /** The worker tasks `purge_media` and `media_cleanup`. */
-    tasks: () => mediaTasks({ ...complete, retentionDays: config.retentionDays }),
+    tasks: () => ({
+      ...mediaTasks({ ...complete, retentionDays: config.retentionDays }),
+      make_media_variant: async (payload: unknown, helpers: { job: { attempts: number; max_attempts: number } }) => {
+        await makeVariant(payload as { workspace_id: string; variant_id: string }, {
+          attempts: helpers.job.attempts,
+          maxAttempts: helpers.job.max_attempts,
+        });
+      },
+      fetch_media: async (payload: unknown, helpers: { job: { attempts: number; max_attempts: number } }) => {
+        const { workspace_id: workspaceId, media_id: mediaId } = payload as { workspace_id: string; media_id: string };
+        await runMediaFetch(fetching, workspaceId, mediaId, helpers.job.attempts >= helpers.job.max_attempts);
+      },
+    }),
     /** One cleanup pass now (what `media_cleanup` runs), with counts of what it removed. */
     sweep: () => sweepMedia({ ...complete, retentionDays: config.retentionDays }),
 

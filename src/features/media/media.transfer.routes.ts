@@ -61,6 +61,7 @@ export async function registerLocalTransferRoutes(app: FastifyInstance, deps: { 
           mediaId,
           expires: request.query.expires,
           signature: request.query.signature,
+          variant: request.query.variant,
           range: request.headers.range,
         });
         reply

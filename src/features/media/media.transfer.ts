@@ -4,13 +4,15 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../../app/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import { completeLocal, type CompleteDeps } from './media.complete.ts';
+import { completeLocal, refusedUpload, type CompleteDeps } from './media.complete.ts';
 import { findMedia, type MediaRow } from './media.repo.ts';
+import { findVariant } from './media.variants.repo.ts';
 import { normaliseContentType } from './media.types.ts';
 import { mediaJson } from './media.view.ts';
 import type { ByteRange, LocalStorage } from './storage/storage.ts';
 
 export const MEDIA_ID = /^med_[0-9a-z]{26}$/;
+const VARIANT_ID = /^var_[0-9a-z]{26}$/;
 
 export interface SignedRequest {
   workspaceId: string;
@@ -71,7 +73,7 @@ export async function acceptLocalUpload(
       {
         workspaceId: row.workspace_id,
         mediaId: row.id,
-        contentType: row.content_type,
+        contentType: row.content_type ?? '', // null only for media by URL, which have no upload URL
         maxBytes: row.max_bytes,
         declaredSize: row.declared_size,
         expiresAt,
@@ -113,7 +115,9 @@ export async function acceptLocalUpload(
     await deps.storage.discard(receipt.tempPath);
     throw new AppError('PUBLIC_API_BODY_INVALID', "The upload is empty; PUT the file's bytes.");
   }
-  return mediaJson(deps, await completeLocal(deps, row, receipt));
+  const done = await completeLocal(deps, row, receipt);
+  if (done.status === 'failed') throw refusedUpload(done);
+  return mediaJson(deps, done);
 }
 
 export interface LocalFile {
@@ -143,10 +147,30 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 export async function openLocalFile(
   deps: LocalDeps,
-  request: SignedRequest & { range: string | undefined },
+  request: SignedRequest & { range: string | undefined; variant?: unknown },
 ): Promise<LocalFile> {
   const { expiresAt, signature } = parseSigned(request);
-  const row = await findMedia(deps.pool, request.workspaceId.toLowerCase(), request.mediaId);
+  if (request.variant !== undefined && (typeof request.variant !== 'string' || !VARIANT_ID.test(request.variant)))
+    throw invalidUrl();
+  const found = await findMedia(deps.pool, request.workspaceId.toLowerCase(), request.mediaId);
+  // A variant's URL (media.variants.ts) names it in `variant`; its signature covers the variant's own key.
+  const variant =
+    found && typeof request.variant === 'string'
+      ? await findVariant(deps.pool, found.workspace_id, request.variant)
+      : undefined;
+  if (variant && (variant.media_id !== found?.id || variant.status !== 'ready')) throw invalidUrl();
+  const row: MediaRow | undefined =
+    found && variant
+      ? {
+          ...found,
+          storage_key: variant.storage_key,
+          content_type: variant.content_type,
+          size_bytes: variant.size_bytes,
+          sha256: variant.sha256,
+        }
+      : request.variant === undefined
+        ? found
+        : undefined;
   const signed =
     row?.storage_key &&
     deps.storage.verifyRead(

@@ -6,7 +6,8 @@ import type { MediaKind } from '../../platforms/limits.ts';
 export type UploadKind = Exclude<MediaKind, 'gif'>;
 
 /**
- * Every content type some platform in the catalogue takes (a test keeps this in step with PLATFORM_LIMITS).
+ * Every content type some platform in the catalogue takes (a test keeps this in step with PLATFORM_LIMITS), and the
+ * image types Herald converts for them.
  * `sniffedAs` lists what the sniffer may report for bytes of this type: an M4V file is an MP4 with another brand.
  */
 export const UPLOAD_TYPES: Record<string, { kind: UploadKind; sniffedAs: readonly string[] }> = {
@@ -14,6 +15,11 @@ export const UPLOAD_TYPES: Record<string, { kind: UploadKind; sniffedAs: readonl
   'image/png': { kind: 'image', sniffedAs: ['image/png'] },
   'image/gif': { kind: 'image', sniffedAs: ['image/gif'] },
   'image/webp': { kind: 'image', sniffedAs: ['image/webp'] },
+  // Phone photos: no platform takes them, Herald converts them (src/features/media/fit/). A HEIF file's brand says
+  // heic or mif1, which the sniffer reports as image/heic or image/heif: either declared type takes both.
+  'image/heic': { kind: 'image', sniffedAs: ['image/heic', 'image/heif'] },
+  'image/heif': { kind: 'image', sniffedAs: ['image/heif', 'image/heic'] },
+  'image/avif': { kind: 'image', sniffedAs: ['image/avif'] },
   'video/mp4': { kind: 'video', sniffedAs: ['video/mp4', 'video/x-m4v'] },
   'video/quicktime': { kind: 'video', sniffedAs: ['video/quicktime'] },
   'video/webm': { kind: 'video', sniffedAs: ['video/webm'] },

@@ -3,6 +3,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { findManyMedia, type MediaRow } from './media.repo.ts';
+import { variantViews, type VariantView } from './media.variants.ts';
 import type { StorageReads } from './storage/storage.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -16,7 +17,7 @@ export interface ViewDeps {
 /** A signed GET URL for a ready media item's bytes, valid for `ttlSeconds`. */
 export async function signedReadUrl(
   deps: Pick<ViewDeps, 'storage' | 'clock'>,
-  media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'>,
+  media: Pick<MediaRow, 'workspace_id' | 'id' | 'storage_key' | 'content_type' | 'filename'> & { variant_id?: string },
   ttlSeconds: number,
 ): Promise<{ url: string; expiresAt: Date }> {
   if (!media.storage_key) throw new Error(`Media ${media.id} has no stored bytes`);
@@ -26,14 +27,20 @@ export async function signedReadUrl(
     workspaceId: media.workspace_id,
     mediaId: media.id,
     storageKey: media.storage_key,
-    contentType: media.content_type,
+    contentType: media.content_type ?? 'application/octet-stream',
     filename: media.filename,
     expiresAt,
+    ...(media.variant_id !== undefined && { variantId: media.variant_id }),
   });
   return { url, expiresAt };
 }
 
-export async function mediaJson(deps: ViewDeps, m: MediaRow): Promise<Record<string, unknown>> {
+/** `variants`: the media's ready variants (media.variants.ts `variantViews`); none for a media just completed. */
+export async function mediaJson(
+  deps: ViewDeps,
+  m: MediaRow,
+  variants: VariantView[] = [],
+): Promise<Record<string, unknown>> {
   const read = m.status === 'ready' && m.storage_key ? await signedReadUrl(deps, m, deps.readUrlTtlSeconds) : null;
   return {
     id: m.id,
@@ -49,11 +56,25 @@ export async function mediaJson(deps: ViewDeps, m: MediaRow): Promise<Record<str
     duration_ms: m.duration_ms,
     sha256: m.sha256,
     unreadable: m.unreadable,
+    video:
+      m.kind === 'video' && m.probed_with
+        ? {
+            container: m.container,
+            video_codec: m.video_codec,
+            audio_codec: m.audio_codec,
+            frame_rate: m.frame_rate,
+            probed_with: m.probed_with,
+            transcodes: m.transcodes,
+          }
+        : null,
+    source_url: m.source_url,
+    metadata: m.metadata,
     url: read?.url ?? null,
     url_expires_at: read ? read.expiresAt.toISOString() : null,
     upload_expires_at: m.status === 'pending_upload' ? m.upload_expires_at.toISOString() : null,
     created_at: m.created_at.toISOString(),
     completed_at: iso(m.completed_at),
+    variants,
   };
 }
 
@@ -70,6 +91,7 @@ export async function renderMediaLists(
   const ids = [...new Set(lists.flat())];
   const rows = await findManyMedia(db, workspaceId, ids);
   const views = new Map<string, Record<string, unknown>>();
-  for (const row of rows) views.set(row.id, await mediaJson(deps, row));
+  const variants = await variantViews(db, workspaceId, ids);
+  for (const row of rows) views.set(row.id, await mediaJson(deps, row, variants.get(row.id)));
   return lists.map((list) => list.map((id) => views.get(id) ?? { id, object: 'media', deleted: true }));
 }

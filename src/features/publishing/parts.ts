@@ -217,7 +217,13 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       }
     }
     if (index === 0 && ctx.mediaIds.length > 0) {
-      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds)).map((source, i) =>
+      // Each image as fitted to this platform's rules (a variant), or a deferral while one is being made.
+      const target = {
+        platform: ctx.adapter.platform,
+        limits: ctx.adapter.limitsFor(ctx.session.connection),
+        options: ctx.options,
+      };
+      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds, target)).map((source, i) =>
         ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source,
       );
       media ??= await ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);

@@ -114,10 +114,12 @@ export async function postHolding(
   targetId: string,
   by: { text: string } | { platformPostId: string },
 ): Promise<string | undefined> {
-  // A part's text: the post's content (or its platform's `content`) for part 0, the platform's `thread` after it.
+  // A part's text: the post's content (or its platform's `content`) with the brand's additions for part 0, the
+  // platform's `thread` after it.
   const matches =
     'text' in by
       ? `CASE WHEN o.position = 0 THEN coalesce(p.platform_options -> t.platform ->> 'content', p.content)
+                || coalesce(p.brand_additions -> t.platform ->> 'suffix', '')
               ELSE p.platform_options -> t.platform -> 'thread' ->> (o.position - 1) END = $3`
       : 'o.platform_post_id = $3';
   const { rows } = await db.query<{ post_id: string }>(

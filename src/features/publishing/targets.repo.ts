@@ -245,6 +245,29 @@ export async function releaseTarget(
   return (rowCount ?? 0) > 0;
 }
 
+/**
+ * Releases the claim until `at` without counting it as an attempt (a target waiting for its media variants): the
+ * attempt the claim opened is removed and `attempt_count` given back. False when the claim was lost.
+ */
+export async function deferTarget(
+  db: Queryable,
+  workspaceId: string,
+  targetId: string,
+  token: number,
+  attemptId: string,
+  at: Date,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE post_targets SET claimed_by = NULL, next_attempt_at = $4, attempt_count = greatest(attempt_count - 1, 0),
+            updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND claim_token = $3 AND status = 'publishing'`,
+    [workspaceId, targetId, token, at],
+  );
+  if ((rowCount ?? 0) === 0) return false;
+  await db.query('DELETE FROM target_attempts WHERE workspace_id = $1 AND id = $2', [workspaceId, attemptId]);
+  return true;
+}
+
 // ---- Across workspaces on purpose: the publishing engine's batches (a batch holds targets of any workspace; the
 // batch writes carry each row's workspace id). Listed in docs/tables.md. ----
 
@@ -260,6 +283,29 @@ export async function throttledTargets(
   );
   return rows;
 }
+/** How long a target whose media are still being fetched waits before its job looks again. */
+export const MEDIA_WAIT_SECONDS = 3;
+
+/**
+ * Targets whose post has a media item still `processing` (media by URL, being fetched): they wait, without taking
+ * an attempt, and look again in MEDIA_WAIT_SECONDS — until the fetch's deadline (`upload_expires_at`), after which
+ * the target is claimed and fails on the media. A read of the media table (docs/tables.md: reads may join).
+ */
+export async function targetsAwaitingMedia(
+  db: Queryable,
+  targetIds: string[],
+): Promise<Array<{ id: string; until: Date }>> {
+  const { rows } = await db.query<{ id: string; until: Date }>(
+    `SELECT t.id, now() + make_interval(secs => $2) AS until
+       FROM post_targets t JOIN posts p ON p.id = t.post_id AND p.workspace_id = t.workspace_id
+      WHERE t.id = ANY($1::text[]) AND cardinality(p.media_ids) > 0
+        AND EXISTS (SELECT 1 FROM media m WHERE m.workspace_id = p.workspace_id AND m.id = ANY(p.media_ids)
+                      AND m.status = 'processing' AND m.deleted_at IS NULL AND m.upload_expires_at > now())`,
+    [targetIds, MEDIA_WAIT_SECONDS],
+  );
+  return rows;
+}
+
 /**
  * Claims each target for its job if it is publishable: scheduled for exactly the job's `scheduleAt` (a stale
  * job sees a different schedule and does nothing), or publishing and held by no running job (released for a

@@ -44,6 +44,9 @@ export const limits: PlatformLimits = {
     // One embed per post: app.bsky.embed.images (≤4) or app.bsky.embed.video (1). The 2026 gallery embed
     // (≤20) is left out until client/AppView support catches up.
     maxItems: 4,
+    // docs/platforms/bluesky.md "Limits": the lexicon now allows 2 MB but the docs (and older PDSs) 1 MB; Herald
+    // fits images to 1,000,000 bytes and 2000 px, what the Bluesky app itself sends.
+    imageFit: { maxBytes: 1_000_000, maxWidth: 2000, maxHeight: 2000 },
     required: false,
     mixKinds: false,
     kinds: {

@@ -28,6 +28,8 @@ export const limits: PlatformLimits = {
   media: {
     // A photo set (unpublished photos + attached_media) or a single video; the feed post cannot combine them.
     maxItems: 10, // ⚠ unverified
+    // The 10 MB of the upload check; Facebook scales large photos itself, so Herald bounds them at 4096 px too.
+    imageFit: { maxBytes: 10 * MB, maxWidth: 4096, maxHeight: 4096 },
     required: false,
     mixKinds: false,
     kinds: {

@@ -69,6 +69,19 @@ export const limits: PlatformLimits = {
   media: {
     // Every Instagram post has media: one image, one Reel, or a carousel of 2–10 images and videos mixed.
     maxItems: 10,
+    // docs/platforms/instagram.md "Limits" (video rules): MOV or MP4, H.264 or HEVC with AAC sound, 23 to 60 fps,
+    // at most 1920 px on the long side.
+    videoRules: {
+      containers: ['mp4', 'mov'],
+      videoCodecs: ['h264', 'hevc'],
+      audioCodecs: ['aac'],
+      maxLongSide: 1920,
+      minFrameRate: 23,
+      maxFrameRate: 60,
+    },
+    // docs/platforms/instagram.md "Limits": JPEG only, 8 MB, aspect 4:5 to 1.91:1, at most 1440 px wide (wider is
+    // scaled down by Instagram anyway, so Herald sends 1440).
+    imageFit: { maxBytes: 8 * MB, maxWidth: 1440, minAspect: 0.8, maxAspect: 1.91 },
     required: true,
     mixKinds: true,
     kinds: {

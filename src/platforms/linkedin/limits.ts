@@ -32,6 +32,8 @@ export const limits: PlatformLimits = {
   media: {
     // One image, a multi-image set of 2–20, one video or one document — only one of these per post.
     maxItems: 20,
+    // docs/platforms/linkedin.md "Limits": fewer than 36,152,320 pixels; 5 MB as for the upload check.
+    imageFit: { maxBytes: 5 * MB, maxPixels: 36_152_319 },
     required: false,
     mixKinds: false,
     kinds: {

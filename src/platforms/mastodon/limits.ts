@@ -26,6 +26,9 @@ export interface MastodonInstanceConfig {
   videoSizeLimit?: number; //           configuration.media_attachments.video_size_limit (bytes)
 }
 
+/** Mastodon's stock `image_matrix_limit`: most pixels of an image it takes. */
+const IMAGE_MATRIX_LIMIT = 33_177_600;
+
 const DEFAULTS: Required<MastodonInstanceConfig> = {
   maxCharacters: 500,
   maxMediaAttachments: 4,
@@ -85,6 +88,11 @@ export function mastodonLimitsFor(instanceConfig: MastodonInstanceConfig): Platf
     text: { maxLength, unit: 'characters', measure: measureHere, check },
     media: {
       maxItems,
+      // The instance's image size limit, and Mastodon's stock image_matrix_limit (33,177,600 pixels).
+      imageFit: {
+        maxBytes: pick(instanceConfig.imageSizeLimit, DEFAULTS.imageSizeLimit),
+        maxPixels: IMAGE_MATRIX_LIMIT,
+      },
       required: false,
       // Mastodon refuses a video together with any other attachment ("images_and_video"), hence one video and
       // no mixing — from Mastodon's PostStatusService, not its docs (docs/platforms/mastodon.md "Limits").

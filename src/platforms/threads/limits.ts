@@ -65,7 +65,11 @@ export const limits: PlatformLimits = {
   },
   media: {
     // One image or video, or a carousel of 2–20 images and videos mixed.
+    // docs/platforms/threads.md "Limits" (video rules): MOV or MP4, H.264 or HEVC, 23 to 60 fps.
+    videoRules: { containers: ['mp4', 'mov'], videoCodecs: ['h264', 'hevc'], minFrameRate: 23, maxFrameRate: 60 },
     maxItems: 20,
+    // docs/platforms/threads.md "Limits": JPEG or PNG, 8 MB, at most 1440 px wide, aspect at most 10:1 either way.
+    imageFit: { maxBytes: 8 * MB, maxWidth: 1440, minAspect: 0.1, maxAspect: 10 },
     required: false,
     mixKinds: true,
     kinds: {

@@ -61,6 +61,20 @@ export const limits: PlatformLimits = {
   media: {
     // "max 4 photos or 1 GIF or 1 video" (docs/platforms/x.md "Limits"; openapi CreatePostsMedia.maxItems=4).
     maxItems: 4,
+    // docs/platforms/x.md "Video rules": H.264 with AAC sound, at most 60 fps, 32×32 to 1280×1024, aspect 1:3 to 3:1.
+    videoRules: {
+      containers: ['mp4', 'mov'],
+      videoCodecs: ['h264'],
+      audioCodecs: ['aac'],
+      maxLongSide: 1280,
+      maxShortSide: 1024,
+      minSide: 32,
+      maxFrameRate: 60,
+      minAspect: 1 / 3,
+      maxAspect: 3,
+    },
+    // docs/platforms/x.md "Limits": 5 MB; X scales photos down to 4096 px on the long side itself.
+    imageFit: { maxBytes: 5 * MB, maxWidth: 4096, maxHeight: 4096 },
     required: false,
     mixKinds: false,
     kinds: {

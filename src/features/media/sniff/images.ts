@@ -45,8 +45,48 @@ export function webpDimensions(head: Buffer): DimensionsResult {
 const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 const MAX_SEGMENTS = 1000;
 
+/** The EXIF Orientation (tag 0x0112 of IFD0) in an APP1 segment's data, or undefined. */
+export function exifOrientation(data: Buffer): number | undefined {
+  if (data.length < 14 || data.toString('latin1', 0, 6) !== 'Exif\0\0') return undefined;
+  const tiff = data.subarray(6);
+  const little = tiff.toString('latin1', 0, 2) === 'II';
+  if (!little && tiff.toString('latin1', 0, 2) !== 'MM') return undefined;
+  const u16 = (at: number) => (little ? tiff.readUInt16LE(at) : tiff.readUInt16BE(at));
+  const u32 = (at: number) => (little ? tiff.readUInt32LE(at) : tiff.readUInt32BE(at));
+  const ifd = u32(4);
+  if (ifd + 2 > tiff.length) return undefined;
+  const entries = u16(ifd);
+  for (let i = 0; i < entries; i++) {
+    const at = ifd + 2 + i * 12;
+    if (at + 12 > tiff.length) return undefined;
+    if (u16(at) === 0x0112) return u16(at + 8);
+  }
+  return undefined;
+}
+
+/**
+ * HEIF/HEIC/AVIF: the largest `ispe` (image spatial extent) property in the head — the primary image; tiles and
+ * thumbnails have smaller ones — turned by a quarter when an `irot` property says so.
+ */
+export function heifDimensions(head: Buffer): DimensionsResult {
+  let best: Dimensions | undefined;
+  let turned = false;
+  for (let at = head.indexOf('ispe', 4, 'latin1'); at >= 4; at = head.indexOf('ispe', at + 4, 'latin1')) {
+    if (at + 16 > head.length) break;
+    const width = head.readUInt32BE(at + 8);
+    const height = head.readUInt32BE(at + 12);
+    if (!best || width * height > best.width * best.height) best = { width, height };
+  }
+  for (let at = head.indexOf('irot', 4, 'latin1'); at >= 4; at = head.indexOf('irot', at + 4, 'latin1'))
+    if (at + 5 <= head.length && head.readUInt32BE(at - 4) === 9 && (head[at + 4]! & 1) === 1) turned = true;
+  if (!best || best.width === 0 || best.height === 0)
+    return { unreadable: 'the HEIF file has no image size (ispe) in its first 64 KiB' };
+  return turned ? { width: best.height, height: best.width } : best;
+}
+
 export async function jpegDimensions(reader: ByteReader): Promise<DimensionsResult> {
   let offset = 2; // after SOI
+  let orientation: number | undefined;
   for (let i = 0; i < MAX_SEGMENTS; i++) {
     const header = await reader.read(offset, 9);
     if (header.length < 4 || header[0] !== 0xff)
@@ -63,13 +103,17 @@ export async function jpegDimensions(reader: ByteReader): Promise<DimensionsResu
     }
     if (marker === 0xd9 || marker === 0xda) return { unreadable: 'the JPEG has no frame header before its image data' };
     const length = header.readUInt16BE(2);
+    if (marker === 0xe1 && length > 16) orientation ??= exifOrientation(await reader.read(offset + 4, length - 2));
     if (SOF.has(marker)) {
       if (header.length < 9) return { unreadable: 'the JPEG frame header is cut short' };
       const height = header.readUInt16BE(5);
       const width = header.readUInt16BE(7);
       // A height of 0 means "defined later by a DNL marker", which Herald does not chase.
       if (height === 0 || width === 0) return { unreadable: 'the JPEG frame header gives no height (DNL marker)' };
-      return { width, height };
+      // EXIF orientations 5–8 turn the picture a quarter: the size is reported as the picture is shown.
+      return orientation !== undefined && orientation >= 5 && orientation <= 8
+        ? { width: height, height: width }
+        : { width, height };
     }
     if (length < 2) return { unreadable: 'the JPEG has a malformed segment' };
     offset += 2 + length;

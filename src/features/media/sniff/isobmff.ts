@@ -1,16 +1,23 @@
 // Duration and picture size of MP4/MOV files (ISO base media / QuickTime), read from the box tree without a
 // native toolchain: `moov/mvhd` gives timescale and duration (or `moov/mvex/mehd` for fragmented files), and
 // the first track whose `tkhd` has a picture size gives width and height, turned by its matrix (phones record
-// portrait video as landscape plus a 90° rotation). Only box headers are read on the way, so a `moov` at the
-// end of a multi-gigabyte file costs a few small reads.
+// portrait video as landscape plus a 90° rotation). Each track's `mdia` gives its kind (`hdlr`), codec (the first
+// `stsd` sample entry) and, for video, the frame rate (samples in `stts` over the `mdhd` duration). Only box headers
+// and these small tables are read on the way, so a `moov` at the end of a multi-gigabyte file costs a few reads.
 import type { ByteReader } from './byte-reader.ts';
 
 export interface VideoInfo {
   durationMs: number | null;
   width: number | null;
   height: number | null;
+  /** From the first video track's sample description (`stsd`): h264, hevc, av1, vp9 …; null when there is none. */
+  videoCodec: string | null;
+  /** From the first sound track's sample description: aac, mp3, opus …; null when the file has no sound track. */
+  audioCodec: string | null;
+  /** Frames per second of the first video track: its sample count over its media duration (`stts`, `mdhd`). */
+  frameRate: number | null;
   /** Why a value is null. */
-  unreadable: { field: 'duration_ms' | 'width' | 'height'; reason: string }[];
+  unreadable: { field: 'duration_ms' | 'width' | 'height' | 'video_codec' | 'frame_rate'; reason: string }[];
 }
 
 interface Box {
@@ -105,6 +112,154 @@ async function pictureSize(reader: ByteReader, moov: Box[]): Promise<{ width: nu
   return 'no track header (tkhd) gives a picture size';
 }
 
+// Sample entry types (ISO/IEC 14496-12 `stsd` entries, QuickTime's too) in the names ffprobe uses.
+const VIDEO_CODECS: Record<string, string> = {
+  avc1: 'h264',
+  avc3: 'h264',
+  hvc1: 'hevc',
+  hev1: 'hevc',
+  av01: 'av1',
+  vp09: 'vp9',
+  vp08: 'vp8',
+  mp4v: 'mpeg4',
+  apch: 'prores',
+  apcn: 'prores',
+  apcs: 'prores',
+  apco: 'prores',
+  ap4h: 'prores',
+  jpeg: 'mjpeg',
+};
+const AUDIO_CODECS: Record<string, string> = {
+  mp4a: 'aac',
+  Opus: 'opus',
+  'ac-3': 'ac3',
+  'ec-3': 'eac3',
+  alac: 'alac',
+  fLaC: 'flac',
+  '.mp3': 'mp3',
+  lpcm: 'pcm',
+  sowt: 'pcm',
+  twos: 'pcm',
+};
+
+interface Track {
+  handler: string;
+  sampleEntry: string | null;
+  /** For `mp4a`: the object type of its decoder configuration (0x40 AAC, 0x69/0x6b MP3). */
+  objectType: number | null;
+  timescale: number;
+  duration: number;
+  samples: number;
+}
+
+async function child(reader: ByteReader, box: Box | undefined, type: string): Promise<Box | undefined> {
+  return box ? (await children(reader, box.start, box.end)).find((b) => b.type === type) : undefined;
+}
+
+/** The object type indication inside an `esds` box (ES_Descriptor → DecoderConfigDescriptor), or null. */
+function esdsObjectType(data: Buffer): number | null {
+  let at = 4; // version and flags
+  const descriptor = (tag: number): boolean => {
+    if (data[at] !== tag) return false;
+    at++;
+    for (let i = 0; i < 4 && at < data.length; i++) if ((data[at++]! & 0x80) === 0) break; // expandable length
+    return true;
+  };
+  if (!descriptor(0x03)) return null;
+  const flags = data[at + 2] ?? 0;
+  at += 3; // ES_ID, flags
+  if (flags & 0x80) at += 2; // dependsOn_ES_ID
+  if (flags & 0x40) at += 1 + (data[at] ?? 0); // URL
+  if (flags & 0x20) at += 2; // OCR_ES_Id
+  if (!descriptor(0x04)) return null;
+  return data[at] ?? null;
+}
+
+async function readTrack(reader: ByteReader, trak: Box): Promise<Track | undefined> {
+  const mdia = await child(reader, trak, 'mdia');
+  if (!mdia) return undefined;
+  const inMdia = await children(reader, mdia.start, mdia.end);
+  const hdlr = inMdia.find((b) => b.type === 'hdlr');
+  const mdhd = inMdia.find((b) => b.type === 'mdhd');
+  if (!hdlr || !mdhd) return undefined;
+  const handler = (await payload(reader, hdlr, 12)).toString('latin1', 8, 12);
+  const m = await payload(reader, mdhd, 32);
+  const [timescale, duration] =
+    m[0] === 1 && m.length >= 32
+      ? [m.readUInt32BE(20), Number(m.readBigUInt64BE(24))]
+      : m.length >= 20
+        ? [m.readUInt32BE(12), m.readUInt32BE(16)]
+        : [0, 0];
+  const table = await child(
+    reader,
+    inMdia.find((b) => b.type === 'minf'),
+    'stbl',
+  );
+  const inStbl = table ? await children(reader, table.start, table.end) : [];
+  let sampleEntry: string | null = null;
+  let objectType: number | null = null;
+  const stsd = inStbl.find((b) => b.type === 'stsd');
+  if (stsd) {
+    const entries = await children(reader, stsd.start + 8, stsd.end); // after version, flags and entry count
+    const first = entries[0];
+    if (first) {
+      sampleEntry = first.type;
+      if (first.type === 'mp4a') {
+        // AudioSampleEntry: 8 bytes of SampleEntry, 20 of audio fields (v0), then its boxes (esds).
+        const esds = (await children(reader, first.start + 28, first.end)).find((b) => b.type === 'esds');
+        if (esds) objectType = esdsObjectType(await payload(reader, esds, 64));
+      }
+    }
+  }
+  let samples = 0;
+  const stts = inStbl.find((b) => b.type === 'stts');
+  if (stts) {
+    const head = await payload(reader, stts, 8);
+    const count = head.length >= 8 ? Math.min(head.readUInt32BE(4), MAX_BOXES * 10) : 0;
+    const entries = await reader.read(stts.start + 8, Math.min(count * 8, stts.end - stts.start - 8));
+    for (let i = 0; i + 8 <= entries.length; i += 8) samples += entries.readUInt32BE(i);
+  }
+  return { handler, sampleEntry, objectType, timescale, duration, samples };
+}
+
+function codecName(track: Track): string | null {
+  if (!track.sampleEntry) return null;
+  if (track.sampleEntry === 'mp4a' && (track.objectType === 0x69 || track.objectType === 0x6b)) return 'mp3';
+  const known = (track.handler === 'soun' ? AUDIO_CODECS : VIDEO_CODECS)[track.sampleEntry];
+  return known ?? track.sampleEntry.trim().toLowerCase();
+}
+
+async function tracksInfo(
+  reader: ByteReader,
+  moov: Box[],
+): Promise<Pick<VideoInfo, 'videoCodec' | 'audioCodec' | 'frameRate'> & { unreadable: VideoInfo['unreadable'] }> {
+  const tracks: Track[] = [];
+  for (const trak of moov.filter((b) => b.type === 'trak')) {
+    const track = await readTrack(reader, trak);
+    if (track) tracks.push(track);
+  }
+  const video = tracks.find((t) => t.handler === 'vide');
+  const audio = tracks.find((t) => t.handler === 'soun');
+  const unreadable: VideoInfo['unreadable'] = [];
+  const videoCodec = video ? codecName(video) : null;
+  if (!videoCodec)
+    unreadable.push({
+      field: 'video_codec',
+      reason: video ? 'the video track has no sample description (stsd)' : 'no video track (hdlr vide) was found',
+    });
+  let frameRate: number | null = null;
+  if (video && video.samples > 0 && video.duration > 0 && video.timescale > 0)
+    frameRate = Math.round((video.samples * video.timescale * 1000) / video.duration) / 1000;
+  else
+    unreadable.push({
+      field: 'frame_rate',
+      reason: video
+        ? 'the video track gives no sample count (stts) or no duration (mdhd); a fragmented file keeps them in its fragments'
+        : 'no video track (hdlr vide) was found',
+    });
+  return { videoCodec, audioCodec: audio ? codecName(audio) : null, frameRate, unreadable };
+}
+
 export async function readVideoInfo(reader: ByteReader): Promise<VideoInfo> {
   const top = await children(reader, 0, reader.size);
   const moovBox = top.find((b) => b.type === 'moov');
@@ -114,11 +269,26 @@ export async function readVideoInfo(reader: ByteReader): Promise<VideoInfo> {
       durationMs: null,
       width: null,
       height: null,
-      unreadable: (['duration_ms', 'width', 'height'] as const).map((field) => ({ field, reason })),
+      videoCodec: null,
+      audioCodec: null,
+      frameRate: null,
+      unreadable: (['duration_ms', 'width', 'height', 'video_codec', 'frame_rate'] as const).map((field) => ({
+        field,
+        reason,
+      })),
     };
   }
   const moov = await children(reader, moovBox.start, moovBox.end);
-  const info: VideoInfo = { durationMs: null, width: null, height: null, unreadable: [] };
+  const tracks = await tracksInfo(reader, moov);
+  const info: VideoInfo = {
+    durationMs: null,
+    width: null,
+    height: null,
+    videoCodec: tracks.videoCodec,
+    audioCodec: tracks.audioCodec,
+    frameRate: tracks.frameRate,
+    unreadable: [],
+  };
   const duration = await movieDuration(reader, moov);
   if (typeof duration === 'number') info.durationMs = duration;
   else info.unreadable.push({ field: 'duration_ms', reason: duration });
@@ -129,5 +299,6 @@ export async function readVideoInfo(reader: ByteReader): Promise<VideoInfo> {
     info.width = size.width;
     info.height = size.height;
   }
+  info.unreadable.push(...tracks.unreadable);
   return info;
 }

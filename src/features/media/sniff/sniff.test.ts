@@ -73,8 +73,34 @@ test('a video without a movie box says why its duration and size are unknown', a
   const result = await sniff(bufferReader(mp4({ noMoov: true })));
   assert.equal(result.contentType, 'video/mp4');
   assert.equal(result.durationMs, null);
-  assert.deepEqual(result.unreadable.map((u) => u.field).sort(), ['duration_ms', 'height', 'width']);
+  assert.deepEqual(result.unreadable.map((u) => u.field).sort(), [
+    'duration_ms',
+    'frame_rate',
+    'height',
+    'video_codec',
+    'width',
+  ]);
   assert.match(result.unreadable[0]!.reason, /moov/);
+});
+
+test('codecs and frame rate come from the tracks: stsd sample entries, stts over mdhd', async () => {
+  const h264 = await sniff(bufferReader(mp4({ frameRate: 25, durationMs: 4_000 })));
+  assert.deepEqual(h264.tracks, { videoCodec: 'h264', audioCodec: 'aac', frameRate: 25 });
+  const hevc = await sniff(bufferReader(mov({ videoCodec: 'hvc1', audioCodec: null, frameRate: 120 })));
+  assert.deepEqual(hevc.tracks, { videoCodec: 'hevc', audioCodec: null, frameRate: 120 });
+  const vp9 = await sniff(bufferReader(mp4({ videoCodec: 'vp09', audioCodec: 'Opus' })));
+  assert.deepEqual([vp9.tracks?.videoCodec, vp9.tracks?.audioCodec], ['vp9', 'opus']);
+  assert.deepEqual(vp9.unreadable, []);
+});
+
+test('a fragmented MP4 says why its frame rate is unknown', async () => {
+  const result = await sniff(bufferReader(mp4({ fragmented: true })));
+  assert.equal(result.tracks?.frameRate, null);
+  assert.deepEqual(
+    result.unreadable.map((u) => u.field),
+    ['frame_rate'],
+  );
+  assert.match(result.unreadable[0]!.reason, /fragment/);
 });
 
 test('bytes of no known format have no content type', async () => {

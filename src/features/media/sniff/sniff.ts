@@ -3,10 +3,17 @@
 // duration. A value Herald cannot read is null and listed in `unreadable` with the reason, never guessed.
 import { fileTypeFromBuffer } from 'file-type';
 import { withHead, type ByteReader } from './byte-reader.ts';
-import { gifDimensions, jpegDimensions, pngDimensions, webpDimensions, type DimensionsResult } from './images.ts';
+import {
+  gifDimensions,
+  heifDimensions,
+  jpegDimensions,
+  pngDimensions,
+  webpDimensions,
+  type DimensionsResult,
+} from './images.ts';
 import { readVideoInfo } from './isobmff.ts';
 
-export type MetadataField = 'width' | 'height' | 'duration_ms';
+export type MetadataField = 'width' | 'height' | 'duration_ms' | 'video_codec' | 'frame_rate';
 
 export interface Unreadable {
   field: MetadataField;
@@ -20,6 +27,8 @@ export interface SniffResult {
   height: number | null;
   durationMs: number | null;
   unreadable: Unreadable[];
+  /** MP4/MOV only: codecs and frame rate read from the box tree (null members are listed in `unreadable`). */
+  tracks?: { videoCodec: string | null; audioCodec: string | null; frameRate: number | null };
 }
 
 // Enough for every signature file-type checks on the formats Herald takes, and for PNG/GIF/WebP headers.
@@ -55,6 +64,10 @@ export async function sniff(source: ByteReader): Promise<SniffResult> {
       return fromDimensions(contentType, webpDimensions(head));
     case 'image/jpeg':
       return fromDimensions(contentType, await jpegDimensions(reader));
+    case 'image/heic':
+    case 'image/heif':
+    case 'image/avif':
+      return fromDimensions(contentType, heifDimensions(head));
     case 'video/mp4':
     case 'video/x-m4v':
     case 'video/quicktime': {
@@ -65,6 +78,7 @@ export async function sniff(source: ByteReader): Promise<SniffResult> {
         height: info.height,
         durationMs: info.durationMs,
         unreadable: info.unreadable,
+        tracks: { videoCodec: info.videoCodec, audioCodec: info.audioCodec, frameRate: info.frameRate },
       };
     }
     case 'video/webm': {
@@ -74,7 +88,10 @@ export async function sniff(source: ByteReader): Promise<SniffResult> {
         width: null,
         height: null,
         durationMs: null,
-        unreadable: (['width', 'height', 'duration_ms'] as const).map((field) => ({ field, reason })),
+        unreadable: (['width', 'height', 'duration_ms', 'video_codec', 'frame_rate'] as const).map((field) => ({
+          field,
+          reason,
+        })),
       };
     }
     default:

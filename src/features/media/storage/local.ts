@@ -4,7 +4,7 @@
 // rename once complete, so a cut-off upload leaves no half file behind.
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -68,9 +68,24 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
   const tempDir = path.join(dir, TEMP_DIR);
   // Keys are built by the service from validated ids; this is a second fence against path tricks.
   const fileOf = (key: string) => {
-    if (!/^[0-9a-f-]{36}\/med_[0-9a-z]{26}$/.test(key)) throw new Error(`Not a local media key: ${key}`);
+    if (!/^[0-9a-f-]{36}\/med_[0-9a-z]{26}(\.var_[0-9a-z]{26})?$/.test(key))
+      throw new Error(`Not a local media key: ${key}`);
     return path.join(dir, key);
   };
+
+  /** Puts a finished temporary file under `key`: an atomic rename, the directory fsynced. */
+  async function publish(tempPath: string, key: string): Promise<void> {
+    const target = fileOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(tempPath, target);
+    // The rename is durable only once the directory entry is on disk.
+    const handle = await open(path.dirname(target), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
 
   return {
     driver: 'local',
@@ -91,6 +106,7 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
 
     async signRead(ticket) {
       const query = new URLSearchParams({
+        ...(ticket.variantId !== undefined && { variant: ticket.variantId }),
         expires: String(seconds(ticket.expiresAt)),
         signature: hmac(keyring, READ_PURPOSE, readMessage(ticket)),
       });
@@ -118,18 +134,7 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
       return { tempPath, size: meter.size, sha256: meter.hash.digest('hex') };
     },
 
-    async commit(tempPath, key) {
-      const target = fileOf(key);
-      await mkdir(path.dirname(target), { recursive: true });
-      await rename(tempPath, target);
-      // The rename is durable only once the directory entry is on disk.
-      const handle = await open(path.dirname(target), 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    },
+    commit: (tempPath, key) => publish(tempPath, key),
 
     discard: (tempPath) => rm(tempPath, { force: true }),
 
@@ -168,6 +173,34 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
         throw error;
       });
       return info ? { size: info.size, etag: null } : null;
+    },
+
+    variantKey: (workspaceId, mediaId, variantId) => `${workspaceId}/${mediaId}.${variantId}`,
+
+    async put(key, data) {
+      // Written whole to a temporary file, then renamed: a reader never sees half a variant.
+      await mkdir(tempDir, { recursive: true });
+      const tempPath = path.join(tempDir, `${randomUUID()}.part`);
+      try {
+        await writeFile(tempPath, data, { flush: true });
+        await publish(tempPath, key);
+      } catch (error) {
+        await rm(tempPath, { force: true });
+        throw error;
+      }
+    },
+
+    async putFile(key, file) {
+      // Copied to a temporary file, then renamed: a reader never sees half a file.
+      await mkdir(tempDir, { recursive: true });
+      const tempPath = path.join(tempDir, `${randomUUID()}.part`);
+      try {
+        await copyFile(file, tempPath);
+        await this.commit(tempPath, key);
+      } catch (error) {
+        await rm(tempPath, { force: true });
+        throw error;
+      }
     },
 
     async remove(key) {

@@ -2,6 +2,7 @@
 // through a presigned URL that signs Content-Type and Content-Length, so the store itself refuses other bytes;
 // Herald then checks the object, copies it to an immutable key and deletes the upload key (see media.complete.ts).
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../../config.ts';
@@ -125,6 +126,13 @@ export function createS3Storage(config: S3Config): S3Storage {
       }
     },
 
+    variantKey: (workspaceId, mediaId, variantId) => `media/${workspaceId}/${mediaId}/variants/${variantId}`,
+
+    async put(key, data, contentType) {
+      const { sdk, client } = await s3();
+      await client.send(new sdk.PutObjectCommand({ Bucket, Key: key, Body: data, ContentType: contentType }));
+    },
+
     async copy(fromKey, toKey, etag) {
       const { sdk, client } = await s3();
       try {
@@ -145,6 +153,19 @@ export function createS3Storage(config: S3Config): S3Storage {
           return 'source_changed';
         throw error;
       }
+    },
+
+    async putFile(key, file, size, contentType) {
+      const { sdk, client } = await s3();
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket,
+          Key: key,
+          Body: createReadStream(file),
+          ContentLength: size,
+          ContentType: contentType,
+        }),
+      );
     },
 
     async hash(key) {

@@ -30,6 +30,8 @@ export interface ReadTicket {
   contentType: string;
   filename: string;
   expiresAt: Date;
+  /** Set when the URL is for a variant (media.variants.ts) rather than the original; `storageKey` is then its key. */
+  variantId?: string;
 }
 
 /** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */
@@ -54,6 +56,15 @@ export interface StorageReads {
   stat(key: string): Promise<StoredObject | null>;
   /** Deletes the bytes under `key`; a key that does not exist is not an error. */
   remove(key: string): Promise<void>;
+  /** Stores bytes Herald made itself (a variant) under `key`, whole, replacing what was there. */
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** Where a variant of a media item is kept, beside the original. */
+  variantKey(workspaceId: string, mediaId: string, variantId: string): string;
+  /**
+   * Stores a local file of `size` bytes under `key`, streamed (media fetched by URL, transcoded videos); the file is
+   * left where it was.
+   */
+  putFile(key: string, file: string, size: number, contentType: string): Promise<void>;
 }
 
 export interface LocalReceipt {
