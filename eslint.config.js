@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/', '.herald/', 'dashboard/dist/', 'test/.tmp/'] },
+  {
+    ignores: [
+      '**/node_modules/',
+      '.herald/',
+      'dashboard/dist/',
+      'test/.tmp/',
+      // The client package's build output and its generated types (clients/typescript/scripts/generate.ts).
+      'clients/typescript/dist/',
+      'clients/typescript/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -43,7 +53,16 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**', '**/*.test.ts'],
+    files: [
+      'src/config.ts',
+      'test/**',
+      'bench/**',
+      'scripts/**',
+      'bin/**',
+      '**/*.test.ts',
+      'clients/typescript/scripts/**',
+      'clients/typescript/test/**',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

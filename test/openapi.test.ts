@@ -65,7 +65,6 @@ describe('serving the description', () => {
     assert.ok(v1.length >= 9);
     for (const [method, url] of v1) {
       const path = url!.replace(/^\/v1/, '').replace(/:([a-z_]+)/g, '{$1}');
-      if (path.startsWith('/openapi')) continue;
       const op = doc.paths[path]?.[method.toLowerCase()];
       assert.ok(op, `${method} ${path} is in the description`);
       assert.ok(
@@ -169,5 +168,191 @@ describe('GET /v1/platforms', () => {
       bluesky: 300,
       mastodon: 500,
     });
+  });
+});
+
+// ---- the description says exactly what the server does (docs/conventions.md "Adding an endpoint") ------------
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const full = () => doc as unknown as Json;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+function* allOperations(): Generator<[string, string, Json]> {
+  for (const [path, item] of Object.entries(full().paths as Json))
+    for (const method of METHODS) if (item[method]) yield [path, method, item[method]];
+}
+const resolve = (schema: Json | undefined): Json | undefined =>
+  schema?.$ref ? full().components.schemas[String(schema.$ref).split('/').pop()!] : schema;
+const isInlineObject = (schema: Json | undefined) =>
+  schema !== undefined && !schema.$ref && Object.keys(schema.properties ?? {}).length > 0;
+
+describe('the description is exact', () => {
+  test('GET /v1/openapi and /v1/openapi.json are in the document they serve', () => {
+    assert.ok(full().paths['/openapi'].get.responses['200'].content['application/yaml']);
+    assert.ok(full().paths['/openapi.json'].get.responses['200'].content['application/json']);
+  });
+
+  test('actions and DELETEs declare no body, and the server takes none, `{}`, or no Content-Type', async () => {
+    let actions = 0;
+    for (const [path, method, op] of allOperations()) {
+      const body = op.requestBody;
+      if (body?.required) {
+        const schema = resolve(body.content['application/json'].schema)!;
+        assert.ok(
+          Object.keys(schema.properties ?? {}).length > 0 || schema.anyOf || schema.allOf,
+          `${method} ${path} requires a body that can be empty`,
+        );
+      }
+      if (method === 'delete' || /\/(publish|cancel|retry|test|refresh|complete)$/.test(path)) {
+        assert.equal(body, undefined, `${method} ${path} declares no request body`);
+        assert.match(op.description, /Takes no request body/);
+        actions++;
+      }
+    }
+    assert.ok(actions >= 10, `${actions} actions`);
+    assert.equal(full().paths['/webhooks/{id}/rotate-secret'].post.requestBody.required, false);
+    for (const payload of [undefined, '', '{}']) {
+      const created = await t.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        key,
+        payload: { content: 'no body', platforms: ['x'], schedule_at: new Date(Date.now() + 3_600_000).toISOString() },
+      });
+      const id = created.json().data.post_id;
+      const res = await t.inject({ method: 'POST', url: `/v1/posts/${id}/cancel`, key, payload });
+      assert.equal(res.statusCode, 200, `cancel with ${JSON.stringify(payload)}: ${res.body}`);
+    }
+  });
+
+  test('response headers are described wherever they are sent; Idempotency-Key is a shared parameter', () => {
+    const components = full().components;
+    assert.equal(components.parameters.IdempotencyKey.name, 'Idempotency-Key');
+    assert.ok(components.parameters.IdempotencyKey.example, 'the curl sample carries a key, not an empty one');
+    for (const [path, method, op] of allOperations()) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        for (const h of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+          assert.ok(response.headers?.[h], `${method} ${path} ${status} describes ${h}`);
+        assert.ok(response.headers.RateLimit && response.headers['RateLimit-Policy']);
+        if (status === '429' || status === '503') assert.ok(response.headers['Retry-After'], `${path} ${status}`);
+      }
+      const mutates = (op.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey');
+      if (op['x-herald-scopes'] && method !== 'get' && path !== '/posts/validate')
+        assert.ok(mutates, `${method} ${path} takes the shared Idempotency-Key`);
+      if (mutates)
+        for (const [status, response] of Object.entries(op.responses as Json))
+          // Only 2xx answers are stored under a key, so only they can be replays.
+          if (status.startsWith('2')) assert.ok(response.headers['Idempotent-Replayed'], `${method} ${path}`);
+          else assert.equal(response.headers['Idempotent-Replayed'], undefined, `${method} ${path} ${status}`);
+    }
+  });
+
+  test('every request body and response payload is a named schema', () => {
+    const inline: string[] = [];
+    for (const [path, method, op] of allOperations()) {
+      const body = op.requestBody?.content['application/json']?.schema;
+      if (body && !body.$ref) inline.push(`${method} ${path} request body`);
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const schema = response.content?.['application/json']?.schema;
+        if (!schema || schema.$ref) continue;
+        // The envelope itself stays inline: `{ success, data, request_id }` around a named `data`.
+        const data = schema.properties?.data;
+        if (!data || isInlineObject(data) || (!data.$ref && data.type !== 'object'))
+          inline.push(`${method} ${path} ${status} data`);
+      }
+    }
+    assert.deepEqual(inline, [], 'name these with named() (src/app/envelope.ts)');
+    for (const name of [
+      'Workspace',
+      'Platform',
+      'PostPage',
+      'UploadInstructions',
+      'CreatePostRequest',
+      'Post',
+      'Target',
+      'Part',
+      'Media',
+      'Connection',
+      'WebhookEndpoint',
+      'WebhookDelivery',
+      'ErrorEnvelope',
+    ])
+      assert.ok(full().components.schemas[name], `${name} is a component`);
+  });
+
+  test('every operation has a request and a response example, and each is valid against its schema', () => {
+    const problems: string[] = [];
+    const check = (where: string, value: unknown, pointerPath: string) => {
+      const validate = ajv.getSchema(`openapi#/${pointerPath}`);
+      if (!validate) return problems.push(`${where}: no schema`);
+      if (!validate(value)) problems.push(`${where}: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
+    };
+    for (const [path, method, op] of allOperations()) {
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
+        if (media.example === undefined) problems.push(`${method} ${path} request body has no example`);
+        else
+          check(
+            `${method} ${path} request`,
+            media.example,
+            pointer('paths', path, method, 'requestBody', 'content', type, 'schema'),
+          );
+      }
+      for (const p of op.parameters ?? [])
+        if (p.in === 'path' && p.example === undefined)
+          problems.push(`${method} ${path} parameter ${p.name} has no example`);
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        for (const [type, media] of Object.entries((response.content ?? {}) as Json)) {
+          if (media.example === undefined) problems.push(`${method} ${path} ${status} has no example`);
+          else if (type.includes('json'))
+            check(
+              `${method} ${path} ${status}`,
+              media.example,
+              pointer('paths', path, method, 'responses', status, 'content', type, 'schema'),
+            );
+        }
+      }
+    }
+    for (const [name, schema] of Object.entries(full().components.schemas as Json))
+      for (const [i, example] of (schema.examples ?? []).entries())
+        check(`components.schemas.${name} example ${i}`, example, pointer('components', 'schemas', name));
+    assert.deepEqual(problems, []);
+  });
+
+  test('feature-gated values say so: pending_approval, and event types of areas not built yet', () => {
+    const status = full().components.schemas.Post.properties.status;
+    assert.match(status.description, /pending_approval.*approval policy/);
+    const notYet = Object.values(full().webhooks as Json).filter((w: Json) => w.post['x-herald-not-yet-emitted']);
+    assert.ok(notYet.length > 0, 'some event types are marked as not yet emitted');
+    for (const w of notYet) assert.match(w.post.description, /not emitted yet/i);
+  });
+
+  test('the upload PUT is described as a callback of the operations returning a signed URL', () => {
+    const callback =
+      full().paths['/media/upload-url'].post.callbacks.upload['{$response.body#/data/upload/signed_url}'];
+    assert.ok(callback.put.responses['200'] && callback.put.responses['422'] && callback.put.responses['403']);
+  });
+});
+
+describe('enumerated list filters', () => {
+  test('status is an array of an enum; `a,b` and repeated parameters are both accepted', async () => {
+    const param = full().paths['/posts'].get.parameters.find((p: Json) => p.name === 'status');
+    assert.equal(param.schema.type, 'array');
+    assert.ok(param.schema.items.enum.includes('scheduled'));
+    const csv = await t.inject({ url: '/v1/posts?status=scheduled,failed', key });
+    const repeated = await t.inject({ url: '/v1/posts?status=scheduled&status=failed', key });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.equal(repeated.statusCode, 200, repeated.body);
+    assert.deepEqual(csv.json().data.items, repeated.json().data.items);
+    for (const item of csv.json().data.items) assert.ok(['scheduled', 'failed'].includes(item.status));
+  });
+
+  test('an unknown value is a 400 in the envelope naming the allowed values, never a regex', async () => {
+    for (const url of ['/v1/posts?status=sheduled', '/v1/posts?status=scheduled,sheduled', '/v1/media?kind=gif']) {
+      const res = await t.inject({ url, key });
+      assert.equal(res.statusCode, 400, url);
+      const error = res.json().error;
+      assert.equal(error.code, 'PUBLIC_API_QUERY_INVALID');
+      const text = JSON.stringify(error);
+      assert.doesNotMatch(text, /\^\(|must match pattern/, 'no raw regex');
+      assert.match(text, /must be one of/);
+    }
   });
 });

@@ -73,6 +73,27 @@ describe('budgets', () => {
     );
   });
 
+  test('an unknown /v1 route with a valid key spends that key’s read budget, not the anonymous one', async () => {
+    const key = await t.key();
+    const headers = { 'x-forwarded-for': '203.0.113.77' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.inject({ url: '/v1/nope', key, headers });
+      statuses.push(res.statusCode);
+      assert.equal(res.headers['ratelimit-policy'], '"read";q=5;w=60');
+      assert.equal(res.json().error.code, 'PUBLIC_API_ROUTE_NOT_FOUND');
+    }
+    assert.deepEqual(statuses, [404, 404, 404], 'three unknown calls fit the read budget of 5, not the anonymous 2');
+    assert.equal((await t.inject({ url: '/v1/posts', key, headers })).headers['x-ratelimit-remaining'], '1');
+    // Without a key (or with an invalid one) the anonymous budget still applies.
+    const anonymous = await t.inject({
+      url: '/v1/nope',
+      key: 'hk_live_not_a_key',
+      headers: { 'x-forwarded-for': '203.0.113.78' },
+    });
+    assert.equal(anonymous.headers['ratelimit-policy'], '"anonymous";q=2;w=60');
+  });
+
   test('calls without a valid key spend the client IP budget, then get 429', async () => {
     const statuses = [];
     for (let i = 0; i < 3; i++)

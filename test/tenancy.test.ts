@@ -24,14 +24,21 @@ before(async () => {
   const doc = t.app.swagger() as {
     paths: Record<
       string,
-      Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in: string; name: string }> }>
+      Record<string, { 'x-herald-scopes'?: string[]; parameters?: Array<{ in?: string; $ref?: string }> }>
     >;
+    components: { parameters: Record<string, { in: string; name: string }> };
   };
   operations = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       if (!op['x-herald-scopes']) continue; // public
-      const headers = (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+      // Header parameters are shared components (IdempotencyKey, WorkspaceId, BrandId).
+      const headers = (op.parameters ?? [])
+        .map((p) =>
+          p.$ref ? doc.components.parameters[p.$ref.split('/').pop()!]! : (p as { in: string; name: string }),
+        )
+        .filter((p) => p.in === 'header')
+        .map((p) => p.name.toLowerCase());
       operations.push({
         method: method.toUpperCase(),
         path,
@@ -73,6 +80,24 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.media_id;
   },
+  '/events/{id}': async (key, workspaceId) => {
+    // Creating a post appends its events; the newest is one of them.
+    await factories['/posts/{id}']!(key, workspaceId);
+    const res = await t.inject({ url: '/v1/events?limit=1', key, headers: { 'x-herald-workspace-id': workspaceId } });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().data.items[0].id;
+  },
+  '/brands/{id}': async (key, workspaceId) => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/brands',
+      key,
+      headers: { 'x-herald-workspace-id': workspaceId },
+      payload: { name: 'Tenant brand' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().data.id;
+  },
   '/webhooks/{id}': async (key, workspaceId) => {
     // An IP literal: a public address needs no DNS, so the SSRF guard lets it through offline.
     const res = await t.inject({
@@ -88,7 +113,11 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
 };
 
 /** A valid PATCH body per resource (the id check must be what answers, not the body's schema). */
-const patchBodies: Record<string, object> = { '/webhooks/{id}': { enabled: false } };
+const patchBodies: Record<string, object> = {
+  '/webhooks/{id}': { enabled: false },
+  '/media/{id}': { metadata: { hijack: 'yes' } },
+  '/brands/{id}': { version: 1, name: 'hijack' },
+};
 
 function resourcePrefix(path: string): string | undefined {
   const match = /^(\/[^{}]+\/\{id\})/.exec(path);

@@ -13,6 +13,14 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/**
+ * A list filter of enumerated values (`status=scheduled,failed` or `status=scheduled&status=failed`): an array of
+ * the enum, which the route's `listQuery(name)` hook (src/http/query.ts) builds from either spelling.
+ */
+export function EnumList<const T extends readonly string[]>(values: T, description: string) {
+  return Type.Array(StringEnum(values), { minItems: 1, maxItems: values.length * 2, description });
+}
+
 export function successBody(requestId: string, data: unknown): { success: true; data: unknown; request_id: string } {
   return { success: true, data, request_id: requestId };
 }
@@ -63,19 +71,45 @@ export const ErrorEnvelopeSchema = Type.Object(
 
 export function Envelope<T extends TSchema>(data: T, description?: string) {
   return Type.Object(
-    { success: Type.Literal(true), data, request_id: Type.String() },
+    { success: Type.Literal(true), data, request_id: Type.String({ examples: ['req_3Jx9s0AqLZr6b2Vd'] }) },
     description ? { description } : {},
   );
 }
 
+/**
+ * Names a schema: the OpenAPI document lists it as `#/components/schemas/<name>` (src/http/openapi.ts hoists every
+ * schema whose `title` is a PascalCase name) and uses `example` for every operation that sends or returns it.
+ * Request bodies and the `data` of responses must be named (test/openapi.test.ts fails on an inline object).
+ */
+export function named<T extends TSchema>(name: string, schema: T, example?: unknown): T {
+  if (!SCHEMA_NAME.test(name)) throw new Error(`Schema name ${name} is not PascalCase`);
+  return Object.assign(schema, { title: name }, example === undefined ? {} : { examples: [example] });
+}
+
+/** A name as the OpenAPI document's components use it. */
+export const SCHEMA_NAME = /^[A-Z][A-Za-z0-9]*$/;
+
+/** The component name of a schema: its `$ref`/`$id` (shared schemas) or its PascalCase `title` (`named`). */
+export function schemaName(schema: TSchema): string | undefined {
+  const s = schema as { $ref?: string; $id?: string; title?: string };
+  const name = s.$ref?.replace(/^#\/components\/schemas\//, '') ?? s.$id ?? s.title;
+  return name !== undefined && SCHEMA_NAME.test(name) ? name : undefined;
+}
+
+/** A page of a list, named `<Item>Page` after its item (which must be named). */
 export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    next_cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` to get the next page; null on the last page.',
-    }),
-    has_more: Type.Boolean(),
-  });
+  const name = schemaName(item);
+  if (!name) throw new Error('ListOf needs a named item schema (Type.Ref, or named())');
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` to get the next page; null on the last page.',
+      }),
+      has_more: Type.Boolean(),
+    },
+    { title: `${name}Page`, description: `A page of ${name} items, newest first unless sorted otherwise.` },
+  );
 }
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC with `Z`.' });

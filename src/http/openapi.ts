@@ -5,8 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from 'typebox';
 import type { RouteAccess } from './context.ts';
+import type { RouteDeprecation } from './deprecation.ts';
+import { deepObjectParameters } from './query.ts';
 import { openApiWebhooks } from '../features/webhooks/catalogue.ts';
 import { ERROR_CATALOGUE } from '../app/errors.ts';
+import { finishDocument } from './openapi.finish.ts';
+import { gettingStarted } from './openapi.guide.ts';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Bad request: malformed body or query, missing Idempotency-Key or workspace header.',
@@ -51,6 +55,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           'JSON in, JSON out. Every response under `/v1` is an envelope: `{ "success": true, "data": …, "request_id": … }` or `{ "success": false, "error": { "code", "message", "details", "retryable", "doc_url" }, "request_id" }`.',
           'Authenticate with `Authorization: Bearer hk_live_…` (or `hk_test_…` for keys that reach only test workspaces). Mutating calls need an `Idempotency-Key` header.',
           `Error codes: ${publicUrl}/docs/errors.`,
+          gettingStarted(publicUrl),
         ].join('\n\n'),
         license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' },
       },
@@ -80,21 +85,53 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
         {
+          name: 'Brands',
+          description:
+            "A workspace's brands: identity, voice, audience, the rules applied to their posts without any model, and the compiled brand context text generation reads. Read with `brand:read`; change with `brand:write` (Herald's addition to the seed's scope list).",
+        },
+        {
           name: 'Connections',
           description:
             "Platform accounts Herald publishes as: read them with `connections:read`; connect (connect links), refresh and disconnect them with `connections:write` — Herald's addition to the seed's scope list.",
         },
         { name: 'Platforms', description: 'Platforms and their limits.' },
+        { name: 'Reference', description: 'This API description itself, for generators and the reference.' },
+        {
+          name: 'Events',
+          description:
+            'The events webhooks deliver, read back: catch up after missed deliveries, or poll instead of receiving webhooks (scope `events:read`).',
+        },
       ],
     },
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `Schema${i}`),
     },
+    // openapi.finish.ts: named schemas to components, shared header parameters, response headers, examples.
+    // query.ts: object-valued query parameters (`metadata[key]=value`) are sent the deepObject way.
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? finishDocument(deepObjectParameters(document.openapiObject), publicUrl)
+        : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       if (!url.startsWith('/v1/') || (schema as { hide?: boolean })?.hide)
         return { schema: { ...(schema ?? {}), hide: true } as never, url };
       const access = (route.config as { access?: RouteAccess } | undefined)?.access;
       const s = { ...(schema as Record<string, unknown>) };
+      // Actions and DELETEs take no body: the server still accepts none, `{}` or `null` (http/body.ts), but the
+      // description says there is none, so generated clients need not pass one.
+      // An action whose body has optional fields (rotate-secret) describes that object as an optional body.
+      if (access?.actionBody || route.method === 'DELETE') {
+        const fields = ((s.body as { anyOf?: Array<{ properties?: object }> } | undefined)?.anyOf ?? []).find(
+          (branch) => Object.keys(branch.properties ?? {}).length > 0,
+        );
+        if (fields) {
+          s.body = fields;
+          s['x-herald-optional-body'] = true;
+        } else {
+          delete s.body;
+          s.description = `${s.description ?? ''}\n\nTakes no request body.`.trim();
+        }
+      }
       const headers: Record<string, TSchema> = {};
       if (access?.workspace)
         Object.assign(headers, { 'x-herald-workspace-id': WorkspaceHeader, 'x-herald-brand-id': BrandHeader });
@@ -119,9 +156,44 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         s['x-herald-scopes'] = access.scopes;
         s.security = [{ apiKey: [] }];
       }
+      const deprecated = (route.config as { deprecated?: RouteDeprecation } | undefined)?.deprecated;
+      if (deprecated) {
+        s.deprecated = true;
+        // openapi.finish.ts describes the headers its responses carry (and drops this mark).
+        s['x-herald-deprecation'] = { sunset: deprecated.sunset !== undefined, link: deprecated.link !== undefined };
+        s.description =
+          `${s.description ?? ''}\n\nDeprecated since ${deprecated.since}${deprecated.sunset ? `; removed after ${deprecated.sunset}` : ''} (responses carry \`Deprecation\`${deprecated.sunset ? ' and `Sunset`' : ''}).${deprecated.link ? ` See ${deprecated.link}.` : ''}`.trim();
+      }
       return { schema: s as never, url };
     },
   });
+}
+
+/** The schema of `GET /v1/openapi` (YAML) and `GET /v1/openapi.json`: this document itself. */
+export function openApiRouteSchema(format: 'yaml' | 'json') {
+  const document = {
+    type: 'object',
+    title: 'OpenApiDocument',
+    description: 'An OpenAPI 3.1 document.',
+    properties: { openapi: { type: 'string', const: '3.1.0' } },
+    required: ['openapi'],
+    additionalProperties: true,
+    examples: [{ openapi: '3.1.0', info: { title: 'Herald API', version: '1.0.0' }, paths: {} }],
+  };
+  return {
+    operationId: format === 'yaml' ? 'getOpenApi' : 'getOpenApiJson',
+    security: [],
+    tags: ['Reference'],
+    summary: format === 'yaml' ? 'This API description, in YAML' : 'This API description, in JSON',
+    description:
+      'The OpenAPI 3.1 document of every `/v1` operation, the webhooks Herald sends and the signed upload URL: what the reference at `/docs` renders and what client generators read. No key needed.',
+    response: {
+      200: {
+        description: 'The OpenAPI document.',
+        content: { [format === 'yaml' ? 'application/yaml' : 'application/json']: { schema: document } },
+      },
+    },
+  };
 }
 
 /** Every error code with its status and meaning, for the API reference page. */

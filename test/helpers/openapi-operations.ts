@@ -28,21 +28,22 @@ export interface Operation {
   mutates: boolean;
   hasBody: boolean;
   hasQuery: boolean;
-  /** Action routes take no body or {}: their body schema has no properties. */
+  /** Action routes take no body or {} (or an optional one): the description declares none, or an optional one. */
   action: boolean;
   bodySchema: SchemaNode | undefined;
   queryNames: string[];
 }
 
 interface OpenApiDocument {
+  components?: { schemas?: Record<string, SchemaNode> };
   paths: Record<
     string,
     Record<
       string,
       {
         'x-herald-scopes'?: string[];
-        parameters?: Array<{ in: string; name: string }>;
-        requestBody?: { content: Record<string, { schema: SchemaNode }> };
+        parameters?: Array<{ in?: string; name?: string; $ref?: string }>;
+        requestBody?: { required?: boolean; content: Record<string, { schema: SchemaNode }> };
       }
     >
   >;
@@ -53,17 +54,26 @@ export function operationsOf(document: unknown): Operation[] {
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => {
       const params = op.parameters ?? [];
-      const bodySchema = op.requestBody?.content['application/json']?.schema;
+      // Named schemas and the shared Idempotency-Key parameter are references into components.
+      const raw = op.requestBody?.content['application/json']?.schema;
+      const bodySchema = raw?.$ref ? doc.components?.schemas?.[raw.$ref.split('/').pop()!] : raw;
       return {
         method: method.toUpperCase(),
         path,
         public: !op['x-herald-scopes'],
-        mutates: params.some((p) => p.in === 'header' && p.name === 'idempotency-key'),
+        mutates: params.some(
+          (p) =>
+            p.$ref === '#/components/parameters/IdempotencyKey' ||
+            (p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key'),
+        ),
         hasBody: Boolean(op.requestBody),
         hasQuery: params.some((p) => p.in === 'query'),
-        action: Boolean(op.requestBody) && Object.keys(bodySchema?.properties ?? {}).length === 0,
+        // Actions declare no body, or an optional one (rotate-secret): the server reads any Content-Type as JSON.
+        action:
+          Boolean(op.requestBody) &&
+          (op.requestBody?.required === false || Object.keys(bodySchema?.properties ?? {}).length === 0),
         bodySchema,
-        queryNames: params.filter((p) => p.in === 'query').map((p) => p.name),
+        queryNames: params.filter((p) => p.in === 'query').map((p) => p.name!),
       };
     }),
   );

@@ -24,6 +24,9 @@ export const EVENT_TYPES = [
   'connection.connected',
   'connection.expired',
   'connection.disconnected',
+  'brand.created',
+  'brand.updated',
+  'brand.deleted',
   'webhook.test',
   'webhook_endpoint.disabled',
   'approval.requested',
@@ -90,4 +93,20 @@ export async function appendEvents(
   }));
   await fanOutEvents(db, records);
   return records;
+}
+
+// ---- Across workspaces on purpose (housekeeping): retention is the same rule for every tenant (docs/tables.md)
+
+/**
+ * Retention of the events API: events created before `before`, in batches; returns how many went. Deliveries refer
+ * to events by id; finished ones are pruned after 30 days, and the caller's `before` is a day earlier than that
+ * (HERALD_EVENT_RETENTION_DAYS is at least 30, plus a day: jobs/tasks/prune-events.ts), so a delivery that can
+ * still be retried finds its event.
+ */
+export async function pruneEvents(db: Queryable, before: Date, batch = 5000): Promise<number> {
+  const { rowCount } = await db.query(
+    'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < $1 LIMIT $2)',
+    [before, batch],
+  );
+  return rowCount ?? 0;
 }

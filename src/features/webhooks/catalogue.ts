@@ -2,12 +2,14 @@
 // documentation — the OpenAPI 3.1 `webhooks` section is generated from it — and the list endpoints subscribe to.
 import { EVENT_TYPES, type EventType } from '../events/outbox.ts';
 
-type Payload = 'post' | 'media' | 'connection' | 'webhook_endpoint' | 'webhook_test' | 'resource';
+type Payload = 'post' | 'media' | 'connection' | 'brand' | 'webhook_endpoint' | 'webhook_test' | 'resource';
 
 interface EventDefinition {
   description: string;
   /** What `data` is. */
   payload: Payload;
+  /** The area that emits it is not built yet: the type is reserved (and subscribable), but never sent today. */
+  notYetEmitted?: true;
 }
 
 export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
@@ -36,14 +38,27 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
     description:
       "No target could be published and no part of the post is known to be out; see each target's `error` (after `PLATFORM_UNKNOWN_OUTCOME` or a 5xx a retry looks the part up before sending it again).",
   },
-  'media.ready': { payload: 'media', description: 'An upload was checked and can be attached to posts.' },
-  'media.failed': { payload: 'media', description: 'An upload was rejected (`failure_reason` says why).' },
+  'media.ready': {
+    payload: 'media',
+    description: 'An upload, or a file fetched from a URL, was checked and can be attached to posts.',
+  },
+  'media.failed': {
+    payload: 'media',
+    description:
+      'An upload was refused or a fetch from a URL failed (`failure_reason` says why), or a video transcode failed (`video.transcodes[].error`; the media stays `ready`).',
+  },
   'connection.connected': { payload: 'connection', description: 'A social account was connected (or reconnected).' },
   'connection.expired': {
     payload: 'connection',
     description: "A connection's authorisation expired or was revoked on the platform; it must be reconnected.",
   },
   'connection.disconnected': { payload: 'connection', description: 'A connection was removed.' },
+  'brand.created': { payload: 'brand', description: 'A brand was created.' },
+  'brand.updated': {
+    payload: 'brand',
+    description: "A brand's settings changed (`changed` lists the fields); `version` is the new version.",
+  },
+  'brand.deleted': { payload: 'brand', description: 'A brand was deleted.' },
   'webhook.test': {
     payload: 'webhook_test',
     description: 'Sent by `POST /webhooks/{id}/test`, to that endpoint only, whatever it subscribes to.',
@@ -53,13 +68,25 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
     description:
       "An endpoint was disabled automatically: it answered 410 Gone, or every attempt to it failed for 5 days (`disabled_reason`). Sent to the workspace's other endpoints.",
   },
-  'approval.requested': { payload: 'resource', description: 'A post awaits approval.' },
-  'approval.approved': { payload: 'resource', description: 'A post was approved.' },
-  'approval.rejected': { payload: 'resource', description: 'A post was rejected.' },
-  'inbox.item.created': { payload: 'resource', description: 'A comment, mention or message arrived in the inbox.' },
-  'automation.run.completed': { payload: 'resource', description: 'A content automation finished a run.' },
-  'repurpose.completed': { payload: 'resource', description: 'A repurpose job produced its drafts.' },
-  'repurpose.failed': { payload: 'resource', description: 'A repurpose job failed.' },
+  'approval.requested': { payload: 'resource', description: 'A post awaits approval.', notYetEmitted: true },
+  'approval.approved': { payload: 'resource', description: 'A post was approved.', notYetEmitted: true },
+  'approval.rejected': { payload: 'resource', description: 'A post was rejected.', notYetEmitted: true },
+  'inbox.item.created': {
+    payload: 'resource',
+    description: 'A comment, mention or message arrived in the inbox.',
+    notYetEmitted: true,
+  },
+  'automation.run.completed': {
+    payload: 'resource',
+    description: 'A content automation finished a run.',
+    notYetEmitted: true,
+  },
+  'repurpose.completed': {
+    payload: 'resource',
+    description: 'A repurpose job produced its drafts.',
+    notYetEmitted: true,
+  },
+  'repurpose.failed': { payload: 'resource', description: 'A repurpose job failed.', notYetEmitted: true },
 };
 
 /** Types an endpoint may subscribe to (`webhook.test` is sent on request only, to the endpoint tested). */
@@ -84,6 +111,27 @@ const DATA_SCHEMAS: Record<Payload, object> = {
   },
   media: { ...RESOURCE, description: 'The media record, as `GET /media/{id}` returns it.' },
   connection: { ...RESOURCE, description: 'The connection, as `GET /connections/{id}` returns it (never its tokens).' },
+  brand: {
+    type: 'object',
+    description:
+      'The brand in short (`GET /brands/{id}` has the rest), and for `brand.updated` the fields that changed.',
+    required: ['brand_id', 'id', 'object', 'name', 'slug', 'is_default', 'version', 'updated_at', 'changed'],
+    properties: {
+      brand_id: { type: 'string', description: 'The brand id again, as every brand-scoped event carries it.' },
+      id: { type: 'string' },
+      object: { type: 'string', const: 'brand' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      is_default: { type: 'boolean' },
+      version: { type: 'integer' },
+      updated_at: { type: 'string', format: 'date-time' },
+      changed: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Fields changed (empty but for `brand.updated`).',
+      },
+    },
+  },
   resource: RESOURCE,
 };
 
@@ -119,8 +167,9 @@ export function openApiWebhooks(): Record<string, unknown> {
       const operation = {
         operationId: `event_${type.replace(/\./g, '_')}`,
         summary: type,
-        description: `${def.description}\n\nDelivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to \`${type}\` or \`*\`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.`,
+        description: `${def.notYetEmitted ? '**Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.\n\n' : ''}${def.description}\n\nDelivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to \`${type}\` or \`*\`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.`,
         tags: ['Webhooks'],
+        ...(def.notYetEmitted ? { 'x-herald-not-yet-emitted': true } : {}),
         // Herald calls the receiver: no Herald credentials; the signature headers authenticate the message.
         security: [],
         parameters: HEADER_DOCS.map(([name, description]) => ({

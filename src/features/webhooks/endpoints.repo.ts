@@ -10,6 +10,7 @@ export interface EndpointRow {
   url: string;
   description: string | null;
   events: string[];
+  metadata: Record<string, string>;
   enabled: boolean;
   disabled_reason: DisabledReason | null;
   disabled_at: Date | null;
@@ -22,16 +23,24 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, workspace_id, url, description, events, enabled, disabled_reason, disabled_at, failing_since, secret,
+const COLUMNS = `id, workspace_id, url, description, events, metadata, enabled, disabled_reason, disabled_at, failing_since, secret,
   previous_secret, previous_secret_expires_at, secret_rotated_at, created_at, updated_at`;
 
 export async function insertEndpoint(
   db: Queryable,
-  e: { id: string; workspaceId: string; url: string; description: string | null; events: string[]; secret: Buffer },
+  e: {
+    id: string;
+    workspaceId: string;
+    url: string;
+    description: string | null;
+    events: string[];
+    metadata: Record<string, string>;
+    secret: Buffer;
+  },
 ): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (id, workspace_id, url, description, events, secret) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [e.id, e.workspaceId, e.url, e.description, e.events, e.secret],
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, description, events, metadata, secret) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+    [e.id, e.workspaceId, e.url, e.description, e.events, JSON.stringify(e.metadata), e.secret],
   );
   return rows[0]!;
 }
@@ -81,6 +90,7 @@ export interface EndpointChanges {
   url?: string;
   events?: string[];
   description?: string | null;
+  metadata?: Record<string, string>;
   /** true: enable (clears the failure state); a reason: disable for that reason. */
   enable?: true | { reason: DisabledReason; at: Date };
 }
@@ -100,6 +110,7 @@ export async function updateEndpoint(
   if (c.url !== undefined) set('url', c.url);
   if (c.events !== undefined) set('events', c.events);
   if (c.description !== undefined) set('description', c.description);
+  if (c.metadata !== undefined) set('metadata', JSON.stringify(c.metadata));
   if (c.enable === true)
     sets.push('enabled = true', 'disabled_reason = NULL', 'disabled_at = NULL', 'failing_since = NULL');
   else if (c.enable) {

@@ -12,6 +12,7 @@ import { AppError } from '../../app/errors.ts';
 import type { WebhookContext, WebhooksService } from './webhooks.service.ts';
 import {
   CreateWebhookBody,
+  DeletedWebhook,
   DeliveryIdParams,
   ListDeliveriesQuery,
   ListWebhooksQuery,
@@ -139,9 +140,7 @@ export function registerWebhooksRoutes(
         params: WebhookIdParams,
         body: NoBody,
         response: {
-          200: Envelope(
-            Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true) }),
-          ),
+          200: Envelope(DeletedWebhook),
         },
       },
     },

@@ -1,6 +1,7 @@
 // TypeBox schemas of the webhooks API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { Metadata, MetadataInput, MetadataPatch } from '../../app/metadata.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from './catalogue.ts';
 
@@ -33,7 +34,7 @@ const Url = Type.String({
 const Description = Type.String({ maxLength: 500 });
 
 export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
+  { url: Url, events: Events, description: Type.Optional(Description), metadata: Type.Optional(MetadataInput) },
   {
     additionalProperties: false,
     examples: [
@@ -55,6 +56,7 @@ export const UpdateWebhookBody = Type.Object(
       Type.Boolean({ description: '`false` pauses deliveries; `true` re-enables an endpoint, whatever disabled it.' }),
     ),
     description: Type.Optional(Type.Union([Description, Type.Null()])),
+    metadata: Type.Optional(MetadataPatch),
   },
   {
     additionalProperties: false,
@@ -93,6 +95,7 @@ export const WebhookEndpoint = Type.Object(
     url: Type.String({ format: 'uri' }),
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(Type.String()),
+    metadata: Metadata,
     enabled: Type.Boolean(),
     disabled_reason: Type.Union([StringEnum(WEBHOOK_DISABLED_REASONS), Type.Null()], {
       description:
@@ -196,3 +199,62 @@ export const ListDeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
+
+const ENDPOINT_EXAMPLE = {
+  id: 'whe_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  object: 'webhook_endpoint',
+  url: 'https://example.com/herald/webhooks',
+  description: 'Production',
+  events: ['post.published', 'post.failed'],
+  metadata: {},
+  enabled: true,
+  disabled_reason: null,
+  disabled_at: null,
+  failing_since: null,
+  secret_rotated_at: null,
+  previous_secret_expires_at: null,
+  created_at: '2026-11-20T10:05:00Z',
+  updated_at: '2026-11-20T10:05:00Z',
+};
+
+// Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
+named('CreateWebhookRequest', CreateWebhookBody);
+named('UpdateWebhookRequest', UpdateWebhookBody);
+named('RotateSecretRequest', RotateSecretBody.anyOf[0], { previous_secret_expires_in: 3600 });
+named('WebhookEndpoint', WebhookEndpoint, ENDPOINT_EXAMPLE);
+named('WebhookEndpointWithSecret', WebhookEndpointWithSecret, {
+  ...ENDPOINT_EXAMPLE,
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+});
+named('DeliveryAttempt', Attempt);
+named('WebhookDelivery', WebhookDelivery, {
+  id: 'dlv_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  object: 'webhook_delivery',
+  endpoint_id: 'whe_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  event_id: 'evt_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  event_type: 'post.published',
+  status: 'delivered',
+  failure_reason: null,
+  attempt_count: 1,
+  next_attempt_at: null,
+  last_attempt_at: '2026-12-01T09:00:03Z',
+  delivered_at: '2026-12-01T09:00:03Z',
+  created_at: '2026-12-01T09:00:02Z',
+  attempts: [
+    {
+      id: 'dla_01jdq4x1k9m2v7c3r5t8w0yz6b',
+      trigger: 'automatic',
+      started_at: '2026-12-01T09:00:03Z',
+      duration_ms: 212,
+      status_code: 200,
+      response_body: 'ok',
+      response_truncated: false,
+      error: null,
+    },
+  ],
+});
+export const DeletedWebhook = named(
+  'DeletedWebhook',
+  Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true) }),
+  { id: 'whe_01jdq4x1k9m2v7c3r5t8w0yz6b', object: 'webhook_endpoint', deleted: true },
+);

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
+import { initialMetadata, mergeMetadata } from '../../app/metadata.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
 import { appendEvent } from '../events/outbox.ts';
@@ -104,6 +105,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         url,
         description: body.description ?? null,
         events,
+        metadata: initialMetadata(body.metadata),
         secret: sealSecret(deps.keyring, secret),
       });
       return { ...endpointJson(row, clock.now()), secret };
@@ -135,6 +137,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (patch.url !== undefined) changes.url = await checkUrl(patch.url);
       if (patch.events !== undefined) changes.events = checkEvents(patch.events);
       if (patch.description !== undefined) changes.description = patch.description;
+      if (patch.metadata !== undefined) changes.metadata = mergeMetadata(endpoint.metadata, patch.metadata);
       if (patch.enabled === true && !endpoint.enabled) changes.enable = true;
       if (patch.enabled === false && endpoint.enabled) changes.enable = { reason: 'manual', at: clock.now() };
       return endpointJson(await endpoints.updateEndpoint(ctx.db, ctx.workspaceId, id, changes), clock.now());

@@ -14,6 +14,7 @@ export function endpointJson(e: EndpointRow, now: Date): Record<string, unknown>
     url: e.url,
     description: e.description,
     events: e.events,
+    metadata: e.metadata,
     enabled: e.enabled,
     disabled_reason: e.disabled_reason,
     disabled_at: iso(e.disabled_at),

@@ -3,20 +3,14 @@ import type { Pool } from '../../db/pool.ts';
 import { pruneFinishedDeliveries } from '../../features/webhooks/deliveries.repo.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { pruneInBatches } from './prune.ts';
 
 export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 3_600_000;
-const BATCH = 5000;
 
 export function pruneWebhookDeliveriesTask(deps: { pool: Pool; clock: Clock; logger: Logger }) {
   return async function pruneWebhookDeliveries(): Promise<void> {
     const before = new Date(deps.clock.now().getTime() - DELIVERY_LOG_RETENTION_MS);
-    // Batches keep each statement (and its locks) short.
-    let removed = 0;
-    let batch: number;
-    do {
-      batch = await pruneFinishedDeliveries(deps.pool, before, BATCH);
-      removed += batch;
-    } while (batch === BATCH);
+    const removed = await pruneInBatches((batch) => pruneFinishedDeliveries(deps.pool, before, batch));
     if (removed > 0) deps.logger.info({ removed }, 'old webhook deliveries removed');
   };
 }
