@@ -2,21 +2,18 @@
 // (HTTP first, so no new work arrives, within a deadline; then the worker; then the pool; then the embedded
 // cluster if we own it).
 import type { FastifyInstance } from 'fastify';
-import type { Config, Role } from './config.ts';
+import { requireAddresses, type Config, type Role } from './config.ts';
 import { buildContainer, type Container } from './container.ts';
 import { openDatabase, type DatabaseHandle } from './db/connect.ts';
 import { migrate, pendingMigrations } from './db/migrate.ts';
-import { seedSandboxConnections } from './features/connections/sandbox-seed.ts';
-import { createKey } from './features/keys/keys.service.ts';
-import { SCOPES } from './features/keys/scopes.ts';
-import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
-import { ensurePassword } from './features/users/users.service.ts';
+import { firstStart } from './first-start.ts';
 import { closeWithin } from './http/limits.ts';
-import { PLATFORM_LIMITS } from './platforms/catalogue.ts';
 import { buildServer } from './http/server.ts';
+import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
-import { createLogger, type Logger } from './lib/logger.ts';
+import { createLogger, type Logger, type LoggerOptions } from './lib/logger.ts';
+import { PUBLIC_URL_SETTING, setSetting } from './features/workspaces/workspaces.repo.ts';
 import { resolveKeyring } from './lib/secrets.ts';
 
 export interface Running {
@@ -25,80 +22,28 @@ export interface Running {
   worker?: WorkerHandle;
   deliveries?: DeliveryRunner;
   url?: string;
+  /** The metrics listener's address (HERALD_METRICS_PORT set). */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
 /**
- * Runs migrations and the first-start bootstrap; prints the one-time key when the Sandbox was just created, and
- * the owner's generated password whenever the owner has none yet (first start, or an upgrade).
+ * Runs migrations and the first-start bootstrap (first-start.ts, the same as `herald init`); prints the one-time
+ * key when the Sandbox was just created, and the owner's generated password whenever the owner has none yet.
  */
 async function prepare(container: Container, print: (text: string) => void): Promise<void> {
   const applied = await migrate(container.pool);
   if (applied.length > 0) container.logger.info({ applied }, 'migrations applied');
-  const boot = await ensureOwnerAndSandbox(container.pool, container.config.ownerEmail);
-  const seeded = await seedSandboxConnections({
-    pool: container.pool,
-    access: container.platformAccess,
-    simulators: container.simulators,
-    workspaceId: boot.workspaceId,
-    brandId: boot.brandId,
-  });
-  if (seeded.length > 0)
-    container.logger.info(
-      { connections: seeded.map((c) => `${c.platform}:${c.handle}`) },
-      'sandbox connections created',
-    );
-  const password = await ensurePassword(container.pool, boot.userId);
-  const passwordLine = password
-    ? [
-        `  Password      ${password}   (sign-in for connecting assistants; change it with \`herald users set-password ${boot.email}\`)`,
-      ]
-    : [];
-  if (!boot.created) {
-    if (password)
-      print(
-        ['', `The owner account ${boot.email} had no password. This is shown once:`, ...passwordLine, ''].join('\n'),
-      );
-    return;
-  }
-  // The Try command must work when pasted, so it names only the platforms a text post can go to; a platform that
-  // needs an image (Instagram) is named on the line after it instead (docs/decisions.md, "The first-start Try").
-  const textReady = seeded.filter((c) => !PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
-  const needMedia = seeded.filter((c) => PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
-  const { key } = await createKey(container.pool, {
-    userId: boot.userId,
-    name: 'First-start key',
-    scopes: [...SCOPES],
-    workspaceIds: [boot.workspaceId],
-    expiresAt: null,
-  });
-  print(
-    [
-      '',
-      'Herald is set up. This is shown once:',
-      `  URL           ${container.config.publicUrl}`,
-      `  Owner         ${boot.email}`,
-      ...passwordLine,
-      `  Workspace     ${boot.workspaceId}  (Sandbox, test mode)`,
-      `  Brand         ${boot.brandId}`,
-      `  Connections   ${seeded.map((c) => `${c.platform} @${c.handle}`).join(', ') || '(none: HERALD_SANDBOX=off)'}  (simulated)`,
-      `  API key       ${key}`,
-      '',
-      ...(textReady.length > 0
-        ? [
-            `Try: curl -H "Authorization: Bearer ${key}" -H "Idempotency-Key: first-post" -H "Content-Type: application/json" \\`,
-            `       -d '{"content":"Hello from Herald","platforms":[${textReady.map((p) => `"${p}"`).join(',')}],"publish_now":true}' ${container.config.publicUrl}/v1/posts`,
-          ]
-        : []),
-      ...(needMedia.length > 0
-        ? [
-            `     (Not ${needMedia.join(' or ')}: a post there needs an image or video. "Attach an image" in the README shows how.)`,
-          ]
-        : []),
-      `MCP: ${container.config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,
-      '',
-    ].join('\n'),
-  );
+  const done = await firstStart(container);
+  if (done.text) print(done.text);
+}
+
+/** How a server process logs: HERALD_LOG_FORMAT, and the secret keys as literals no line may carry. */
+export function logOptions(config: Config): LoggerOptions & { secrets: string[] } {
+  return {
+    format: config.logFormat,
+    secrets: [...(config.secretKey ? [config.secretKey] : []), ...config.previousSecretKeys],
+  };
 }
 
 export async function startHerald(
@@ -106,13 +51,15 @@ export async function startHerald(
   role: Role,
   options: { logger?: Logger; print?: (text: string) => void } = {},
 ): Promise<Running> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logging = logOptions(config);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, logging);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   let database: DatabaseHandle | undefined;
   let container: Container | undefined;
   let app: FastifyInstance | undefined;
   let worker: WorkerHandle | undefined;
   let deliveries: DeliveryRunner | undefined;
+  let metricsListener: MetricsListener | undefined;
   const stop = async () => {
     // Requests in flight get HERALD_SHUTDOWN_TIMEOUT_MS; a client that holds its socket longer (a slow body, a
     // stalled download) is cut off then, or it would keep the whole process (and its worker) alive.
@@ -120,14 +67,18 @@ export async function startHerald(
       await closeWithin(app, config.http.shutdownTimeoutMs, () =>
         logger.warn({ grace_ms: config.http.shutdownTimeoutMs }, 'closing HTTP connections still open'),
       ).catch((e: unknown) => logger.error({ err: e }, 'closing HTTP server'));
+    await metricsListener?.close().catch((e: unknown) => logger.error({ err: e }, 'closing the metrics listener'));
     await worker?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping worker'));
     await deliveries?.stop().catch((e: unknown) => logger.error({ err: e }, 'stopping webhook delivery runner'));
     await container?.close().catch((e: unknown) => logger.error({ err: e }, 'closing database pool'));
     await database?.close().catch((e: unknown) => logger.error({ err: e }, 'stopping embedded PostgreSQL'));
   };
+  requireAddresses(config, role);
   try {
     database = await openDatabase(config, logger);
     const keyring = await resolveKeyring(config, logger);
+    // A key generated into the data dir is as secret as one set in the environment.
+    if (!logging.secrets.includes(keyring.current)) logging.secrets.push(keyring.current);
     container = buildContainer({ config, logger, connectionString: database.connectionString, keyring });
     if (role === 'all') {
       await prepare(container, print);
@@ -135,7 +86,7 @@ export async function startHerald(
       const pending = await pendingMigrations(container.pool);
       if (pending.length > 0) {
         throw new Error(
-          `Migrations are pending (${pending.join(', ')}). Run \`herald migrate\` (or \`herald serve\` with --role all) first.`,
+          `Migrations are pending (${pending.join(', ')}): this build needs them and --role ${role} never applies them. Run \`herald migrate\` with this build first, then start it (docs/deploy.md, "Upgrades").`,
         );
       }
     }
@@ -145,14 +96,30 @@ export async function startHerald(
       deliveries = await startDeliveryRunner(container);
       logger.info({ role }, 'worker started');
     }
+    if (config.metrics.port !== undefined) {
+      metricsListener = await startMetricsListener(container.metrics, { ...config.metrics, port: config.metrics.port });
+      logger.info({ url: metricsListener.url, role }, 'metrics listener started');
+      if (config.metrics.token === undefined && !/^(127\.|::1$|localhost$)/.test(config.metrics.host))
+        logger.warn(
+          { host: config.metrics.host },
+          'the metrics listener answers anyone who reaches this address: set HERALD_METRICS_TOKEN',
+        );
+    }
     let url: string | undefined;
     if (role !== 'worker') {
-      app = await buildServer(container);
+      app = await buildServer(container, {
+        loops:
+          worker && deliveries
+            ? () => ({ publishing_runner: worker!.running, delivery_runner: deliveries!.running })
+            : undefined,
+      });
       await container.authenticator.listen(database.connectionString);
       url = await app.listen({ port: config.port, host: config.host });
+      // CLI commands that print links read it (src/cli/command.ts): the address this server is reached at.
+      await setSetting(container.pool, PUBLIC_URL_SETTING, config.publicUrlDefaulted ? url : config.publicUrl);
       logger.info({ url, role }, 'herald is listening');
     }
-    return { container, app, worker, deliveries, url, stop };
+    return { container, app, worker, deliveries, url, metricsUrl: metricsListener?.url, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -161,7 +128,7 @@ export async function startHerald(
 
 /** Starts Herald and keeps it running until SIGINT/SIGTERM; a second signal exits at once. */
 export async function serveUntilSignalled(config: Config, role: Role): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, logOptions(config));
   // Handlers go in before starting: a signal that arrives while the worker is still starting (after the HTTP
   // server already listens) must stop Herald cleanly, not kill it.
   let stopping = false;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { main } from '../src/cli.ts';
+import { SCOPES } from '../src/features/keys/scopes.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
 import { runHerald, spawnHerald } from './helpers/processes.ts';
 
@@ -26,14 +27,22 @@ after(() => t.close());
 
 describe('admin commands', () => {
   test('init --json is idempotent and prints the owner, the Sandbox workspace and its brand', async () => {
+    // The test app set up the owner and the Sandbox (with its connections) but no password: init adds only that.
     const first = await cli('init', '--json');
     assert.equal(first.code, 0, first.err);
-    assert.deepEqual(JSON.parse(first.out), {
+    const { password, ...rest } = JSON.parse(first.out) as { password: string | null };
+    assert.match(String(password), /.{12,}/);
+    const same = {
       user_id: t.owner.userId,
+      email: 'owner@test.local',
       workspace_id: t.owner.workspaceId,
       brand_id: t.owner.brandId,
-    });
-    assert.equal((await cli('init', '--json')).out, first.out);
+      created: false,
+      connections: [],
+      api_key: null,
+    };
+    assert.deepEqual(rest, same);
+    assert.deepEqual(JSON.parse((await cli('init', '--json')).out), { ...same, password: null });
   });
 
   test('workspaces create (live by default) and list', async () => {
@@ -41,11 +50,17 @@ describe('admin commands', () => {
     assert.equal(made.code, 0, made.err);
     const ws = JSON.parse(made.out);
     assert.equal(ws.mode, 'live');
-    assert.match(ws.brand_id, /^brand_/);
+    assert.equal(ws.object, 'workspace');
+    assert.match(ws.default_brand_id, /^brand_/);
     const test = JSON.parse((await cli('workspaces', 'create', '--name', 'QA', '--mode', 'test', '--json')).out);
     assert.equal(test.mode, 'test');
     const list = JSON.parse((await cli('workspaces', 'list', '--json')).out) as Array<{ id: string }>;
-    assert.ok(list.some((w) => w.id === ws.workspace_id) && list.some((w) => w.id === test.workspace_id));
+    // One shape per resource: what create prints is what list prints.
+    assert.deepEqual(
+      list.find((w) => w.id === ws.id),
+      ws,
+    );
+    assert.ok(list.some((w) => w.id === test.id));
   });
 
   test('brands create and list', async () => {
@@ -53,12 +68,82 @@ describe('admin commands', () => {
       (await cli('brands', 'create', '--workspace', t.owner.workspaceId, '--name', 'Side project', '--json')).out,
     );
     assert.equal(brand.name, 'Side project');
-    const list = JSON.parse((await cli('brands', 'list', '--workspace', t.owner.workspaceId, '--json')).out) as Array<{
-      id: string;
-      is_default: boolean;
-    }>;
-    assert.ok(list.some((b) => b.id === brand.id && !b.is_default));
-    assert.ok(list.some((b) => b.is_default));
+    const list = JSON.parse((await cli('brands', 'list', '--workspace', t.owner.workspaceId, '--json')).out) as {
+      items: Array<{ id: string; is_default: boolean }>;
+      has_more: boolean;
+    };
+    assert.ok(list.items.some((b) => b.id === brand.id && !b.is_default));
+    assert.ok(list.items.some((b) => b.is_default));
+  });
+
+  test('brands show, update and delete speak the API: same shapes, same version check, same rules', async () => {
+    const made = JSON.parse(
+      (
+        await cli(
+          'brands',
+          'create',
+          '--workspace',
+          t.owner.workspaceId,
+          '--name',
+          'Shell brand',
+          '--data',
+          '{"banned_terms":["cheap"],"voice":{"formality":4}}',
+          '--json',
+        )
+      ).out,
+    );
+    assert.equal(made.slug, 'shell-brand');
+    const api = await t.inject({ url: `/v1/brands/${made.id}`, key: await t.key() });
+    assert.deepEqual(made, api.json().data, 'the CLI prints what the API answers');
+    const shown = JSON.parse(
+      (await cli('brands', 'show', '--workspace', t.owner.workspaceId, '--brand', made.id, '--context', '--json')).out,
+    );
+    assert.match(shown.text, /Never use these terms: "cheap"/);
+    const updated = await cli(
+      'brands',
+      'update',
+      '--workspace',
+      t.owner.workspaceId,
+      '--brand',
+      made.id,
+      '--data',
+      '{"industry":"Tea"}',
+      '--json',
+    );
+    assert.equal(updated.code, 0, updated.err);
+    assert.deepEqual([JSON.parse(updated.out).industry, JSON.parse(updated.out).version], ['Tea', 2]);
+    const stale = await cli(
+      'brands',
+      'update',
+      '--workspace',
+      t.owner.workspaceId,
+      '--brand',
+      made.id,
+      '--version',
+      '1',
+      '--data',
+      '{"industry":"Coffee"}',
+    );
+    assert.equal(stale.code, 1);
+    assert.match(stale.err, /version 2/);
+    const invalid = await cli(
+      'brands',
+      'create',
+      '--workspace',
+      t.owner.workspaceId,
+      '--name',
+      'X',
+      '--data',
+      '{"colors":["red"]}',
+    );
+    assert.equal(invalid.code, 2);
+    assert.match(invalid.err, /\/colors\/0/);
+    const def = await cli('brands', 'delete', '--workspace', t.owner.workspaceId, '--brand', t.owner.brandId);
+    assert.equal(def.code, 1);
+    assert.match(def.err, /default brand/);
+    const gone = await cli('brands', 'delete', '--workspace', t.owner.workspaceId, '--brand', made.id, '--json');
+    assert.equal(gone.code, 0, gone.err);
+    assert.deepEqual(JSON.parse(gone.out), { id: made.id, object: 'brand', deleted: true });
   });
 
   test('keys create: hk_test_ for test-only workspaces, hk_live_ otherwise; the key works at once', async () => {
@@ -75,7 +160,23 @@ describe('admin commands', () => {
     );
     assert.equal(created.code, 0, created.err);
     const k = JSON.parse(created.out);
-    assert.deepEqual(Object.keys(k).sort(), ['expires_at', 'id', 'key', 'scopes', 'workspace_ids']);
+    // The api_key shape of `keys list`, plus the key itself.
+    assert.deepEqual(Object.keys(k).sort(), [
+      'brand_ids',
+      'created_at',
+      'expires_at',
+      'id',
+      'key',
+      'last4',
+      'last_used_at',
+      'name',
+      'oauth',
+      'object',
+      'prefix',
+      'revoked_at',
+      'scopes',
+      'workspace_ids',
+    ]);
     assert.match(k.key, /^hk_test_[0-9A-Za-z]{36}$/);
     assert.deepEqual(k.scopes, ['posts:read', 'posts:write']);
     assert.equal((await t.inject({ url: '/v1/posts', key: k.key })).statusCode, 200);
@@ -86,7 +187,7 @@ describe('admin commands', () => {
           'keys',
           'create',
           '--workspace',
-          `${live.workspace_id},${t.owner.workspaceId}`,
+          `${live.id},${t.owner.workspaceId}`,
           '--name',
           'prod',
           '--scopes',
@@ -99,7 +200,7 @@ describe('admin commands', () => {
     );
     assert.match(liveKey.key, /^hk_live_/);
     assert.equal(liveKey.expires_at, '2099-01-01T00:00:00.000Z');
-    assert.equal(liveKey.scopes.length, 19);
+    assert.deepEqual(liveKey.scopes, [...SCOPES], '`all` is every scope of today');
   });
 
   test('keys list never shows a key; keys revoke revokes', async () => {
@@ -125,6 +226,39 @@ describe('admin commands', () => {
     assert.equal(revoked.code, 0);
     assert.match(revoked.out, /revoked/);
     assert.match((await cli('keys', 'list')).out, new RegExp(`${k.id}.*revoked`));
+  });
+
+  test("keys list shows each key's scopes and expiry; create --json has the same api_key shape plus the key", async () => {
+    const created = JSON.parse(
+      (
+        await cli(
+          'keys',
+          'create',
+          '--workspace',
+          t.owner.workspaceId,
+          '--name',
+          'narrow',
+          '--scopes',
+          'posts:read,media:write',
+          '--expires-at',
+          '2098-05-06T07:08:09Z',
+          '--json',
+        )
+      ).out,
+    ) as Record<string, unknown>;
+    const listed = (JSON.parse((await cli('keys', 'list', '--json')).out) as Array<Record<string, unknown>>).find(
+      (row) => row.id === created.id,
+    );
+    const { key, ...shape } = created;
+    assert.match(String(key), /^hk_/);
+    assert.deepEqual(shape, listed);
+    const text = (await cli('keys', 'list')).out;
+    assert.match(
+      text,
+      new RegExp(
+        `${String(created.id)}[^\\n]*narrow\\n\\s+scopes: posts:read, media:write\\n\\s+expires: 2098-05-06T07:08:09.000Z`,
+      ),
+    );
   });
 });
 
@@ -195,6 +329,9 @@ describe('bad arguments', () => {
       ['workspaces', 'list', '--help'],
       ['brands', 'create', '--help'],
       ['brands', 'list', '--help'],
+      ['brands', 'show', '--help'],
+      ['brands', 'update', '--help'],
+      ['brands', 'delete', '--help'],
     ]) {
       const res = await cli(...argv);
       assert.equal(res.code, 0, argv.join(' '));

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { main } from '../src/cli.ts';
+import { PUBLIC_URL_SETTING, setSetting } from '../src/features/workspaces/workspaces.repo.ts';
 import { openCredentials } from '../src/features/connections/platform-access.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
@@ -86,5 +87,20 @@ describe('herald connections connect / reseal', () => {
         .code,
       0,
     );
+  });
+
+  test('without HERALD_PUBLIC_URL of its own, connect uses the public URL the API server recorded, not a default 8080', async () => {
+    await setSetting(t.container.pool, PUBLIC_URL_SETTING, 'https://herald.example:18083');
+    try {
+      const res = await cli(['connections', 'connect', 'x', '--workspace', t.owner.workspaceId, '--json'], {
+        HERALD_PUBLIC_URL: '',
+      });
+      assert.equal(res.code, 0, res.err);
+      assert.match(JSON.parse(res.out).url, /^https:\/\/herald\.example:18083\/connect\//);
+      const own = await cli(['connections', 'connect', 'x', '--workspace', t.owner.workspaceId, '--json']);
+      assert.match(JSON.parse(own.out).url, /^http:\/\/herald\.test\/connect\//, 'its own setting wins');
+    } finally {
+      await t.container.pool.query('DELETE FROM instance_settings WHERE key = $1', [PUBLIC_URL_SETTING]);
+    }
   });
 });

@@ -103,6 +103,7 @@ function startWorkerProcess(): HeraldProcess {
   const worker = spawnHerald(['serve', '--role', 'worker'], {
     DATABASE_URL: t.db.connectionString,
     HERALD_SECRET_KEY: TEST_SECRET,
+    HERALD_PUBLIC_URL: 'http://herald.test',
     HERALD_SANDBOX_URL: proxy.url,
     HERALD_LOG_LEVEL: 'warn',
     HERALD_WORKER_POLL_INTERVAL_MS: '200',

@@ -33,6 +33,8 @@ function env(): NodeJS.ProcessEnv {
     ...process.env,
     DATABASE_URL: t.db.connectionString,
     HERALD_SECRET_KEY: TEST_SECRET,
+    // A worker refuses to start without it (it has no HOST:PORT of its own); the sandbox URL below overrides it.
+    HERALD_PUBLIC_URL: 'http://herald.test',
     HERALD_SANDBOX_URL: sandbox.url,
     HERALD_LOG_LEVEL: 'error',
     HERALD_WORKER_POLL_INTERVAL_MS: '200',

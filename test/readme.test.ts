@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { configTable } from '../scripts/config-table.ts';
+import { cliTable } from '../scripts/cli-table.ts';
 
 const readme = await readFile(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
 
@@ -18,5 +19,12 @@ test('the README configuration table is generated from the settings (run `node s
   assert.ok(
     readme.includes(configTable()),
     'README.md configuration table is out of date: paste the output of `node scripts/config-table.ts`',
+  );
+});
+
+test('the README command table is generated from the commands (run `node scripts/cli-table.ts`)', () => {
+  assert.ok(
+    readme.includes(cliTable()),
+    'README.md command table is out of date: paste the output of `node scripts/cli-table.ts`',
   );
 });

@@ -50,6 +50,7 @@ test('a worker killed with SIGKILL mid-delivery loses nothing: the event is deli
       PATH: process.env.PATH,
       DATABASE_URL: t.db.connectionString,
       HERALD_SECRET_KEY: TEST_SECRET,
+      HERALD_PUBLIC_URL: 'http://herald.test',
       HERALD_DATA_DIR: dataDir,
       HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1',
       HERALD_LOG_LEVEL: 'warn',

@@ -1,16 +1,23 @@
 // What every `herald` command is made of: its declaration, the input and output it gets, argument checks and
 // the database an admin command opens (migrated, or refused). Feature folders declare their commands with it.
-import type { ParseArgsConfig } from 'node:util';
+import type { ParseArgsOptionDescriptor } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase } from '../db/connect.ts';
 import { migrate, pendingMigrations } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { ownerUserId } from '../features/workspaces/workspaces.service.ts';
+import { getSetting, PUBLIC_URL_SETTING } from '../features/workspaces/workspaces.repo.ts';
 import { isUuid } from '../lib/ids.ts';
 
 export class UsageError extends Error {}
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
+/** A flag as declared: what parseArgs needs, and the sentence `--help` shows for it (help is built from these). */
+export type Option = ParseArgsOptionDescriptor & {
+  description: string;
+  /** The value's name in help (`--workspace <id>`); string flags only. */
+  value?: string;
+};
+export type Options = Record<string, Option>;
 export type Values = Record<string, string | boolean | undefined>;
 
 export interface Command {
@@ -30,7 +37,22 @@ export interface Io {
   readSecret?(prompt: string): Promise<string>;
 }
 
-export const json = { json: { type: 'boolean' } } as const satisfies Options;
+export const json = {
+  json: { type: 'boolean', description: 'Print JSON (the same shape as the API) instead of text.' },
+} as const satisfies Options;
+
+/** `--help` for one command: usage, summary, and every flag it declares with its sentence. */
+export function commandHelp(command: Command): string {
+  const flags = Object.entries(command.options).map(([name, option]) => {
+    const short = option.short ? `-${option.short}, ` : '';
+    const value = option.type === 'string' ? ` <${option.value ?? 'value'}>` : '';
+    return [`${short}--${name}${value}`, option.description] as const;
+  });
+  flags.push(['-h, --help', 'Show this help.']);
+  const width = Math.max(...flags.map(([f]) => f.length));
+  const lines = flags.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`);
+  return `Usage: ${command.usage}\n\n${command.summary}\n\nOptions:\n${lines.join('\n')}`;
+}
 
 export function required(values: Values, name: string): string {
   const value = values[name];
@@ -68,11 +90,28 @@ export async function withDatabase<T>(
           `the database is not migrated (${pending.length} pending); run \`herald migrate\` or \`herald init\` first`,
         );
     }
-    return await fn(pool, config);
+    return await fn(pool, await withServerAddress(pool, config));
   } finally {
     await pool.end();
     await database.close();
   }
+}
+
+/**
+ * The CLI builds links (connect links) from the public URL. Unless HERALD_PUBLIC_URL is set for the command
+ * itself, that is the one the API server last started with (it records it), not this process's own default
+ * HOST:PORT, which need not be where the server listens.
+ */
+async function withServerAddress(pool: Pool, config: Config): Promise<Config> {
+  if (!config.publicUrlDefaulted) return config;
+  const recorded = await getSetting(pool, PUBLIC_URL_SETTING).catch(() => undefined);
+  if (!recorded) return config;
+  const sandboxDefaulted = config.sandbox.url === `${config.publicUrl}/sandbox`;
+  return {
+    ...config,
+    publicUrl: recorded,
+    sandbox: sandboxDefaulted ? { ...config.sandbox, url: `${recorded}/sandbox` } : config.sandbox,
+  };
 }
 
 /** The owner account's user id; a usage error before `herald init`. */

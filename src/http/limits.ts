@@ -5,6 +5,7 @@ import type { Server, ServerOptions } from 'node:http';
 import { BlockList, isIPv6, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { loggableUrl } from '../lib/logger.ts';
 
 /**
  * Options for `Fastify({...})`. Node checks its deadlines on a timer (`connectionsCheckingInterval`, 30 s by
@@ -58,7 +59,10 @@ export function registerBodyDeadline(app: FastifyInstance, config: Config, uploa
         if (raw.complete || raw.readableEnded || raw.socket.destroyed) return;
         // An accepted upload streaming in: its own allowance. Refused later, its rest gets a fresh deadline.
         if (upload && !reply.raw.headersSent) return void reply.raw.once('finish', () => raw.complete || arm());
-        request.log.info({ url: request.url, deadline_ms: ms }, 'request body too slow: connection closed');
+        request.log.info(
+          { url: loggableUrl(request.url), deadline_ms: ms },
+          'request body too slow: connection closed',
+        );
         raw.socket.destroy();
       }, ms);
       // Unreferenced: a pending deadline must not keep a stopping process alive (closing destroys the socket).

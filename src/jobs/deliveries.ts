@@ -14,12 +14,15 @@ import { DELIVER_WEBHOOK_TASK } from '../app/delivery-queue.ts';
 import { DEFAULT_LIVENESS, startLiveness, trackLockOwners, type LivenessOptions } from './liveness.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { pruneWebhookDeliveriesTask } from './tasks/prune-webhook-deliveries.ts';
+import { pruneEventsTask } from './tasks/prune-events.ts';
 import { superviseRunner, type SupervisedRunner } from './supervisor.ts';
 import { workerLogger } from './worker.ts';
 
 export interface DeliveryRunner {
   /** The runner in use (a new one after a database outage forced a restart). */
   readonly runner: Runner;
+  /** False while the runner waits to be restarted after a database outage, and once stopped. */
+  readonly running: boolean;
   stop(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function startDeliveryRunner(
     concurrency + 2,
     'herald-deliveries',
   );
+  const unwatchPool = container.metrics.watchPool('deliveries', pool);
   const deliver = createDeliverer({
     pool,
     keyring: container.keyring,
@@ -103,8 +107,14 @@ export async function startDeliveryRunner(
           taskList: {
             [DELIVER_WEBHOOK_TASK]: deliverWebhookTask(deliver),
             prune_webhook_deliveries: pruneWebhookDeliveriesTask({ pool, clock, logger }),
+            prune_events: pruneEventsTask({
+              pool,
+              clock,
+              logger,
+              retentionDays: config.webhooks.eventRetentionDays,
+            }),
           },
-          crontab: '17 * * * * prune_webhook_deliveries',
+          crontab: '17 * * * * prune_webhook_deliveries\n27 * * * * prune_events',
           concurrency,
           pollInterval: config.workerPollIntervalMs,
           noHandleSignals: true,
@@ -117,6 +127,7 @@ export async function startDeliveryRunner(
         }),
     });
   } catch (error) {
+    unwatchPool();
     await pool.end();
     throw error;
   }
@@ -131,9 +142,13 @@ export async function startDeliveryRunner(
     get runner() {
       return supervised.runner;
     },
+    get running() {
+      return supervised.running;
+    },
     async stop() {
       await supervised.stop();
       await liveness.stop();
+      unwatchPool();
       await pool.end();
     },
   };

@@ -47,9 +47,10 @@ export async function sweepDeadWorkers(pool: Pool, schema: string, deadAfterMs: 
   return dead;
 }
 
-async function beat(pool: Pool, schema: string, ids: Iterable<string>): Promise<void> {
+async function beat(pool: Pool, schema: string, ids: Iterable<string>, written: Set<string>): Promise<void> {
   const list = [...ids];
   if (list.length === 0) return;
+  for (const id of list) written.add(id);
   await pool.query(
     `INSERT INTO job_worker_heartbeats (worker_id, queue_schema, last_seen_at) SELECT id, $2, now() FROM unnest($1::text[]) AS t(id)
      ON CONFLICT (worker_id) DO UPDATE SET last_seen_at = now()`,
@@ -57,7 +58,11 @@ async function beat(pool: Pool, schema: string, ids: Iterable<string>): Promise<
   );
 }
 
-/** Heartbeats and sweeps for one runner until stopped; the runner's own ids are removed on stop. */
+/**
+ * Heartbeats and sweeps for one runner until stopped. On stop every id this runner ever wrote a heartbeat for is
+ * removed: by then the runner has stopped its pool and workers, which took their ids out of `owners`, and a
+ * heartbeat left behind would count a stopped process as a live worker until it aged out (/health/publishing).
+ */
 export function startLiveness(deps: {
   pool: Pool;
   schema: string;
@@ -68,10 +73,11 @@ export function startLiveness(deps: {
   const { pool, schema, owners, logger } = deps;
   const options = deps.options ?? DEFAULT_LIVENESS;
   let running: Promise<void> = Promise.resolve();
+  const written = new Set<string>();
   const tick = () => {
     running = (async () => {
       try {
-        await beat(pool, schema, owners);
+        await beat(pool, schema, owners, written);
         const dead = await sweepDeadWorkers(pool, schema, options.deadAfterMs);
         if (dead.length > 0)
           logger.warn({ schema, workers: dead }, 'unlocked the jobs of job workers that stopped answering');
@@ -87,7 +93,7 @@ export function startLiveness(deps: {
     async stop() {
       clearInterval(timer);
       await running;
-      const ids = [...owners];
+      const ids = [...new Set([...owners, ...written])];
       if (ids.length > 0)
         await pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [ids]).catch(() => {});
     },

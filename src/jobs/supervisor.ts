@@ -9,6 +9,8 @@ import type { Logger } from '../lib/logger.ts';
 export interface SupervisedRunner {
   /** The runner in use (a new one after a restart). */
   readonly runner: Runner;
+  /** False while a lost runner waits to be restarted, and once stopped (/health/ready of a process that runs it). */
+  readonly running: boolean;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,9 @@ export async function superviseRunner(o: {
   return {
     get runner() {
       return runner;
+    },
+    get running() {
+      return !stopping && restarting === undefined;
     },
     async stop() {
       stopping = true;

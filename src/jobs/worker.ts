@@ -13,6 +13,7 @@ import {
 } from 'graphile-worker';
 import type { Config } from '../config.ts';
 import type { Container } from '../container.ts';
+import { createPool } from '../db/pool.ts';
 import type { Logger } from '../lib/logger.ts';
 import { startLiveness, trackLockOwners } from './liveness.ts';
 import { startPublishSweeper } from './publish-sweeper.ts';
@@ -79,9 +80,23 @@ export function runnerPreset(config: Pick<Config, 'workerLocalQueue'>): Graphile
   };
 }
 
+/**
+ * Connections of graphile-worker's own pool (fetching jobs, batched completions and failures, its LISTEN, the
+ * crontab). graphile-worker warns when its pool is smaller than its concurrency, since each of its job workers
+ * polls for jobs on its own; with the local queue they do not (one fetch serves them all) and the jobs' own database
+ * work goes through the process pool (`HERALD_DB_POOL_SIZE`), so a pool as large as the concurrency only says what
+ * is true: it opens the few connections it uses (docs/decisions.md, "The job runner's pool is as large as its
+ * concurrency"). Without the local queue the process pool's size is kept, and the warning stands, as it should.
+ */
+export function jobPoolSize(config: Pick<Config, 'workerConcurrency' | 'workerLocalQueue' | 'databasePoolSize'>) {
+  return config.workerLocalQueue > 1 ? config.workerConcurrency : config.databasePoolSize;
+}
+
 export interface WorkerHandle {
   /** The job runner in use (a new one after the runner had to be restarted). */
   readonly runner: Runner;
+  /** False while the runner waits to be restarted after a database outage, and once stopped. */
+  readonly running: boolean;
   stop(): Promise<void>;
 }
 
@@ -94,9 +109,11 @@ export async function startWorker(container: Container, options: { waker?: boole
     workerPool = created;
   });
   const owners = trackLockOwners(events);
+  const jobPool = createPool(container.connectionString, jobPoolSize(config), 'herald-jobs');
+  const unwatchPool = container.metrics.watchPool('jobs', jobPool);
   const startRunner = () =>
     run({
-      pgPool: pool,
+      pgPool: jobPool,
       taskList: taskList(container),
       crontab: CRONTAB,
       concurrency: config.workerConcurrency,
@@ -107,7 +124,15 @@ export async function startWorker(container: Container, options: { waker?: boole
       preset: runnerPreset(config),
     });
   const releaseGuard = guardLocalQueueRelease(logger);
-  const supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
+  let supervised: Awaited<ReturnType<typeof superviseRunner>>;
+  try {
+    supervised = await superviseRunner({ name: 'publishing', start: startRunner, events, owners, logger });
+  } catch (error) {
+    releaseGuard.remove();
+    unwatchPool();
+    await jobPool.end();
+    throw error;
+  }
   const nudge = () => {
     try {
       workerPool?.nudge(config.workerConcurrency);
@@ -132,12 +157,17 @@ export async function startWorker(container: Container, options: { waker?: boole
     get runner() {
       return supervised.runner;
     },
+    get running() {
+      return supervised.running;
+    },
     async stop() {
       await waker.stop();
       await supervised.stop();
       await sweeper.stop();
       await liveness.stop();
       releaseGuard.remove();
+      unwatchPool();
+      await jobPool.end();
     },
   };
 }

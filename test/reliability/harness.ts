@@ -109,6 +109,8 @@ export async function startFleet(options: {
     HERALD_SECRET_KEY: TEST_SECRET,
     PORT: '0',
     REDIS_URL: redisUrl,
+    // Workers refuse to start without it; the simulators are this process's (HERALD_SANDBOX_URL).
+    HERALD_PUBLIC_URL: 'http://herald.test',
     HERALD_SANDBOX_URL: sandbox.url,
     HERALD_WORKER_POLL_INTERVAL_MS: '200',
     HERALD_HEARTBEAT_INTERVAL_MS: '250',
