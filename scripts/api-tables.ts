@@ -3,9 +3,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '../src/app/errors.ts';
+import {
+  BANNED_TERM_SEVERITIES,
+  BRAND_ADDITION_RULES,
+  REQUIRED_TERM_MODES,
+  RULE_APPLY,
+  VOICE_EMOJI,
+  VOICE_HASHTAGS,
+} from '../src/features/brands/brands.schemas.ts';
 import { CONNECTION_STATUSES } from '../src/features/connections/connections.routes.ts';
 import { EVENT_TYPES } from '../src/features/events/outbox.ts';
 import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes } from '../src/features/keys/scopes.ts';
+import { MEDIA_FIT_MODES } from '../src/features/media/fit/plan.ts';
 import { Media } from '../src/features/media/media.schemas.ts';
 import { CONNECT_METHODS } from '../src/features/platforms/platforms.routes.ts';
 import {
@@ -60,11 +69,26 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Threads reply control', where: '`platform_options.threads.reply_control`', values: THREADS_REPLY_CONTROLS },
   { name: 'LinkedIn visibility', where: '`platform_options.linkedin.visibility`', values: LINKEDIN_VISIBILITIES },
   { name: 'Instagram post type', where: '`platform_options.instagram.type`', values: INSTAGRAM_POST_TYPES },
+  { name: 'Media fit', where: '`platform_options.<platform>.media_fit`', values: MEDIA_FIT_MODES },
   { name: 'Media kind', where: '`kind` of a media', values: literalValues(Media.properties.kind) },
   { name: 'Media status', where: '`status` of a media', values: literalValues(Media.properties.status) },
   { name: 'Connection status', where: '`status` of a connection', values: CONNECTION_STATUSES },
   { name: 'Connect method', where: '`connect.method` of a platform', values: CONNECT_METHODS },
   { name: 'Workspace mode', where: '`mode` of a workspace', values: WORKSPACE_MODES },
+  { name: 'Voice emoji', where: '`voice.emoji` of a brand', values: VOICE_EMOJI },
+  { name: 'Voice hashtags', where: '`voice.hashtags` of a brand', values: VOICE_HASHTAGS },
+  { name: 'Banned term severity', where: '`rules.banned_terms.severity` of a brand', values: BANNED_TERM_SEVERITIES },
+  {
+    name: 'Missing required term',
+    where: '`rules.required_terms.when_missing` of a brand',
+    values: REQUIRED_TERM_MODES,
+  },
+  { name: 'Brand rule scope', where: '`rules.*.apply` of a brand', values: RULE_APPLY },
+  {
+    name: 'Brand addition',
+    where: '`applied[].additions[].rule` of `POST /v1/posts/validate`, `brand_additions` of a post',
+    values: BRAND_ADDITION_RULES,
+  },
   {
     name: 'Endpoint disabled reason',
     where: '`disabled_reason` of a webhook endpoint',

@@ -3,7 +3,9 @@
 // configuration tables of the README and docs/api.md are generated from the same declarations and tested.
 import path from 'node:path';
 import { ACCESS_SETTINGS } from './config/access.ts';
+import { AI_SETTINGS, type AiProviderName, type AiResponseFormat } from './config/ai.ts';
 import { MEDIA_SETTINGS, S3_SETTINGS } from './config/media.ts';
+import { resolveProgram } from './lib/executables.ts';
 import {
   CONNECT_LINK_SETTINGS,
   META_SETTINGS,
@@ -32,13 +34,18 @@ export interface Config {
   databasePoolSize: number;
   redisUrl: string | undefined;
   publicUrl: string;
+  /** True when HERALD_PUBLIC_URL was not set and `publicUrl` is this process's own HOST:PORT (see requireAddresses). */
+  publicUrlDefaulted?: boolean;
   /** Unset: generated into the data dir (embedded default only). */
   secretKey: string | undefined;
   previousSecretKeys: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logFormat: 'auto' | 'pretty' | 'json';
   bodyLimitBytes: number;
   rateLimits: { readPerMinute: number; writePerMinute: number; anonymousPerMinute: number };
   ownerEmail: string;
+  /** Who may read /metrics (a bearer token; unset: loopback clients only), and the optional listener of its own. */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
   /** The HTTP server's guards against slow and numerous clients, and whom it believes about the client's address. */
   http: {
     trustProxy: TrustProxy;
@@ -88,8 +95,23 @@ export interface Config {
     timeoutMs: number;
     /** An endpoint whose every attempt has failed for this long is disabled. */
     disableAfterMs: number;
+    /** Days events stay readable through GET /v1/events before the hourly prune removes them (≥ 30). */
+    eventRetentionDays: number;
   };
   media: MediaConfig;
+  ai: AiConfig;
+}
+
+/** Text generation (src/features/ai, docs/ai.md). */
+export interface AiConfig {
+  provider: AiProviderName;
+  /** Set (and checked) when `provider` is `openai_compatible`. */
+  openai: { baseUrl: string; apiKey: string | undefined; model: string; responseFormat: AiResponseFormat } | undefined;
+  timeoutMs: number;
+  maxOutputTokens: number;
+  /** Per workspace and UTC day. */
+  dailyCalls: number;
+  dailyTokens: number;
 }
 
 export interface S3Config {
@@ -111,8 +133,16 @@ export interface MediaConfig {
   maxBytes: { image: number; video: number; document: number };
   uploadUrlTtlSeconds: number;
   readUrlTtlSeconds: number;
+  /** The most one fetch of media by URL may take. */
+  fetchTimeoutSeconds: number;
+  /** FFmpeg's ffprobe (HERALD_FFPROBE, or found on the PATH); null: Herald's own MP4/MOV reader only. */
+  ffprobe: string | null;
+  /** FFmpeg's ffmpeg (HERALD_FFMPEG, or found on the PATH); null: videos are not transcoded. */
+  ffmpeg: string | null;
   /** Media no post refers to are deleted this many days after upload. */
   retentionDays: number;
+  /** Conversions (media variants) one process runs at once. */
+  conversions: number;
   /** Set when `storage` is `s3`. */
   s3: S3Config | undefined;
 }
@@ -129,7 +159,12 @@ function platformApps(read: ReadSetting, report: Report): Config['platformApps']
   return apps;
 }
 
-function mediaConfig(read: ReadSetting, dataDir: string, report: Report): MediaConfig {
+function mediaConfig(
+  read: ReadSetting,
+  dataDir: string,
+  report: Report,
+  pathVariable: string | undefined,
+): MediaConfig {
   const storage = read(MEDIA_SETTINGS.storage);
   let s3: S3Config | undefined;
   // The bucket's settings are read (and checked) only for the s3 driver.
@@ -159,9 +194,57 @@ function mediaConfig(read: ReadSetting, dataDir: string, report: Report): MediaC
     },
     uploadUrlTtlSeconds: read(MEDIA_SETTINGS.uploadUrlTtlSeconds),
     readUrlTtlSeconds: read(MEDIA_SETTINGS.readUrlTtlSeconds),
+    conversions: read(MEDIA_SETTINGS.conversions),
+    fetchTimeoutSeconds: read(MEDIA_SETTINGS.fetchTimeoutSeconds),
+    ffprobe: resolveProgram(read(MEDIA_SETTINGS.ffprobe), 'ffprobe', pathVariable),
+    ffmpeg: resolveProgram(read(MEDIA_SETTINGS.ffmpeg), 'ffmpeg', pathVariable),
     retentionDays: read(MEDIA_SETTINGS.retentionDays),
     s3,
   };
+}
+
+function aiConfig(read: ReadSetting, report: Report): AiConfig {
+  const provider = read(AI_SETTINGS.provider);
+  let openai: AiConfig['openai'];
+  // The endpoint's settings are required (and only meaningful) for the openai_compatible provider.
+  if (provider === 'openai_compatible') {
+    const baseUrl = read(AI_SETTINGS.baseUrl);
+    const model = read(AI_SETTINGS.model);
+    if (!baseUrl) report('HERALD_AI_BASE_URL is required when HERALD_AI_PROVIDER is openai_compatible');
+    if (!model) report('HERALD_AI_MODEL is required when HERALD_AI_PROVIDER is openai_compatible');
+    openai = {
+      baseUrl: baseUrl ?? '',
+      apiKey: read(AI_SETTINGS.apiKey),
+      model: model ?? '',
+      responseFormat: read(AI_SETTINGS.responseFormat),
+    };
+  }
+  const ai = {
+    provider,
+    openai,
+    timeoutMs: read(AI_SETTINGS.timeoutMs),
+    maxOutputTokens: read(AI_SETTINGS.maxOutputTokens),
+    dailyCalls: read(AI_SETTINGS.dailyCalls),
+    dailyTokens: read(AI_SETTINGS.dailyTokens),
+  };
+  // Every call reserves at least its output cap, so a smaller daily budget could never admit one.
+  if (ai.dailyTokens > 0 && ai.dailyTokens < ai.maxOutputTokens)
+    report(
+      `HERALD_AI_DAILY_TOKENS (${ai.dailyTokens}) is below HERALD_AI_MAX_OUTPUT_TOKENS (${ai.maxOutputTokens}): no call could ever be admitted (set HERALD_AI_DAILY_CALLS=0 to allow none)`,
+    );
+  return ai;
+}
+
+/**
+ * The addresses a role needs that it cannot default. A worker has no HTTP port, so "its own HOST:PORT" (the
+ * default of HERALD_PUBLIC_URL, and through it of HERALD_SANDBOX_URL) is an address nobody listens on: it would
+ * publish to nowhere and retry each post until it fails. It refuses to start instead, naming the setting.
+ */
+export function requireAddresses(config: Config, role: Role): void {
+  if (role !== 'worker' || !config.publicUrlDefaulted) return;
+  throw new ConfigError([
+    'HERALD_PUBLIC_URL is not set. A worker (--role worker) has no HTTP port of its own, so it cannot default to HOST:PORT: set HERALD_PUBLIC_URL to the address every process shares (the load balancer in front of the API processes; docs/deploy.md). Workers reach the simulated platforms, and build the media links platforms fetch, through it.',
+  ]);
 }
 
 export class ConfigError extends Error {
@@ -181,9 +264,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // Settings are read in the order their problems are listed.
   const port = read(SERVER_SETTINGS.port);
   const host = read(SERVER_SETTINGS.host);
-  const publicUrl = (
-    read(SERVER_SETTINGS.publicUrl) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  ).replace(/\/+$/, '');
+  const publicUrlSetting = read(SERVER_SETTINGS.publicUrl);
+  const publicUrl = (publicUrlSetting ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   const databaseUrl = read(SERVER_SETTINGS.databaseUrl);
   const secretKey = read(SERVER_SETTINGS.secretKey);
   const previousSecretKeys = read(SERVER_SETTINGS.previousSecretKeys);
@@ -200,9 +285,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databasePoolSize: read(SERVER_SETTINGS.databasePoolSize),
     redisUrl: read(SERVER_SETTINGS.redisUrl),
     publicUrl,
+    publicUrlDefaulted: publicUrlSetting === undefined,
     secretKey,
     previousSecretKeys,
     logLevel,
+    logFormat: read(SERVER_SETTINGS.logFormat),
     bodyLimitBytes: read(SERVER_SETTINGS.bodyLimitBytes),
     rateLimits: {
       readPerMinute: read(SERVER_SETTINGS.rateLimitReadPerMinute),
@@ -210,6 +297,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       anonymousPerMinute: read(SERVER_SETTINGS.rateLimitAnonymousPerMinute),
     },
     ownerEmail,
+    metrics: {
+      token: read(SERVER_SETTINGS.metricsToken),
+      port: read(SERVER_SETTINGS.metricsPort),
+      host: read(SERVER_SETTINGS.metricsHost),
+    },
     http: {
       trustProxy: read(SERVER_SETTINGS.trustProxy),
       headersTimeoutMs: read(SERVER_SETTINGS.headersTimeoutMs),
@@ -263,8 +355,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concurrency: read(WEBHOOK_SETTINGS.concurrency),
       timeoutMs: read(WEBHOOK_SETTINGS.timeoutMs),
       disableAfterMs: read(WEBHOOK_SETTINGS.disableAfterHours) * 3_600_000,
+      eventRetentionDays: read(WEBHOOK_SETTINGS.eventRetentionDays),
     },
-    media: mediaConfig(read, dataDir, report),
+    media: mediaConfig(read, dataDir, report, env.PATH),
+    ai: aiConfig(read, report),
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

@@ -2,17 +2,20 @@
 // server, the worker, the CLI and the tests all start from here.
 import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
+import { createAiService, type AiService } from './features/ai/ai.service.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
 import { createMediaService, type MediaService } from './features/media/media.service.ts';
 import { createMediaStorage } from './features/media/storage/create.ts';
 import { signedReadUrlRules } from './features/media/storage/read-url-rules.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
+import { createEventsService, type EventsService } from './features/events/events.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './app/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
+import { registerFleetGauges } from './jobs/fleet-metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
 import { INSTAGRAM_API_URL } from './platforms/instagram/index.ts';
 import { THREADS_API_URL } from './platforms/threads/index.ts';
@@ -47,10 +50,14 @@ export interface Container {
   /** The simulated platforms this process serves under /sandbox (empty when HERALD_SANDBOX=off). */
   simulators: Map<PlatformName, Simulator>;
   webhooks: WebhooksService;
+  /** The events API: the outbox read back (GET /v1/events). */
+  events: EventsService;
   /** Uploads, media records, and the streams and signed URLs the publishing engine reads media through. */
   media: MediaService;
   /** Where publishing reads a post's media from (the media feature's storage). */
   mediaLibrary: MediaLibrary;
+  /** Text generation: the configured provider with the deterministic engine behind it (docs/ai.md). */
+  ai: AiService;
   close(): Promise<void>;
 }
 
@@ -147,6 +154,9 @@ export function buildContainer(options: ContainerOptions): Container {
   const clock = options.clock ?? systemClock;
   const pool = createPool(connectionString, config.databasePoolSize);
   const metrics = createMetrics();
+  metrics.watchPool('main', pool);
+  // Every node serves the fleet's gauges (read from the database), so any one scrape sees the workers' state.
+  registerFleetGauges(metrics.registry, pool, config.publishing);
   const authenticator = createAuthenticator({ pool, clock, logger });
   const store = config.redisUrl
     ? createRedisStore(config.redisUrl, logger, () => metrics.rateLimitStoreErrors.inc())
@@ -162,9 +172,11 @@ export function buildContainer(options: ContainerOptions): Container {
     config: config.media,
     clock,
     logger,
+    guard: outboundGuard,
   });
   const posts = createPostsService({ clock, media, platforms });
   const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
+  const ai = createAiService({ config: config.ai, pool, clock, logger, metrics });
   return {
     config,
     logger,
@@ -178,11 +190,13 @@ export function buildContainer(options: ContainerOptions): Container {
     outboundGuard,
     posts,
     webhooks,
+    events: createEventsService(),
     media,
     platforms,
     platformAccess,
     simulators,
-    mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool),
+    mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool, clock),
+    ai,
     async close() {
       await authenticator.close();
       await rateLimiter.close();

@@ -8,6 +8,7 @@ import { buildContainer } from '../src/container.ts';
 import { buildServer } from '../src/http/server.ts';
 import { AppError } from '../src/app/errors.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { heraldVersion } from '../src/lib/version.ts';
 import { buildTestApp, TEST_SECRET, type TestApp } from './helpers/app.ts';
 
 let t: TestApp;
@@ -348,14 +349,19 @@ describe('outside /v1', () => {
   });
 
   test('health, metrics and docs answer in their own formats', async () => {
-    assert.deepEqual((await t.inject({ url: '/health/live' })).json(), { status: 'ok' });
+    assert.deepEqual((await t.inject({ url: '/health/live' })).json(), { status: 'ok', version: heraldVersion() });
     const ready = await t.inject({ url: '/health/ready' });
-    // This app runs no worker: ready says so (503) while the database and migrations are fine.
-    assert.equal(ready.statusCode, 503);
+    // This app runs no worker: it is ready (it can serve), and /health/publishing is the one that says so (503).
+    assert.equal(ready.statusCode, 200, ready.body);
     assert.equal(ready.json().checks.migrations, 'current');
-    assert.equal(ready.json().checks.worker.alive, false);
+    const publishing = await t.inject({ url: '/health/publishing' });
+    assert.equal(publishing.statusCode, 503);
+    assert.deepEqual(publishing.json().problems, ['no_worker']);
     const metrics = await t.inject({ url: '/metrics' });
-    assert.match(metrics.body, /herald_http_requests_total\{method="GET",route="\/health\/ready",status="503"\} 1/);
+    assert.match(
+      metrics.body,
+      /herald_http_requests_total\{method="GET",route="\/health\/publishing",status="503"\} 1/,
+    );
     assert.match((await t.inject({ url: '/docs/errors' })).body, /PUBLIC_API_IDEMPOTENCY_CONFLICT/);
     // The reference page loads on first use (src/http/server.ts): the page and the script it names both answer.
     const page = await t.inject({ url: '/docs/' });

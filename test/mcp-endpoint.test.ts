@@ -57,7 +57,7 @@ describe('authentication and transport', () => {
       challenge,
       new RegExp(`^Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/mcp"`),
     );
-    assert.match(challenge, /scope="posts:read posts:write media:write connections:read"/);
+    assert.match(challenge, /scope="posts:read posts:write media:write connections:read brand:read events:read"/);
     assert.equal(res.body.error.data.code, 'PUBLIC_API_AUTH_REQUIRED');
   });
 
@@ -164,12 +164,14 @@ describe('workspaces', () => {
       validate_post: { content: 'into B?', platforms: ['x'] },
       update_post: { content: 'changed' },
       create_media_upload: { filename: 'b.png', content_type: 'image/png' },
+      create_media_from_url: { url: 'https://cdn.example.com/b.png' },
     };
     for (const tool of workspaceTools) {
       const args = {
         ...(sample[tool.name] ?? {}),
         ...(tool.inputSchema.required?.includes('post_id') ? { post_id: postInB } : {}),
         ...(tool.inputSchema.required?.includes('media_id') ? { media_id: 'med_01jdq4x1k9m2v7c3r5t8w0yz6b' } : {}),
+        ...(tool.inputSchema.required?.includes('brand_id') ? { brand_id: b.brandId } : {}),
       };
       const viaArgument = await c.callTool({ name: tool.name, arguments: { ...args, workspace_id: b.workspaceId } });
       assert.equal(errorOf(viaArgument).code, 'PUBLIC_API_WORKSPACE_FORBIDDEN', `${tool.name} with workspace_id`);

@@ -199,4 +199,19 @@ describe('consent', () => {
       { scopes: ['posts:read'], workspace_ids: [t.owner.workspaceId], brand_ids: [t.owner.brandId] },
     ]);
   });
+
+  test('a deleted brand is neither offered nor accepted', async () => {
+    const key = await t.key();
+    const made = await t.inject({ method: 'POST', url: '/v1/brands', key, payload: { name: 'Gone soon' } });
+    assert.equal(made.statusCode, 201, made.body);
+    const brandId = made.json().data.id as string;
+    const gone = await t.inject({ method: 'DELETE', url: `/v1/brands/${brandId}`, key });
+    assert.equal(gone.statusCode, 200, gone.body);
+    await assert.rejects(
+      obtainCode({ scopes: ['posts:read'], target: `${t.owner.workspaceId}/${brandId}` }),
+      /consent answered 400/,
+    );
+    const { page } = await obtainCode({ decision: 'deny' });
+    assert.ok(!page.includes(brandId), 'the consent page does not list the deleted brand');
+  });
 });

@@ -255,7 +255,13 @@ describe('POST /v1/posts/validate', () => {
       idem: false,
       payload: { content: 'ok', platforms: ['x'] },
     });
-    assert.deepEqual(good.json().data, { valid: true, issues: [] });
+    assert.deepEqual(good.json().data, {
+      valid: true,
+      issues: [],
+      warnings: [],
+      applied: [{ platform: 'x', additions: [], text: 'ok' }],
+      media: [],
+    });
     assert.equal((await t.container.pool.query('SELECT count(*)::int AS n FROM posts')).rows[0].n, before);
   });
 });

@@ -149,13 +149,15 @@ describe('publishing through the public API', () => {
     assert.equal((await held('bluesky', text)).length, 1);
   });
 
-  test('/health/ready reports the live worker and no overdue post; /metrics counts publish outcomes', async () => {
+  test('/health/publishing reports the live worker and no overdue post; /metrics counts publish outcomes', async () => {
     const ready = await t.inject({ url: '/health/ready' });
     assert.equal(ready.statusCode, 200, ready.body);
-    assert.equal(ready.json().checks.worker.alive, true);
-    assert.equal(ready.json().checks.publishing.overdue_targets, 0);
+    const publishing = await t.inject({ url: '/health/publishing' });
+    assert.equal(publishing.statusCode, 200, publishing.body);
+    assert.equal(publishing.json().workers.alive, 1);
+    assert.equal(publishing.json().overdue.targets, 0);
     const metrics = (await t.inject({ url: '/metrics' })).body;
-    assert.match(metrics, /herald_publish_attempts_total\{platform="x",outcome="published"\} \d+/);
+    assert.match(metrics, /herald_publish_attempts_total\{platform="x",outcome="published",code=""\} \d+/);
     assert.match(metrics, /herald_publish_lateness_seconds_bucket/);
   });
 

@@ -30,8 +30,8 @@ before(async () => {
   settings.mediaFetchUrls = signedReadUrlRules({ ...t.config, publicUrl: t.origin });
   const library = t.container.mediaLibrary;
   t.container.mediaLibrary = {
-    async sources(workspaceId, ids) {
-      return (await library.sources(workspaceId, ids)).map((s) => ({
+    async sources(workspaceId, ids, target) {
+      return (await library.sources(workspaceId, ids, target)).map((s) => ({
         ...s,
         signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin),
       }));

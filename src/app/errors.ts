@@ -88,6 +88,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     when: "The action is not allowed in the resource's current state.",
   },
+  PUBLIC_API_VERSION_CONFLICT: {
+    status: 409,
+    retryable: false,
+    when: 'The `version` sent is not the current one (someone changed the resource since you read it): read it again, reapply the change and send the new `version`.',
+  },
   PUBLIC_API_PUBLISH_IN_FLIGHT: {
     status: 409,
     retryable: true,
@@ -112,6 +117,11 @@ export const ERROR_CATALOGUE = {
     status: 429,
     retryable: true,
     when: 'Too many requests; retry after `Retry-After` seconds.',
+  },
+  PUBLIC_API_AI_LIMIT_EXCEEDED: {
+    status: 429,
+    retryable: true,
+    when: 'The workspace has used its daily text-generation budget (`HERALD_AI_DAILY_CALLS` or `HERALD_AI_DAILY_TOKENS`) and the caller did not accept the deterministic answer instead; `Retry-After` is the next UTC midnight.',
   },
   PUBLIC_API_UNAVAILABLE: {
     status: 503,

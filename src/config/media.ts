@@ -48,6 +48,32 @@ export const MEDIA_SETTINGS = {
     parse: integer(10, WEEK_SECONDS),
     description: 'How long the signed download URL in a media record (`url`) stays valid (10 s to 7 days).',
   }),
+  fetchTimeoutSeconds: setting({
+    name: 'HERALD_MEDIA_FETCH_TIMEOUT_SECONDS',
+    default: 600,
+    parse: integer(1, 6 * 3600),
+    description:
+      'Media by URL (`POST /v1/media` with `url`): the most one fetch may take, connect to last byte (10 minutes); a slower server fails the media.',
+  }),
+  conversions: setting({
+    name: 'HERALD_MEDIA_CONVERSIONS',
+    default: 4,
+    parse: integer(1, 64),
+    description:
+      'Media conversions (images fitted to a platform) one worker process runs at the same time; libvips streams each image in strips.',
+  }),
+  ffprobe: optionalSetting({
+    name: 'HERALD_FFPROBE',
+    parse: text,
+    description:
+      "FFmpeg's `ffprobe`, which reads a video's duration, codecs, size and frame rate at upload: a path, or `off`; unset: the one on the PATH, if any. Without it Herald reads MP4 and MOV itself (WebM facts stay unknown).",
+  }),
+  ffmpeg: optionalSetting({
+    name: 'HERALD_FFMPEG',
+    parse: text,
+    description:
+      "FFmpeg's `ffmpeg`, which transcodes a video outside a platform's rules (codec, container, size, frame rate) to an H.264/AAC MP4 variant: a path, or `off`; unset: the one on the PATH, if any. Without it such a video is refused, naming the rule.",
+  }),
   retentionDays: setting({
     name: 'HERALD_MEDIA_RETENTION_DAYS',
     default: 30,

@@ -69,7 +69,8 @@ export const SERVER_SETTINGS = {
     name: 'HERALD_PUBLIC_URL',
     shownDefault: 'http://HOST:PORT',
     parse: url(['http:', 'https:']),
-    description: 'The address clients use to reach Herald; signed URLs and links are built from it.',
+    description:
+      'The address clients use to reach Herald; signed URLs and links are built from it. Required by `--role worker`, which has no HOST:PORT of its own and reaches the simulators through it.',
   }),
   secretKey: optionalSetting({
     name: 'HERALD_SECRET_KEY',
@@ -90,6 +91,12 @@ export const SERVER_SETTINGS = {
     default: 'info',
     parse: oneOf(LOG_LEVELS),
     description: 'fatal, error, warn, info, debug, trace or silent.',
+  }),
+  logFormat: setting<'auto' | 'pretty' | 'json'>({
+    name: 'HERALD_LOG_FORMAT',
+    default: 'auto',
+    parse: oneOf(['auto', 'pretty', 'json'] as const),
+    description: 'auto (readable coloured lines when stdout is a terminal, JSON lines otherwise), pretty or json.',
   }),
   bodyLimitBytes: setting({
     name: 'HERALD_BODY_LIMIT_BYTES',
@@ -162,6 +169,25 @@ export const SERVER_SETTINGS = {
     parse: integer(0, 600_000),
     description:
       'On SIGINT/SIGTERM, how long requests in flight get to finish; connections still open then are closed.',
+  }),
+  metricsToken: optionalSetting({
+    name: 'HERALD_METRICS_TOKEN',
+    parse: secret(16),
+    description:
+      'Bearer token `/metrics` requires (at least 16 characters). Unset: `/metrics` on the API port answers only clients on the loopback address, and not requests a proxy forwarded.',
+  }),
+  metricsPort: optionalSetting({
+    name: 'HERALD_METRICS_PORT',
+    parse: integer(0, 65535),
+    description:
+      'A port of its own serving `/metrics` (every role, workers included, which have no HTTP port otherwise). Unset: no metrics listener.',
+  }),
+  metricsHost: setting({
+    name: 'HERALD_METRICS_HOST',
+    default: '127.0.0.1',
+    parse: text,
+    description:
+      'Interface the metrics listener binds to. Without `HERALD_METRICS_TOKEN` it answers anyone who can reach it, so keep it private.',
   }),
   ownerEmail: setting({
     name: 'HERALD_OWNER_EMAIL',

@@ -1,5 +1,6 @@
 // Every setting Herald reads, in the order the configuration tables (README, docs/api.md) list them.
 import { ACCESS_SETTINGS } from './access.ts';
+import { AI_SETTINGS } from './ai.ts';
 import { MEDIA_SETTINGS, S3_SETTINGS } from './media.ts';
 import {
   CONNECT_LINK_SETTINGS,
@@ -25,4 +26,5 @@ export const SETTINGS: readonly Setting<unknown>[] = [
   ...Object.values(META_SETTINGS),
   ...Object.values(META_APP_SETTINGS).flatMap((app) => [app.clientId, app.clientSecret]),
   ...Object.values(CONNECT_LINK_SETTINGS),
+  ...Object.values(AI_SETTINGS),
 ];

@@ -50,7 +50,7 @@ export const PUBLISHING_SETTINGS = {
     default: 120_000,
     parse: integer(1000, 86_400_000),
     description:
-      'A post target due this long ago and not yet started is overdue: requeued, and /health/ready reports not ready.',
+      'A post target due this long ago and not yet started is overdue: requeued, and `/health/publishing` reports degraded.',
   }),
   maxAttempts: setting({
     name: 'HERALD_PUBLISH_MAX_ATTEMPTS',
@@ -81,5 +81,12 @@ export const WEBHOOK_SETTINGS = {
     parse: integer(1, 24 * 365),
     description:
       'A webhook endpoint whose every attempt has failed for this long (5 days by default) is disabled, and `webhook_endpoint.disabled` is emitted.',
+  }),
+  eventRetentionDays: setting({
+    name: 'HERALD_EVENT_RETENTION_DAYS',
+    default: 30,
+    parse: integer(30, 3650),
+    description:
+      "Days events stay readable through `GET /v1/events` (at least 30, the webhook delivery log's own retention); older events are pruned hourly.",
   }),
 };

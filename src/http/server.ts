@@ -22,25 +22,39 @@ import { mountSimulators } from '../sandbox/server.ts';
 import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.view.schemas.ts';
+import { registerBrandsRoutes } from '../features/brands/brands.routes.ts';
+import { Brand, BrandContextSchema } from '../features/brands/brands.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
+import { Event } from '../features/events/events.schemas.ts';
+import { registerEventsRoutes } from '../features/events/events.routes.ts';
+import { registerDeprecation } from './deprecation.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
 import { registerMcp } from '../mcp/register.ts';
 import { registerConnectRoutes } from '../features/connections/connect.routes.ts';
 import { connectAvailability } from '../features/connections/connect.platform.ts';
 import { newRequestId } from '../lib/ids.ts';
+import { loggableUrl } from '../lib/logger.ts';
+import { heraldVersion } from '../lib/version.ts';
 import { registerAccess } from './access.ts';
+import { registerMetricsRoute } from './metrics.ts';
 import { registerBodyParsers } from './body.ts';
 import { limitConnections, registerBodyDeadline, serverLimitOptions } from './limits.ts';
 import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
-import { registerOpenApi, errorCatalogueRows } from './openapi.ts';
+import { registerOpenApi, errorCatalogueRows, openApiRouteSchema } from './openapi.ts';
+import { FAVICON, referenceConfiguration, referenceDocument } from './reference.ts';
 import { createValidatorCompiler } from './validation.ts';
 
 export interface ServerOptions {
   /** Paths outside /v1 whose bodies use the envelope (the local upload URL, added by the media feature). */
   envelopePrefixes?: string[];
+  /**
+   * The job runners this process runs besides HTTP (`serve --role all`), each true while running: /health/ready
+   * reports them. An API-only process has none, and its readiness never depends on another process's.
+   */
+  loops?: () => Record<string, boolean>;
 }
 
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -67,11 +81,15 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.addSchema(Post);
   app.addSchema(WebhookEndpoint);
   app.addSchema(WebhookDelivery);
+  app.addSchema(Event);
   app.addSchema(Media);
+  app.addSchema(Brand);
+  app.addSchema(BrandContextSchema);
   // Shared schemas go on the root: one added in a child context would not inherit the validator compiler.
   app.addSchema(Connection);
 
   registerErrorHandling(app, config.publicUrl);
+  registerDeprecation(app);
   limitConnections(app.server, config);
   registerBodyDeadline(app, config, `${UPLOAD_PATH}/`);
   registerBodyParsers(app);
@@ -98,7 +116,18 @@ export async function buildServer(container: Container, options: ServerOptions =
     };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500) request.log.warn({ status: reply.statusCode, url: request.url }, 'request failed');
+    // One access line per request: the route pattern, never the raw URL (its path and query can carry tokens).
+    const line = {
+      method: request.method,
+      route: labels.route,
+      ...(labels.route === 'unmatched' ? { path: loggableUrl(request.url) } : {}),
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      key_id: request.ctx?.principal?.keyId,
+      workspace_id: request.ctx?.workspaceId ?? undefined,
+    };
+    if (reply.statusCode >= 500) request.log.warn(line, 'request failed');
+    else request.log.info(line, 'request');
   });
 
   await registerOpenApi(app, config.publicUrl);
@@ -115,17 +144,17 @@ export async function buildServer(container: Container, options: ServerOptions =
         connectLinkTtlSeconds: config.connectLinkTtlSeconds,
       });
       registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
+      registerEventsRoutes(v1, { pool: container.pool, events: container.events });
       registerWorkspacesRoutes(v1, { pool: container.pool });
+      registerBrandsRoutes(v1, { pool: container.pool, keyring: container.keyring });
       registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
       registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
-      const hidden = {
-        schema: { hide: true },
-        config: { access: { scopes: 'public' as const, workspace: false, mutates: false } },
-      };
-      v1.get('/openapi', hidden, async (_request, reply) =>
+      const describe = openApiRouteSchema;
+      const anyone = { access: { scopes: 'public' as const, workspace: false, mutates: false } };
+      v1.get('/openapi', { config: anyone, schema: describe('yaml') }, async (_request, reply) =>
         reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })),
       );
-      v1.get('/openapi.json', hidden, async (_request, reply) =>
+      v1.get('/openapi.json', { config: anyone, schema: describe('json') }, async (_request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
       );
     },
@@ -147,28 +176,39 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
   if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
 
-  app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok', version: heraldVersion() }));
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {
     const checks: Record<string, unknown> = {};
+    // Whether THIS process can serve: its database, the migrations its build needs and its own job runners. The
+    // fleet's publishing (is any worker alive, is anything overdue) is /health/publishing, not a reason to take an
+    // API process out of a load balancer's rotation (docs/decisions.md, "Readiness is per process").
     let ready = !closing;
+    if (closing) checks.shutting_down = true;
     try {
       const pending = await pendingMigrations(container.pool);
       checks.database = 'ok';
       checks.migrations = pending.length === 0 ? 'current' : { pending };
       if (pending.length > 0) ready = false;
-      const publishing = await publishingHealth(container.pool, container.config.publishing);
-      checks.worker = publishing.worker;
-      checks.publishing = publishing.publishing;
-      if (!publishing.ready) ready = false;
     } catch (error) {
       checks.database = { error: (error as Error).message };
       ready = false;
     }
+    for (const [loop, running] of Object.entries(options.loops?.() ?? {})) {
+      checks[loop] = running ? 'running' : 'stopped';
+      if (!running) ready = false;
+    }
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+  // The fleet's publishing, for monitors: 200 when ok, 503 when degraded, the figures in both (docs/api.md, "Health").
+  app.get('/health/publishing', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      const health = await publishingHealth(container.pool, container.config.publishing);
+      return await reply.code(health.status === 'ok' ? 200 : 503).send(health);
+    } catch (error) {
+      return reply.code(503).send({ status: 'unknown', problems: ['database'], error: (error as Error).message });
+    }
+  });
+  registerMetricsRoute(app, metrics, config.metrics.token);
   // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
   // Anonymous simulator traffic spends the anonymous budget per client address, as sign-in does.
   if (container.simulators.size > 0)
@@ -178,7 +218,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(errorPage()),
   );
-  registerReferencePage(app);
+  registerReferencePage(app, config.publicUrl);
   return app;
 }
 
@@ -188,16 +228,16 @@ export async function buildServer(container: Container, options: ServerOptions =
  * someone opens the page: then it loads into a Fastify instance of its own, and /docs requests are answered
  * through it.
  */
-function registerReferencePage(app: FastifyInstance): void {
+function registerReferencePage(app: FastifyInstance, publicUrl: string): void {
   let page: Promise<FastifyInstance> | undefined;
   const load = () =>
     (page ??= (async () => {
       const { default: scalar } = await import('@scalar/fastify-api-reference');
       const docs = Fastify({ logger: false });
-      await docs.register(scalar, {
-        routePrefix: '/docs',
-        configuration: { url: '/v1/openapi.json', title: 'Herald API' },
-      });
+      await docs.register(scalar, { routePrefix: '/docs', configuration: referenceConfiguration(publicUrl) });
+      docs.get('/docs/favicon.svg', (_request, reply) =>
+        reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
+      );
       await docs.ready();
       return docs;
     })());
@@ -216,6 +256,10 @@ function registerReferencePage(app: FastifyInstance): void {
   };
   app.get('/docs', { schema: { hide: true } }, serve);
   app.get('/docs/*', { schema: { hide: true } }, serve);
+  // The description the page renders: /v1/openapi.json with a fresh Idempotency-Key in its samples.
+  app.get('/docs/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(referenceDocument(app)),
+  );
   app.addHook('onClose', async () => {
     if (page) await (await page).close();
   });

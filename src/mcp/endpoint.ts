@@ -220,7 +220,12 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
       // (a single message, a batch of pings and notifications) spends one unit here.
       const perMessage =
         Array.isArray(request.body) &&
-        messages.some((m) => m && typeof m === 'object' && (m.method === 'tools/call' || m.method === 'tools/list'));
+        messages.some(
+          (m) =>
+            m &&
+            typeof m === 'object' &&
+            (m.method === 'tools/call' || m.method === 'tools/list' || String(m.method).startsWith('resources/')),
+        );
       const limitMessage = (budget: Budget, headers: Record<string, string>) =>
         `Rate limit of ${budget.limit} ${budget.name} requests per minute reached; retry in ${headers['retry-after']} s.`;
       if (!perMessage) {
@@ -274,27 +279,30 @@ export async function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpoin
           });
         }
       }
+      // Resources (a brand's context) are served beside the tools they stand on: src/mcp/resources.ts.
+      const resources = deps.dispatcher.byName.has('get_brand_context') ? await import('./resources.ts') : undefined;
       const server = new Server(SERVER_INFO, {
-        capabilities: { tools: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false },
+          ...(resources ? { resources: { subscribe: false, listChanged: false } } : {}),
+        },
         instructions: INSTRUCTIONS,
       });
+      const callContext = {
+        principal,
+        workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
+        brandHeader: singleHeader(request.headers['x-herald-brand-id']),
+        requestId: request.id,
+        log: request.log,
+      };
+      resources?.registerBrandResources(server, callContext, deps.dispatcher, () => spendForMessage(budgets.read));
       server.setRequestHandler(ListToolsRequestSchema, async () => {
         await spendForMessage(budgets.read);
         return { tools: deps.tools };
       });
       server.setRequestHandler(CallToolRequestSchema, async (call) => {
         await spendForMessage(deps.dispatcher.byName.get(call.params.name)?.mutates ? budgets.write : budgets.read);
-        return deps.dispatcher.call(
-          {
-            principal,
-            workspaceHeader: singleHeader(request.headers['x-herald-workspace-id']),
-            brandHeader: singleHeader(request.headers['x-herald-brand-id']),
-            requestId: request.id,
-            log: request.log,
-          },
-          call.params.name,
-          call.params.arguments,
-        );
+        return deps.dispatcher.call(callContext, call.params.name, call.params.arguments);
       });
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {

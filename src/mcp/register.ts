@@ -21,10 +21,12 @@ import { registerOAuthErrorHandler } from './oauth/errors.ts';
 import { createGrantsService } from '../features/oauth/grants.service.ts';
 import { authServerUrls, registerWellKnownRoutes } from './oauth/metadata.ts';
 import { registerTokenRoutes } from './oauth/token.routes.ts';
+import { brandsTools } from './tools/brands.tools.ts';
 import { catalogueTools } from './tools/catalogue.tools.ts';
 import { connectionsTools } from './tools/connections.tools.ts';
 import { mediaTools } from './tools/media.tools.ts';
 import { postsTools } from './tools/posts.tools.ts';
+import { eventsTools } from './tools/events.tools.ts';
 import { describeTool, type ToolDefinition } from './tools/tool.ts';
 
 /** Every tool, in the order tools/list shows them. Later features add theirs here. */
@@ -33,6 +35,8 @@ export function mcpTools(container: Container): ToolDefinition[] {
     ...postsTools(container.posts),
     ...mediaTools(container.media),
     ...connectionsTools(),
+    ...brandsTools(),
+    ...eventsTools(container.events),
     ...catalogueTools(container.pool),
   ];
 }

@@ -16,6 +16,7 @@ import type { MediaLibrary } from '../../src/features/publishing/media-library.t
 import { buildServer } from '../../src/http/server.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { logOptions } from '../../src/serve.ts';
 import type { LookupFn } from '../../src/lib/ssrf.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -92,7 +93,8 @@ export async function buildTestApp(
       done();
     },
   });
-  const logger = createLogger(config.logLevel, sink);
+  // As `herald serve` logs (its redaction and the secret keys it must never print), into `logs`.
+  const logger = createLogger(config.logLevel, sink, { ...logOptions(config), format: 'json' });
   const container = buildContainer({
     config,
     logger,

@@ -35,6 +35,12 @@ function line(c: ConnectionRow): string {
   return `${c.id}  ${c.platform.padEnd(8)} ${c.sandbox ? 'sandbox' : 'live   '}  ${c.status.padEnd(7)} ${c.is_default ? 'default' : '       '}  @${c.handle}`;
 }
 
+/** --mastodon-instance, or its former name --server. */
+function mastodonInstance(values: Values): string | undefined {
+  const given = values['mastodon-instance'] ?? values.server;
+  return typeof given === 'string' && given.trim() ? given.trim() : undefined;
+}
+
 /** Runs `fn` with the platform access of this installation; platform refusals become one readable line. */
 async function withAccess<T>(
   io: Io,
@@ -62,10 +68,22 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         "Connect simulated accounts (test workspaces only), through each platform's own sign-in against its simulator.",
       options: {
-        workspace: { type: 'string' },
-        brand: { type: 'string' },
-        platform: { type: 'string' },
-        all: { type: 'boolean' },
+        workspace: {
+          type: 'string',
+          value: 'uuid',
+          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+        },
+        brand: {
+          type: 'string',
+          value: 'id',
+          description: "The brand (its id); the workspace's default brand when omitted.",
+        },
+        platform: {
+          type: 'string',
+          value: 'p,…',
+          description: 'The platforms to connect, comma-separated.',
+        },
+        all: { type: 'boolean', description: 'Connect every platform with a simulator.' },
         ...json,
       },
       async run(values, _p, io) {
@@ -105,11 +123,23 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         'Connect a real Bluesky account (live workspaces) with an app password; the service defaults to HERALD_BLUESKY_SERVICE_URL.',
       options: {
-        workspace: { type: 'string' },
-        brand: { type: 'string' },
-        service: { type: 'string' },
-        handle: { type: 'string' },
-        'app-password': { type: 'string' },
+        workspace: {
+          type: 'string',
+          value: 'uuid',
+          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+        },
+        brand: {
+          type: 'string',
+          value: 'id',
+          description: "The brand (its id); the workspace's default brand when omitted.",
+        },
+        service: { type: 'string', value: 'url', description: 'The Bluesky PDS (default HERALD_BLUESKY_SERVICE_URL).' },
+        handle: { type: 'string', value: 'handle', description: 'The account handle, e.g. alice.bsky.social.' },
+        'app-password': {
+          type: 'string',
+          value: 'password',
+          description: 'An app password created in the Bluesky settings (not the account password).',
+        },
         ...json,
       },
       async run(values, _p, io) {
@@ -134,10 +164,22 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         'Connect a real Mastodon account (live workspaces) with an access token (scopes write:statuses write:media read), verified with the instance.',
       options: {
-        workspace: { type: 'string' },
-        brand: { type: 'string' },
-        instance: { type: 'string' },
-        'access-token': { type: 'string' },
+        workspace: {
+          type: 'string',
+          value: 'uuid',
+          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+        },
+        brand: {
+          type: 'string',
+          value: 'id',
+          description: "The brand (its id); the workspace's default brand when omitted.",
+        },
+        instance: { type: 'string', value: 'url', description: 'The Mastodon instance, e.g. https://mastodon.social.' },
+        'access-token': {
+          type: 'string',
+          value: 'token',
+          description: 'An access token from the instance (Preferences → Development).',
+        },
         ...json,
       },
       async run(values, _p, io) {
@@ -157,15 +199,32 @@ export function connectionCommands(): Record<string, Command> {
     },
     'connections connect': {
       usage:
-        'herald connections connect <platform> --workspace <uuid> [--brand <id>] [--redirect-url <url>] [--server <url>] [--json]',
+        'herald connections connect <platform> --workspace <uuid> [--brand <id>] [--redirect-url <url>] [--mastodon-instance <url>] [--json]',
       summary:
         "Print a connect link: a single-use URL that walks someone through the platform's consent and adds the account to the workspace (test workspaces: through the simulator).",
       positionals: ['platform'],
       options: {
-        workspace: { type: 'string' },
-        brand: { type: 'string' },
-        'redirect-url': { type: 'string' },
-        server: { type: 'string' },
+        workspace: {
+          type: 'string',
+          value: 'uuid',
+          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+        },
+        brand: {
+          type: 'string',
+          value: 'id',
+          description: "The brand (its id); the workspace's default brand when omitted.",
+        },
+        'redirect-url': {
+          type: 'string',
+          value: 'url',
+          description: 'Where the browser goes once the account is connected (or the attempt failed).',
+        },
+        'mastodon-instance': {
+          type: 'string',
+          value: 'url',
+          description: 'Mastodon only: the instance the account lives on (the person chooses when omitted).',
+        },
+        server: { type: 'string', value: 'url', description: 'Former name of --mastodon-instance, still accepted.' },
         ...json,
       },
       async run(values, positionals, io) {
@@ -193,7 +252,7 @@ export function connectionCommands(): Record<string, Command> {
               {
                 platform,
                 redirect_url: typeof values['redirect-url'] === 'string' ? values['redirect-url'] : undefined,
-                server_url: typeof values.server === 'string' ? values.server : undefined,
+                server_url: mastodonInstance(values),
               },
             );
             print(io, values, link, `${String(link.url)}\n(single use; expires ${String(link.expires_at)})`);
@@ -219,7 +278,14 @@ export function connectionCommands(): Record<string, Command> {
     'connections list': {
       usage: 'herald connections list --workspace <uuid> [--json]',
       summary: 'List the connections of a workspace (never their tokens).',
-      options: { workspace: { type: 'string' }, ...json },
+      options: {
+        workspace: {
+          type: 'string',
+          value: 'uuid',
+          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+        },
+        ...json,
+      },
       async run(values, _p, io) {
         const workspaceId = workspaceArg(values);
         await withDatabase(io, async (pool) => {

@@ -9,7 +9,7 @@ import { typed } from '../../http/type-provider.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
 import { createConnectLink } from './connect.service.ts';
 import { disconnect, refreshNow, type ConnectionActionDeps } from './connections.actions.ts';
-import { Envelope, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { Envelope, ListOf, named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
 
@@ -122,6 +122,57 @@ const ConnectLink = Type.Object(
   { title: 'ConnectLink' },
 );
 
+const CONNECTION_EXAMPLE = {
+  id: 'conn_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  object: 'connection',
+  workspace_id: '0b6f2c1e-4d3a-4f8e-9a7b-5c2d1e0f9a83',
+  brand_id: 'brand_default',
+  platform: 'bluesky',
+  account_id: 'did:plc:z72i7hdynmk6r22z27h6tvur',
+  handle: 'herald.bsky.social',
+  display_name: 'Herald',
+  avatar_url: null,
+  server_url: 'https://bsky.social',
+  is_default: true,
+  status: 'active',
+  sandbox: false,
+  token_expires_at: '2026-12-01T11:00:00Z',
+  created_at: '2026-11-20T10:02:11Z',
+  updated_at: '2026-11-26T08:00:00Z',
+};
+
+// Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
+named('Connection', Connection, CONNECTION_EXAMPLE);
+named('CreateConnectLinkRequest', CreateLinkBody, {
+  platform: 'bluesky',
+  redirect_url: 'https://app.example.com/settings/accounts',
+});
+named('ConnectLink', ConnectLink, {
+  id: 'clink_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  object: 'connect_link',
+  url: 'https://herald.example.com/connect/cl_4Qm9…',
+  platform: 'bluesky',
+  brand_id: 'brand_default',
+  sandbox: false,
+  redirect_url: 'https://app.example.com/settings/accounts',
+  server_url: null,
+  expires_at: '2026-11-26T15:12:09Z',
+  created_at: '2026-11-26T14:12:09Z',
+});
+const Disconnected = named(
+  'DisconnectedConnection',
+  Type.Object({
+    connection: Type.Ref('Connection'),
+    revoked: Type.Boolean(),
+    failed_targets: Type.Integer({ description: 'Scheduled targets failed by `force=true`.' }),
+  }),
+  {
+    connection: { ...CONNECTION_EXAMPLE, status: 'disconnected', is_default: false, token_expires_at: null },
+    revoked: true,
+    failed_targets: 0,
+  },
+);
+
 export interface ConnectionRoutesDeps extends ConnectionActionDeps {
   keyring: SecretKeyring;
   connectLinkTtlSeconds: number;
@@ -203,13 +254,7 @@ export function registerConnectionsRoutes(fastify: FastifyInstance, deps: Connec
           { additionalProperties: false },
         ),
         response: {
-          200: Envelope(
-            Type.Object({
-              connection: Type.Ref('Connection'),
-              revoked: Type.Boolean(),
-              failed_targets: Type.Integer({ description: 'Scheduled targets failed by `force=true`.' }),
-            }),
-          ),
+          200: Envelope(Disconnected),
         },
       },
     },

@@ -21,11 +21,23 @@ export function keyCommands(): Record<string, Command> {
         'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--user <email>] [--expires-at <iso>] [--json]',
       summary: `Create an API key for the owner account (or --user), limited to the given workspaces; never beyond that person's role there (docs/api.md "Roles"). Scopes: ${SCOPES.join(', ')}.`,
       options: {
-        workspace: { type: 'string' },
-        user: { type: 'string' },
-        name: { type: 'string' },
-        scopes: { type: 'string' },
-        'expires-at': { type: 'string' },
+        workspace: {
+          type: 'string',
+          value: 'uuid,…',
+          description: 'The workspaces the key reaches (comma-separated UUIDs).',
+        },
+        user: {
+          type: 'string',
+          value: 'email',
+          description: 'Create the key for this user (a member of those workspaces) instead of the owner.',
+        },
+        name: { type: 'string', value: 'name', description: 'A label to recognise the key by.' },
+        scopes: { type: 'string', value: 'csv|all', description: 'Comma-separated scopes, or all.' },
+        'expires-at': {
+          type: 'string',
+          value: 'iso',
+          description: 'When the key stops working (an ISO 8601 time); never when omitted.',
+        },
         ...json,
       },
       async run(values, _p, io) {
@@ -63,13 +75,8 @@ export function keyCommands(): Record<string, Command> {
             print(
               io,
               values,
-              {
-                id: row.id,
-                key,
-                scopes: row.scopes,
-                expires_at: row.expires_at?.toISOString() ?? null,
-                workspace_ids: row.workspace_ids,
-              },
+              // The api_key shape of `keys list`, plus the key itself (this once).
+              { ...keyJson(row), key },
               `Key ${row.id} (shown once, store it now):\n${key}`,
             );
           } catch (error) {
@@ -95,8 +102,14 @@ export function keyCommands(): Record<string, Command> {
             io,
             values,
             rows.map(keyJson),
-            rows.map((k) => `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}`).join('\n') ||
-              '(no keys)',
+            rows
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…${k.last4}  ${state(k).padEnd(7)}  ${label(k)}\n` +
+                  `    scopes: ${k.scopes.join(', ') || '(none)'}\n` +
+                  `    expires: ${k.expires_at ? k.expires_at.toISOString() : 'never'}`,
+              )
+              .join('\n') || '(no keys)',
           );
         });
       },

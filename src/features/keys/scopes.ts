@@ -1,7 +1,8 @@
 // The scope catalogue (docs/api.md "Scopes"). Every scope is accepted from the first release, even where
 // its endpoints come later; `--scopes all` expands to this list as it is today, so a scope added later is
-// never granted silently to an existing key. `connections:write` (connect links, refresh, disconnect) is Herald's
-// addition to the seed's list.
+// never granted silently to an existing key. `connections:write` (connect links, refresh, disconnect),
+// `brand:write` (brand settings: docs/api.md "Brands") and `events:read` (GET /v1/events) are Herald's additions to
+// the seed's list.
 
 export const SCOPES = [
   'posts:read',
@@ -10,6 +11,7 @@ export const SCOPES = [
   'connections:read',
   'connections:write',
   'webhooks:manage',
+  'events:read',
   'approvals:read',
   'approvals:write',
   'inbox:read',
@@ -21,6 +23,7 @@ export const SCOPES = [
   'analytics:read',
   'analytics:write',
   'brand:read',
+  'brand:write',
   'repurpose:read',
   'repurpose:write',
 ] as const;
@@ -39,6 +42,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'connections:read': 'See connected social accounts (never their tokens).',
   'connections:write': 'Connect, refresh and disconnect social accounts.',
   'webhooks:manage': 'Create and manage webhook endpoints and see their deliveries.',
+  'events:read': 'Read the events of the workspace (GET /v1/events): what webhooks deliver, kept at least 30 days.',
   'approvals:read': 'See approval requests.',
   'approvals:write': 'Approve or reject posts.',
   'inbox:read': 'Read comments and mentions.',
@@ -49,7 +53,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'calendar:write': 'Move and remove calendar entries.',
   'analytics:read': 'Read analytics and insights.',
   'analytics:write': 'Request new insights.',
-  'brand:read': 'Read brands and their settings.',
+  'brand:read': 'Read brands, their settings and their compiled brand context.',
+  'brand:write': 'Create, change and delete brands (voice, rules, memory, documents).',
   'repurpose:read': 'See repurpose jobs.',
   'repurpose:write': 'Start repurpose jobs.',
 };

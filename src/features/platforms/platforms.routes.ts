@@ -1,7 +1,7 @@
 // GET /v1/platforms: the capabilities document — every platform Herald knows, with its limits. No key needed.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { Envelope, ListOf, StringEnum } from '../../app/envelope.ts';
+import { Envelope, ListOf, named, StringEnum } from '../../app/envelope.ts';
 import { PLATFORM_LIMITS, describeLimits } from '../../platforms/catalogue.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';
@@ -62,6 +62,21 @@ const PlatformEntry = Type.Object({
     ),
   ),
 });
+
+// Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
+named('Platform', PlatformEntry, {
+  id: 'bluesky',
+  object: 'platform',
+  name: 'Bluesky',
+  limits: { text: { max_length: 300, unit: 'grapheme' }, media: { max_images: 4 }, thread: { max_parts: 50 } },
+  capabilities: { publish: true, metrics: false, comments: false, reply: false },
+  connect: {
+    method: 'app_password',
+    live: { available: true, reason: null },
+    test: { available: true, reason: null },
+  },
+});
+named('ConnectAvailability', Availability);
 
 export function platformsDocument(registry?: PlatformRegistry, connect?: ConnectAvailability) {
   const capabilities = (id: (typeof PLATFORM_NAMES)[number]) => {

@@ -11,9 +11,12 @@ import * as targetsRepo from '../publishing/targets.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
 import { renderPost } from './posts.view.ts';
+import { asRuleIssues, checkPostBrand } from './posts.brand.ts';
 import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import { PlatformOptions, type UpdatePostBody } from './posts.schemas.ts';
-import { createTargets, emitPost, parseTime, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { resolveSchedule } from './posts.schedule.ts';
+import { mergeMetadata } from '../../app/metadata.ts';
 
 /** RFC 7396 JSON Merge Patch of plain objects. */
 function mergePatch(target: unknown, patch: unknown): unknown {
@@ -104,12 +107,11 @@ export function createPostChanges(deps: PostsDeps) {
       const platformOptions = mergedOptions as PlatformOptions;
       const content = patch.content ?? post.content;
       const mediaIds = patch.media_ids === undefined ? post.media_ids : (patch.media_ids ?? []);
-      const scheduleAt =
-        patch.schedule_at === undefined
-          ? post.schedule_at
-          : patch.schedule_at === null
-            ? null
-            : parseTime(patch.schedule_at, '/schedule_at');
+      const { scheduleAt, timezone } = resolveSchedule(
+        { scheduleAt: patch.schedule_at, timezone: patch.timezone },
+        { scheduleAt: post.schedule_at, timezone: post.timezone },
+      );
+      const metadata = patch.metadata !== undefined ? mergeMetadata(post.metadata, patch.metadata) : undefined;
       const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
@@ -129,14 +131,26 @@ export function createPostChanges(deps: PostsDeps) {
         patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []),
         status === 'scheduled',
       );
+      // The brand's rules on the edited post, with the brand as it is now (additions are fixed again).
+      const brand = await checkPostBrand(ctx.db, ctx.workspaceId, post.brand_id, {
+        content,
+        platforms,
+        platformOptions,
+      });
       const issues = [
         ...checkPlatformRules(
-          { content, platforms, platformOptions, mediaCount: mediaIds.length },
+          { content, platforms, platformOptions, mediaCount: mediaIds.length, brandAdditions: brand.additions },
           resolution.limitsOf,
         ),
-        ...(patch.schedule_at !== undefined ? checkSchedule(scheduleAt, deps.clock.now()) : []),
+        ...asRuleIssues(brand.errors),
+        ...(patch.schedule_at !== undefined || patch.timezone !== undefined
+          ? checkSchedule(scheduleAt, deps.clock.now())
+          : []),
         // The whole resulting post: its media must still exist, be ready and fit the (possibly new) platforms.
-        ...(await deps.media.postIssues(ctx, mediaIds, platforms)),
+        ...(await deps.media.postIssues(ctx, mediaIds, platforms, {
+          options: platformOptions,
+          limitsOf: resolution.limitsOf,
+        })),
         ...resolution.issues,
       ];
       if (issues.length > 0) throw validationFailed(issues);
@@ -151,7 +165,11 @@ export function createPostChanges(deps: PostsDeps) {
         mediaIds,
         status,
         scheduleAt,
+        timezone,
+        metadata,
+        brandAdditions: brand.additions,
       });
+      await deps.media.prepareVariants(ctx, mediaIds, platforms, { options: platformOptions });
 
       let targetIds = oldTargets.map((t) => t.id);
       if (replan) {
@@ -213,11 +231,16 @@ export function createPostChanges(deps: PostsDeps) {
             platforms: post.platforms,
             platformOptions: post.platform_options,
             mediaCount: post.media_ids.length,
+            // Fixed when the post was written: what validate showed is what goes out.
+            brandAdditions: post.brand_additions,
           },
           resolution.limitsOf,
         ),
         // Media may have been deleted, or have failed, since the draft was written.
-        ...(await deps.media.postIssues(ctx, post.media_ids, post.platforms)),
+        ...(await deps.media.postIssues(ctx, post.media_ids, post.platforms, {
+          options: post.platform_options,
+          limitsOf: resolution.limitsOf,
+        })),
         ...resolution.issues,
       ];
       if (issues.length > 0) throw validationFailed(issues);

@@ -4,23 +4,31 @@ import type { ServiceContext } from '../../app/context.ts';
 import { AppError, validationFailed } from '../../app/errors.ts';
 import { queuePublishJobs } from '../../app/publish-queue.ts';
 import { newId } from '../../lib/ids.ts';
-import { findBrand } from '../workspaces/workspaces.repo.ts';
+import { findBrandForPosts, type BrandForPosts } from '../brands/brands.repo.ts';
+import type { BrandCheck } from '../brands/brand-rules.ts';
+import { appliedView, asRuleIssues, checkPostBrand } from './posts.brand.ts';
 import * as repo from './posts.repo.ts';
 import type { PostStatus } from './posts.repo.ts';
 import type { TargetPlan } from './posts.connections.ts';
 import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import type { CreatePostBody } from './posts.schemas.ts';
-import { createTargets, emitPost, parseTime, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { resolveScheduleWithIssues } from './posts.schedule.ts';
+import { initialMetadata } from '../../app/metadata.ts';
 
 export function createPostCreation(deps: PostsDeps) {
-  async function resolveBrand(ctx: ServiceContext, bodyBrandId: string | undefined): Promise<string> {
+  /** The post's brand; read here (the brand's rules) only when the body names one the header did not check. */
+  async function resolveBrand(
+    ctx: ServiceContext,
+    bodyBrandId: string | undefined,
+  ): Promise<{ id: string; brand?: BrandForPosts }> {
     if (bodyBrandId === undefined || bodyBrandId === ctx.brandId) {
       if (ctx.brandId === null)
         throw new AppError(
           'PUBLIC_API_BRAND_FORBIDDEN',
           'This key may not use the default brand: send x-herald-brand-id or brand_id.',
         );
-      return ctx.brandId;
+      return { id: ctx.brandId };
     }
     if (ctx.brandFromHeader) {
       throw new AppError(
@@ -30,26 +38,36 @@ export function createPostCreation(deps: PostsDeps) {
       );
     }
     const allowed = !ctx.allowedBrandIds || ctx.allowedBrandIds.includes(bodyBrandId);
-    if (!allowed || !(await findBrand(ctx.db, ctx.workspaceId, bodyBrandId))) {
+    const brand = allowed ? await findBrandForPosts(ctx.db, ctx.workspaceId, bodyBrandId) : undefined;
+    if (!brand) {
       throw new AppError(
         'PUBLIC_API_BRAND_FORBIDDEN',
         'That brand is not in this workspace or not reachable by this key.',
       );
     }
-    return bodyBrandId;
+    return { id: bodyBrandId, brand };
   }
 
   async function checkCreate(
     ctx: ServiceContext,
-    brandId: string,
+    { id: brandId, brand: known }: { id: string; brand?: BrandForPosts },
     body: CreatePostBody,
-  ): Promise<{ scheduleAt: Date | null; issues: RuleIssue[]; targets: TargetPlan[] }> {
+  ): Promise<{
+    scheduleAt: Date | null;
+    timezone: string | null;
+    issues: RuleIssue[];
+    targets: TargetPlan[];
+    brand: BrandCheck;
+  }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
       throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', {
         details: [{ path: '/schedule_at', message: 'cannot be combined with publish_now' }],
       });
     }
-    const scheduleAt = body.schedule_at !== undefined ? parseTime(body.schedule_at, '/schedule_at') : null;
+    const { scheduleAt, timezone, ...schedule } = resolveScheduleWithIssues({
+      scheduleAt: body.schedule_at,
+      timezone: body.timezone,
+    });
     const mediaIds = body.media_ids ?? [];
     const resolution = await resolveTargets(
       deps,
@@ -59,27 +77,30 @@ export function createPostCreation(deps: PostsDeps) {
       body.connection_ids ?? [],
       scheduleAt !== null || body.publish_now === true,
     );
+    const draft = { content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {} };
+    const brand = await checkPostBrand(ctx.db, ctx.workspaceId, brandId, draft, known);
     const issues = [
       ...checkPlatformRules(
-        {
-          content: body.content,
-          platforms: body.platforms,
-          platformOptions: body.platform_options ?? {},
-          mediaCount: mediaIds.length,
-        },
+        { ...draft, mediaCount: mediaIds.length, brandAdditions: brand.additions },
         resolution.limitsOf,
       ),
+      ...asRuleIssues(brand.errors),
+      ...schedule.issues,
       ...checkSchedule(scheduleAt, deps.clock.now()),
-      ...(await deps.media.postIssues(ctx, mediaIds, body.platforms)),
+      ...(await deps.media.postIssues(ctx, mediaIds, body.platforms, {
+        options: body.platform_options,
+        limitsOf: resolution.limitsOf,
+      })),
       ...resolution.issues,
     ];
-    return { scheduleAt, issues, targets: resolution.targets };
+    return { scheduleAt, timezone, issues, targets: resolution.targets, brand };
   }
 
   return {
     async create(ctx: ServiceContext, body: CreatePostBody) {
-      const brandId = await resolveBrand(ctx, body.brand_id);
-      const { scheduleAt, issues, targets } = await checkCreate(ctx, brandId, body);
+      const resolved = await resolveBrand(ctx, body.brand_id);
+      const brandId = resolved.id;
+      const { scheduleAt, timezone, issues, targets, brand } = await checkCreate(ctx, resolved, body);
       if (issues.length > 0) throw validationFailed(issues);
       const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
       const post = await repo.insertPost(ctx.db, {
@@ -95,20 +116,37 @@ export function createPostCreation(deps: PostsDeps) {
         scheduleAt,
         createdVia: ctx.via,
         createdBy: ctx.userId,
+        timezone,
+        metadata: initialMetadata(body.metadata),
+        brandAdditions: brand.additions,
       });
       const targetIds = await createTargets(ctx, post, targets);
+      // Images fitted to each platform are made in a job now, so they are ready when the post goes out.
+      await deps.media.prepareVariants(ctx, post.media_ids, post.platforms, { options: body.platform_options });
       if (body.publish_now === true) {
         const publishing = await publishNow(deps, ctx, post, ['pending']);
-        return { post_id: post.id, post: await emitPost(deps, ctx, publishing, ['post.created', 'post.publishing']) };
+        return {
+          post_id: post.id,
+          post: await emitPost(deps, ctx, publishing, ['post.created', 'post.publishing']),
+          warnings: asRuleIssues(brand.warnings),
+        };
       }
       if (scheduleAt) await queuePublishJobs(ctx.db, targetIds, scheduleAt, scheduleAt);
       const view = await emitPost(deps, ctx, post, scheduleAt ? ['post.created', 'post.scheduled'] : ['post.created']);
-      return { post_id: post.id, post: view };
+      return { post_id: post.id, post: view, warnings: asRuleIssues(brand.warnings) };
     },
 
     async validate(ctx: ServiceContext, body: CreatePostBody) {
-      const { issues } = await checkCreate(ctx, await resolveBrand(ctx, body.brand_id), body);
-      return { valid: issues.length === 0, issues };
+      const { issues, brand } = await checkCreate(ctx, await resolveBrand(ctx, body.brand_id), body);
+      return {
+        valid: issues.length === 0,
+        issues,
+        warnings: asRuleIssues(brand.warnings),
+        applied: appliedView(body.platforms, body.content, body.platform_options ?? {}, brand.additions),
+        media: await deps.media.mediaPlans(ctx, body.media_ids ?? [], body.platforms, {
+          options: body.platform_options,
+        }),
+      };
     },
   };
 }

@@ -6,6 +6,7 @@ import type { CursorPosition } from '../../app/cursor.ts';
 import { JOB_ID } from '../../app/publish-queue.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
+import type { BrandAdditions } from '../brands/brand-rules.ts';
 
 export type PostStatus =
   | 'draft'
@@ -29,6 +30,11 @@ export interface PostRow {
   status: PostStatus;
   publish_now: boolean;
   schedule_at: Date | null;
+  /** The IANA zone the post was scheduled in; null when scheduled at an absolute time. */
+  timezone: string | null;
+  metadata: Record<string, string>;
+  /** What the brand's rules added to each platform's first part, fixed at create/edit (src/features/brands). */
+  brand_additions: BrandAdditions;
   published_at: Date | null;
   created_via: 'api' | 'mcp' | 'dashboard' | 'automation';
   approval: Record<string, unknown> | null;
@@ -67,7 +73,7 @@ export interface AttemptRow {
 }
 
 const POST_COLUMNS = `id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now,
-  schedule_at, published_at, created_via, approval, created_at, updated_at`;
+  schedule_at, timezone, metadata, brand_additions, published_at, created_via, approval, created_at, updated_at`;
 // next_attempt_at: a target no running job holds waits (the same test as cancel's, RUNNING_JOB). Released, it is
 // due at its own next_attempt_at; held by a job that is not running (failed and awaiting graphile's retry, or
 // unlocked after its worker died), when that job runs again. Either way not before its connection's reset.
@@ -95,12 +101,15 @@ export interface NewPost {
   scheduleAt: Date | null;
   createdVia: PostRow['created_via'];
   createdBy: string;
+  timezone?: string | null;
+  metadata?: Record<string, string>;
+  brandAdditions?: BrandAdditions;
 }
 
 export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
   const { rows } = await db.query<PostRow>(
-    `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${POST_COLUMNS}`,
+    `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by, timezone, metadata, brand_additions)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${POST_COLUMNS}`,
     [
       p.id,
       p.workspaceId,
@@ -114,6 +123,9 @@ export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
       p.scheduleAt,
       p.createdVia,
       p.createdBy,
+      p.timezone ?? null,
+      JSON.stringify(p.metadata ?? {}),
+      JSON.stringify(p.brandAdditions ?? {}),
     ],
   );
   return rows[0]!;
@@ -179,6 +191,9 @@ export interface PostChanges {
   mediaIds?: string[];
   status?: PostStatus;
   scheduleAt?: Date | null;
+  timezone?: string | null;
+  metadata?: Record<string, string>;
+  brandAdditions?: BrandAdditions;
   publishNow?: boolean;
   deleted?: boolean;
 }
@@ -196,6 +211,9 @@ export async function updatePost(db: Queryable, workspaceId: string, id: string,
   if (c.mediaIds !== undefined) set('media_ids', c.mediaIds);
   if (c.status !== undefined) set('status', c.status);
   if (c.scheduleAt !== undefined) set('schedule_at', c.scheduleAt);
+  if (c.timezone !== undefined) set('timezone', c.timezone);
+  if (c.metadata !== undefined) set('metadata', JSON.stringify(c.metadata));
+  if (c.brandAdditions !== undefined) set('brand_additions', JSON.stringify(c.brandAdditions));
   if (c.publishNow !== undefined) set('publish_now', c.publishNow);
   if (c.deleted) sets.push('deleted_at = now()');
   const { rows } = await db.query<PostRow>(
@@ -215,6 +233,8 @@ export interface PostFilters {
   scheduledTo?: Date;
   createdFrom?: Date;
   createdTo?: Date;
+  /** Posts whose metadata holds every one of these pairs. */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -242,6 +262,9 @@ export async function listPosts(
   if (filters.scheduledTo) where.push(`schedule_at < ${param(filters.scheduledTo)}`);
   if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
   if (filters.createdTo) where.push(`created_at < ${param(filters.createdTo)}`);
+  // Containment, with the predicate of the partial GIN index (posts_metadata_idx) spelled out so it can be used.
+  if (filters.metadata && Object.keys(filters.metadata).length > 0)
+    where.push(`metadata @> ${param(JSON.stringify(filters.metadata))}::jsonb AND metadata <> '{}'::jsonb`);
 
   let order: string;
   if (sort === '-created_at') {

@@ -5,6 +5,7 @@ import type { Pool } from '../../db/pool.ts';
 import { serviceContext, type RouteAccess } from '../../http/context.ts';
 import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
+import { deepObjectQuery, listQuery } from '../../http/query.ts';
 import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
@@ -12,6 +13,7 @@ import {
   ActionBody,
   CreatePostBody,
   CreatedPost,
+  DeletedPost,
   ListPostsQuery,
   PostIdParams,
   UpdatePostBody,
@@ -64,6 +66,7 @@ export function registerPostsRoutes(
         querystring: ListPostsQuery,
         response: { 200: Envelope(ListOf(PostRef)) },
       },
+      preValidation: [deepObjectQuery('metadata'), listQuery('status')],
     },
     async (request) => posts.list(serviceContext(request, deps.pool), request.query),
   );
@@ -181,7 +184,7 @@ export function registerPostsRoutes(
         params: PostIdParams,
         body: ActionBody,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), object: Type.Literal('post'), deleted: Type.Literal(true) })),
+          200: Envelope(DeletedPost),
         },
       },
     },

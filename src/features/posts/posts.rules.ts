@@ -4,6 +4,7 @@
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
 import type { PlatformLimits, PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
+import { withAdditions, type BrandAdditions } from '../brands/brand-rules.ts';
 
 export interface RuleIssue {
   platform: PlatformName | null;
@@ -17,6 +18,8 @@ export interface PostDraft {
   platforms: PlatformName[];
   platformOptions: PlatformOptions;
   mediaCount: number;
+  /** What the brand appends to each platform's first part: counted in its limits like the text itself. */
+  brandAdditions?: BrandAdditions;
 }
 
 /** A scheduled time this far in the past is still accepted (clock skew, a slow client); older → 422. */
@@ -47,7 +50,9 @@ export function checkPlatformRules(
   for (const platform of post.platforms) {
     const limits = limitsOf(platform);
     const options = (post.platformOptions[platform] ?? {}) as PlatformSpecific;
-    const text = options.content ?? post.content;
+    const added = post.brandAdditions?.[platform];
+    const text = withAdditions(options.content ?? post.content, added);
+    const withBrand = added ? ` (with the brand's ${added.additions.map((a) => a.rule).join(', ')})` : '';
     const textPath = options.content !== undefined ? `/platform_options/${platform}/content` : '/content';
     const extraParts = options.thread ?? [];
 
@@ -68,7 +73,7 @@ export function checkPlatformRules(
       });
     }
     for (const issue of limits.text.check(text))
-      issues.push({ platform, rule: issue.rule, message: issue.message, path: textPath });
+      issues.push({ platform, rule: issue.rule, message: issue.message + withBrand, path: textPath });
     for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount) ?? [])
       issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
     if ((options.alt_texts?.length ?? 0) > post.mediaCount) {

@@ -2,7 +2,11 @@
 // The post as the API shows it: posts.view.schemas.ts.
 import { Type, type Static } from 'typebox';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
-import { StringEnum } from '../../app/envelope.ts';
+import { MEDIA_FIT_MODES } from '../media/fit/plan.ts';
+import { MediaPlan } from '../media/media.schemas.ts';
+import { EnumList, named, StringEnum } from '../../app/envelope.ts';
+import { CREATED_POST_EXAMPLE, DELETED_POST_EXAMPLE, VALIDATE_RESULT_EXAMPLE } from './posts.examples.ts';
+import { METADATA_LIMITS, MetadataInput, MetadataPatch } from '../../app/metadata.ts';
 
 export const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
@@ -43,6 +47,21 @@ const Language = Type.String({
   maxLength: 35,
   description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.',
 });
+// How images are fitted to the platform (docs/api.md "Images fitted to each platform"; src/features/media/fit/plan.ts).
+const MediaFitFields = {
+  media_fit: Type.Optional(
+    StringEnum(MEDIA_FIT_MODES, {
+      description:
+        "An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).",
+    }),
+  ),
+  keep_metadata: Type.Optional(
+    Type.Boolean({
+      description:
+        "Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it.",
+    }),
+  ),
+};
 
 const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
   Type.Optional(Type.Object(fields, { additionalProperties: false, description }));
@@ -52,6 +71,7 @@ export const PlatformOptions = Type.Object(
     x: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1000)),
       },
@@ -60,6 +80,7 @@ export const PlatformOptions = Type.Object(
     bluesky: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         languages: Type.Optional(Type.Array(Language, { maxItems: 3 })),
         alt_texts: Type.Optional(AltTexts(2000)),
@@ -69,6 +90,7 @@ export const PlatformOptions = Type.Object(
     mastodon: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1500)),
         visibility: Type.Optional(StringEnum(MASTODON_VISIBILITIES)),
@@ -83,6 +105,7 @@ export const PlatformOptions = Type.Object(
     threads: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTextsUpTo(1000, 20)),
         reply_control: Type.Optional(
@@ -96,6 +119,7 @@ export const PlatformOptions = Type.Object(
     linkedin: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         visibility: Type.Optional(
           StringEnum(LINKEDIN_VISIBILITIES, {
             description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.',
@@ -130,6 +154,7 @@ export const PlatformOptions = Type.Object(
     instagram: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         type: Type.Optional(StringEnum(INSTAGRAM_POST_TYPES, { description: 'What to publish; default `feed`.' })),
         first_comment: Type.Optional(
           Type.String({
@@ -147,6 +172,7 @@ export const PlatformOptions = Type.Object(
     facebook: options(
       {
         content: Type.Optional(ContentOverride),
+        ...MediaFitFields,
         link: Type.Optional(
           Type.String({
             format: 'uri',
@@ -167,6 +193,22 @@ export const PlatformOptions = Type.Object(
 );
 export type PlatformOptions = Static<typeof PlatformOptions>;
 
+/** ISO 8601 date and time, with `Z` or an offset (absolute) or without (a local time read in `timezone`). */
+const ScheduleTime = (description: string) =>
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([zZ]|[+-]\\d{2}:?\\d{2})?$',
+    maxLength: 40,
+    description,
+    examples: ['2026-12-01T09:00:00Z', '2026-12-01T09:00:00'],
+  });
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    'An IANA time zone (`Europe/Paris`, `America/New_York`): a `schedule_at` without an offset is read as a local time there, across daylight-saving changes. Kept on the post, so later edits of `schedule_at` without an offset use it too.',
+  examples: ['America/New_York'],
+});
+
 const IdList = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { uniqueItems: true, maxItems: 20, description });
 
@@ -183,11 +225,12 @@ export const CreatePostBody = Type.Object(
     platforms: Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true }),
     publish_now: Type.Optional(Type.Boolean({ description: 'Publish at once. Not together with `schedule_at`.' })),
     schedule_at: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'When to publish: ISO 8601 with `Z` or an offset. Neither this nor `publish_now`: a draft.',
-      }),
+      ScheduleTime(
+        'When to publish: ISO 8601 with `Z` or an offset, or a local time without one together with `timezone`. Neither this nor `publish_now`: a draft.',
+      ),
     ),
+    timezone: Type.Optional(TimeZone),
+    metadata: Type.Optional(MetadataInput),
     media_ids: Type.Optional(IdList('Uploaded media to attach, in order.')),
     platform_options: Type.Optional(PlatformOptions),
     connection_ids: Type.Optional(
@@ -208,10 +251,24 @@ export const UpdatePostBody = Type.Object(
     content: Type.Optional(Type.String({ maxLength: 100_000 })),
     platforms: Type.Optional(Type.Array(PlatformName, { minItems: 1, maxItems: 20, uniqueItems: true })),
     schedule_at: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-        description: 'A new time; `null` turns a scheduled post back into a draft.',
+      Type.Union(
+        [
+          ScheduleTime('A new time, absolute or local (read in `timezone`, or the zone kept on the post).'),
+          Type.Null(),
+        ],
+        {
+          description:
+            'A new time; `null` turns a scheduled post back into a draft. Without an offset it is read in `timezone`, or in the zone kept on the post.',
+        },
+      ),
+    ),
+    timezone: Type.Optional(
+      Type.Union([TimeZone, Type.Null()], {
+        description:
+          'A new zone. Alone, it moves a post scheduled in a zone to the same local time in the new zone; `null` forgets the zone (the schedule stays the same instant).',
       }),
     ),
+    metadata: Type.Optional(MetadataPatch),
     media_ids: Type.Optional(Type.Union([IdList('Replaces the media list.'), Type.Null()])),
     platform_options: Type.Optional(
       Type.Union([
@@ -233,13 +290,10 @@ export const PostIdParams = Type.Object({
   id: Type.String({ maxLength: 200, description: 'The post id (`post_…`).' }),
 });
 
-const CsvOf = (values: readonly string[], description: string) =>
-  Type.String({ pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`, description });
-
 export const ListPostsQuery = Type.Object(
   {
     status: Type.Optional(
-      CsvOf(
+      EnumList(
         [
           'draft',
           'pending_approval',
@@ -250,7 +304,7 @@ export const ListPostsQuery = Type.Object(
           'failed',
           'cancelled',
         ],
-        'One status or a comma-separated list.',
+        'Posts in any of these statuses: `status=scheduled,failed` or `status=scheduled&status=failed`.',
       ),
     ),
     brand_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -259,6 +313,17 @@ export const ListPostsQuery = Type.Object(
     scheduled_to: Type.Optional(Type.String({ format: 'date-time' })),
     created_from: Type.Optional(Type.String({ format: 'date-time' })),
     created_to: Type.Optional(Type.String({ format: 'date-time' })),
+    metadata: Type.Optional(
+      Type.Unsafe<Record<string, string>>({
+        type: 'object',
+        maxProperties: 10,
+        propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_LIMITS.keyLength, pattern: '^[^\\[\\]]+$' },
+        additionalProperties: { type: 'string', maxLength: METADATA_LIMITS.valueLength },
+        description:
+          'Posts whose metadata holds each of these pairs: `metadata[crm_id]=cmp_8812` (several pairs: all must match, at most 10).',
+        examples: [{ crm_id: 'cmp_8812' }],
+      }),
+    ),
     sort: Type.Optional(
       StringEnum(POST_SORTS, {
         description: 'Default `-created_at`; posts without a schedule come last.',
@@ -283,8 +348,49 @@ export const ValidationIssue = Type.Object({
   path: Type.String(),
 });
 
-export const ValidateResult = Type.Object({ valid: Type.Boolean(), issues: Type.Array(ValidationIssue) });
-export const CreatedPost = Type.Object({ post_id: Type.String(), post: Type.Ref('Post') });
+const Warnings = Type.Array(ValidationIssue, {
+  description:
+    "What the brand's rules flag without refusing the post (`banned_term`, `required_term_missing` when the brand makes them warnings).",
+});
+export const BrandAddition = Type.Object({
+  rule: StringEnum(['cta', 'required_terms', 'signature', 'default_hashtags'] as const),
+  text: Type.String(),
+});
+export const ValidateResult = Type.Object({
+  valid: Type.Boolean({ description: 'True when `issues` is empty (warnings do not count).' }),
+  issues: Type.Array(ValidationIssue),
+  warnings: Warnings,
+  applied: Type.Array(
+    Type.Object({
+      platform: PlatformName,
+      additions: Type.Array(BrandAddition, { description: "What the brand's rules add on this platform, in order." }),
+      text: Type.String({
+        description: 'The first part exactly as it will be published, additions included (counted in the limits).',
+      }),
+    }),
+    { description: 'One entry per platform, in `platforms` order.' },
+  ),
+  media: Type.Optional(
+    Type.Array(MediaPlan, {
+      description:
+        'Per platform and media item, what Herald will do to fit it (`converted from image/png to image/jpeg`, `scaled to 1440×1080`, `metadata stripped`).',
+    }),
+  ),
+});
+export const CreatedPost = Type.Object({ post_id: Type.String(), post: Type.Ref('Post'), warnings: Warnings });
 export const ActionBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], {
   description: 'No body, or `{}`.',
 });
+
+// Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
+named('PlatformOptions', PlatformOptions);
+named('CreatePostRequest', CreatePostBody);
+named('UpdatePostRequest', UpdatePostBody);
+named('ValidationIssue', ValidationIssue);
+named('ValidationResult', ValidateResult, VALIDATE_RESULT_EXAMPLE);
+named('CreatedPost', CreatedPost, CREATED_POST_EXAMPLE);
+export const DeletedPost = named(
+  'DeletedPost',
+  Type.Object({ id: Type.String(), object: Type.Literal('post'), deleted: Type.Literal(true) }),
+  DELETED_POST_EXAMPLE,
+);

@@ -37,7 +37,7 @@ export function createPostsService(deps: PostsDeps) {
         throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
       }
       const filters: repo.PostFilters = {
-        statuses: query.status ? ([...new Set(query.status.split(','))] as PostStatus[]) : undefined,
+        statuses: query.status ? ([...new Set(query.status)] as PostStatus[]) : undefined,
         brandIds: brandFilter !== undefined ? [brandFilter] : (ctx.allowedBrandIds ?? undefined),
         platform: query.platform,
         scheduledFrom: query.scheduled_from
@@ -52,6 +52,7 @@ export function createPostsService(deps: PostsDeps) {
         createdTo: query.created_to
           ? parseTime(query.created_to, '/created_to', 'PUBLIC_API_QUERY_INVALID')
           : undefined,
+        metadata: query.metadata ? Object.fromEntries(Object.entries(query.metadata).sort()) : undefined,
       };
       // The cursor is bound to everything that decides which rows come in which order.
       const binding = { sort, ...filters, statuses: filters.statuses?.toSorted() };

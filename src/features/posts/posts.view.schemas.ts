@@ -1,7 +1,9 @@
 // TypeBox schemas of the post as the API shows it (posts.view.ts renders it): its statuses, its targets with their
 // attempts, errors and parts. Requests and the options they carry: posts.schemas.ts.
 import { Type } from 'typebox';
-import { NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { POST_EXAMPLE, TARGET_ERROR_EXAMPLE, TARGET_EXAMPLE } from './posts.examples.ts';
+import { Metadata } from '../../app/metadata.ts';
 import { PlatformName, PlatformOptions } from './posts.schemas.ts';
 
 // The values of the enumerations below, exported for the API tables (docs/api.md).
@@ -28,7 +30,10 @@ export const TARGET_ERROR_CATEGORIES = [
 ] as const;
 export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'automation'] as const;
 
-export const PostStatus = StringEnum(POST_STATUSES);
+export const PostStatus = StringEnum(POST_STATUSES, {
+  description:
+    '`pending_approval` appears only in a workspace with an approval policy (approvals are not built yet, so no post has it today).',
+});
 export const TargetStatus = StringEnum(TARGET_STATUSES);
 
 export const TargetError = Type.Object({
@@ -111,6 +116,18 @@ export const Post = Type.Object(
     content: Type.String(),
     platforms: Type.Array(PlatformName),
     platform_options: PlatformOptions,
+    brand_additions: Type.Record(
+      Type.String(),
+      Type.Object({
+        suffix: Type.String({ description: 'Appended as it is to the first part of this platform.' }),
+        additions: Type.Array(Type.Object({ rule: Type.String(), text: Type.String() })),
+        brand_version: Type.Integer({ description: 'The brand version the additions come from.' }),
+      }),
+      {
+        description:
+          "What the brand's rules append to each platform's first part (signature, call to action, hashtags, missing required terms), fixed when the post was created or last edited; platforms without additions are absent.",
+      },
+    ),
     media: Type.Array(
       Type.Union([
         Type.Ref('Media'),
@@ -124,6 +141,11 @@ export const Post = Type.Object(
     status: PostStatus,
     publish_now: Type.Boolean(),
     schedule_at: NullableTimestamp,
+    timezone: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The IANA zone the post was scheduled in (`schedule_at` without an offset); edits of `schedule_at` without an offset are read in it. Null: scheduled at an absolute time.',
+    }),
+    metadata: Metadata,
     published_at: NullableTimestamp,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -131,5 +153,11 @@ export const Post = Type.Object(
     approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
     targets: Type.Array(Target),
   },
-  { $id: 'Post', title: 'Post' },
+  { $id: 'Post', title: 'Post', examples: [POST_EXAMPLE] },
 );
+
+// Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
+named('TargetError', TargetError, TARGET_ERROR_EXAMPLE);
+named('TargetAttempt', Attempt);
+named('Part', TargetPart);
+named('Target', Target, TARGET_EXAMPLE);

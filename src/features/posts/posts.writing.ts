@@ -19,7 +19,7 @@ export interface PostsDeps {
   clock: Clock;
   platforms: PlatformRegistry;
   /** Checks `media_ids` (exist, ready, fit each platform) and renders a post's `media`: src/features/media. */
-  media: Pick<MediaService, 'postIssues' | 'renderLists'>;
+  media: Pick<MediaService, 'postIssues' | 'renderLists' | 'mediaPlans' | 'prepareVariants'>;
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */

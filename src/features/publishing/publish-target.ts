@@ -20,7 +20,7 @@ import { expireConnection, refreshConnection } from '../connections/lifecycle.ts
 import { sessionFor, type PlatformAccess } from '../connections/platform-access.ts';
 import { lockPosts, type PostRow } from '../posts/posts.repo.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
-import type { MediaLibrary } from './media-library.ts';
+import { MediaPreparing, type MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts, type PartsStore } from './parts.ts';
 import { decide, targetError } from './policy.ts';
 import { refreshPostStatus, refreshPostStatuses } from './post-status.ts';
@@ -109,13 +109,13 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
   // The reads are inside the transaction too: if one fails, no claim is left behind, and the batcher's retry of
   // each job alone starts from a clean slate.
   const { deferred, claims, posts, connections, parts } = await withTransaction(deps.pool, async (tx) => {
+    // Targets wait without taking an attempt while their connection is throttled or their media are being fetched.
+    const ids = jobs.map((j) => j.targetId);
     const throttled = new Map(
-      (
-        await repo.throttledTargets(
-          tx,
-          jobs.map((j) => j.targetId),
-        )
-      ).map((r) => [r.id, r.until]),
+      [...(await repo.throttledTargets(tx, ids)), ...(await repo.targetsAwaitingMedia(tx, ids))].map((r) => [
+        r.id,
+        r.until,
+      ]),
     );
     const waiting = jobs.filter((j) => throttled.has(j.targetId));
     for (const group of Map.groupBy(
@@ -286,7 +286,8 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
       media: deps.media,
       mediaIds: post.media_ids,
       altTexts: altTexts ?? [],
-      texts: [content ?? post.content, ...(thread ?? [])],
+      // The brand's additions were fixed on the post when it was written (what validate showed).
+      texts: [(content ?? post.content) + (post.brand_additions?.[claim.platform]?.suffix ?? ''), ...(thread ?? [])],
       options: rest,
       now: () => deps.clock.now(),
     });
@@ -299,6 +300,7 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
       log.warn('claim lost to another worker; this attempt stops without writing');
       return 'lost_claim';
     }
+    if (error instanceof MediaPreparing) return deferForMedia(deps, claim, error, log);
     if (!isPlatformError(error)) {
       // Not the platform's answer (a bug, the database): let the job fail and be retried by the queue. The claim
       // is this job's, and a failed job is no longer locked, so its next run may claim the target again.
@@ -307,6 +309,26 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
     }
     return settleFailure(deps, claim, claim.attemptId, error, connection, started, log);
   }
+}
+
+/** The target's media variants are still being made: it comes back shortly, and this claim was not an attempt. */
+async function deferForMedia(
+  deps: PublishDeps,
+  claim: Claim,
+  waiting: MediaPreparing,
+  log: Logger,
+): Promise<PublishResult> {
+  const at = new Date(deps.clock.now().getTime() + waiting.retryAfterMs);
+  const deferred = await withTransaction(deps.pool, async (tx: PoolClient) => {
+    await lockPosts(tx, [claim.post_id]); // the post before its target, as claims and post edits lock them
+    if (!(await repo.deferTarget(tx, claim.workspace_id, claim.id, claim.claim_token, claim.attemptId, at)))
+      return false;
+    await queuePublishJobs(tx, [claim.id], at, null);
+    return true;
+  });
+  if (!deferred) return 'lost_claim';
+  log.info({ retry_at: at.toISOString() }, waiting.message);
+  return 'deferred';
 }
 
 async function settleFailure(
@@ -358,7 +380,7 @@ async function settleFailure(
     await refreshPostStatus(tx, claim.workspace_id, claim.post_id, deps.postMedia);
     return 'failed' as const;
   });
-  if (result !== 'lost_claim') record(deps, claim.platform, result, started);
+  if (result !== 'lost_claim') record(deps, claim.platform, result, started, error.code);
   log[result === 'failed' ? 'warn' : 'info'](
     {
       code: error.code,
@@ -370,7 +392,7 @@ async function settleFailure(
   return result;
 }
 
-function record(deps: PublishDeps, platform: string, outcome: string, started: number): void {
-  deps.metrics.publishAttempts.inc({ platform, outcome });
+function record(deps: PublishDeps, platform: string, outcome: string, started: number, code = ''): void {
+  deps.metrics.publishAttempts.inc({ platform, outcome, code });
   deps.metrics.publishDuration.observe({ platform, outcome }, (performance.now() - started) / 1000);
 }

@@ -10,7 +10,12 @@ export function userCommands(): Record<string, Command> {
       usage: 'herald users create --email <email> --workspace <uuid> --role owner|admin|member [--json]',
       summary:
         'Add a person to a workspace (creating the account if needed); a new account gets a generated password, shown once.',
-      options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' }, ...json },
+      options: {
+        email: { type: 'string', value: 'email', description: "The new user's email address (their sign-in name)." },
+        workspace: { type: 'string', value: 'uuid', description: 'The workspace the user joins.' },
+        role: { type: 'string', value: 'owner|admin|member', description: 'Their role in that workspace.' },
+        ...json,
+      },
       async run(values, _p, io) {
         const email = required(values, 'email');
         const workspaceId = workspaceArg(values);
@@ -45,7 +50,13 @@ export function userCommands(): Record<string, Command> {
       usage: 'herald users set-password <email> [--generate] [--json]',
       summary:
         "Set a person's password (typed without echo, or the first line of stdin; --generate makes one and shows it once). Signs them out everywhere.",
-      options: { generate: { type: 'boolean' }, ...json },
+      options: {
+        generate: {
+          type: 'boolean',
+          description: 'Generate a strong password and print it, instead of asking for one.',
+        },
+        ...json,
+      },
       positionals: ['email'],
       async run(values, positionals, io) {
         const email = positionals[0];

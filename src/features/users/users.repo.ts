@@ -149,7 +149,7 @@ export async function listMembershipsWithBrands(db: Queryable, userId: string): 
     `SELECT w.id AS workspace_id, w.name AS workspace_name, w.mode, m.role,
             COALESCE((SELECT json_agg(json_build_object('id', b.id, 'name', b.name, 'is_default', b.is_default)
                                       ORDER BY b.is_default DESC, b.created_at, b.id)
-                        FROM brands b WHERE b.workspace_id = w.id), '[]'::json) AS brands
+                        FROM brands b WHERE b.workspace_id = w.id AND b.deleted_at IS NULL), '[]'::json) AS brands
        FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
       WHERE m.user_id = $1
       ORDER BY w.created_at, w.id`,

@@ -1,23 +1,22 @@
-// `herald workspaces …` and `herald brands …`: workspaces and their brands, from the server's shell.
-import {
-  json,
-  ownerOf,
-  print,
-  required,
-  UsageError,
-  withDatabase,
-  workspaceArg,
-  type Command,
-} from '../../cli/command.ts';
-import { brandJson, createBrand, createWorkspace, workspaceJson } from './workspaces.service.ts';
-import { findWorkspace, listAllWorkspaces, listBrands } from './workspaces.repo.ts';
+// `herald workspaces …`: workspaces, from the server's shell (their brands: brands/brands.cli.ts).
+import { json, ownerOf, print, required, UsageError, withDatabase, type Command } from '../../cli/command.ts';
+import { createWorkspace, workspaceJson } from './workspaces.service.ts';
+import { listAllWorkspaces } from './workspaces.repo.ts';
 
 export function workspaceCommands(): Record<string, Command> {
   return {
     'workspaces create': {
       usage: 'herald workspaces create --name <name> [--mode live|test] [--json]',
       summary: 'Create a workspace (live by default) with its default brand, owned by the owner account.',
-      options: { name: { type: 'string' }, mode: { type: 'string' }, ...json },
+      options: {
+        name: { type: 'string', value: 'name', description: 'The workspace name.' },
+        mode: {
+          type: 'string',
+          value: 'live|test',
+          description: 'live publishes to the real platforms; test only to the simulators (default live).',
+        },
+        ...json,
+      },
       async run(values, _p, io) {
         const name = required(values, 'name');
         const mode = (values.mode ?? 'live') as 'live' | 'test';
@@ -27,7 +26,8 @@ export function workspaceCommands(): Record<string, Command> {
           print(
             io,
             values,
-            { workspace_id: made.workspace.id, brand_id: made.brand.id, mode },
+            // The workspace shape of `workspaces list` (and GET /v1/workspaces).
+            workspaceJson({ ...made.workspace, default_brand_id: made.brand.id }),
             `Workspace ${made.workspace.id} (${mode})\nDefault brand ${made.brand.id}`,
           );
         });
@@ -45,38 +45,6 @@ export function workspaceCommands(): Record<string, Command> {
             values,
             rows.map(workspaceJson),
             rows.map((w) => `${w.id}  ${w.mode.padEnd(4)}  ${w.name}`).join('\n') || '(no workspaces)',
-          );
-        });
-      },
-    },
-    'brands create': {
-      usage: 'herald brands create --workspace <uuid> --name <name> [--json]',
-      summary: 'Create a brand in a workspace.',
-      options: { workspace: { type: 'string' }, name: { type: 'string' }, ...json },
-      async run(values, _p, io) {
-        const workspaceId = workspaceArg(values);
-        const name = required(values, 'name');
-        await withDatabase(io, async (pool) => {
-          if (!(await findWorkspace(pool, workspaceId))) throw new UsageError(`no workspace ${workspaceId}`);
-          const brand = await createBrand(pool, workspaceId, name);
-          print(io, values, brandJson(brand), `Brand ${brand.id} in workspace ${workspaceId}`);
-        });
-      },
-    },
-    'brands list': {
-      usage: 'herald brands list --workspace <uuid> [--json]',
-      summary: 'List the brands of a workspace.',
-      options: { workspace: { type: 'string' }, ...json },
-      async run(values, _p, io) {
-        const workspaceId = workspaceArg(values);
-        await withDatabase(io, async (pool) => {
-          if (!(await findWorkspace(pool, workspaceId))) throw new UsageError(`no workspace ${workspaceId}`);
-          const rows = await listBrands(pool, workspaceId);
-          print(
-            io,
-            values,
-            rows.map(brandJson),
-            rows.map((b) => `${b.id}  ${b.is_default ? 'default' : '       '}  ${b.name}`).join('\n'),
           );
         });
       },

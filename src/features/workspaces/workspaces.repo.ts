@@ -1,4 +1,5 @@
-// SQL for workspaces, memberships, brands and instance settings (users are users/users.repo.ts).
+// SQL for workspaces, memberships and instance settings (users are users/users.repo.ts; brands, brands/brands.repo.ts,
+// but for the existence check every face's access uses, `findBrand`).
 import type { Queryable } from '../../db/pool.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
 
@@ -12,7 +13,8 @@ export interface WorkspaceRow {
   default_brand_id: string | null;
 }
 
-export interface BrandRow {
+/** The few columns of a brand the access checks read. */
+export interface BrandRef {
   id: string;
   workspace_id: string;
   name: string;
@@ -37,17 +39,6 @@ export async function addMembership(
     'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role',
     [workspaceId, userId, role],
   );
-}
-
-export async function insertBrand(
-  db: Queryable,
-  b: { id: string; workspaceId: string; name: string; isDefault: boolean },
-): Promise<BrandRow> {
-  const { rows } = await db.query<BrandRow>(
-    'INSERT INTO brands (id, workspace_id, name, is_default) VALUES ($1, $2, $3, $4) RETURNING id, workspace_id, name, is_default, created_at',
-    [b.id, b.workspaceId, b.name, b.isDefault],
-  );
-  return rows[0]!;
 }
 
 const WORKSPACE_COLUMNS = `w.id, w.name, w.mode, w.created_at,
@@ -89,21 +80,17 @@ export async function workspaceModes(db: Queryable, ids: string[]): Promise<Map<
   return new Map(rows.map((r) => [r.id, r.mode]));
 }
 
-export async function listBrands(db: Queryable, workspaceId: string): Promise<BrandRow[]> {
-  const { rows } = await db.query<BrandRow>(
-    'SELECT id, workspace_id, name, is_default, created_at FROM brands WHERE workspace_id = $1 ORDER BY created_at, id',
-    [workspaceId],
-  );
-  return rows;
-}
-
-export async function findBrand(db: Queryable, workspaceId: string, brandId: string): Promise<BrandRow | undefined> {
-  const { rows } = await db.query<BrandRow>(
-    'SELECT id, workspace_id, name, is_default, created_at FROM brands WHERE workspace_id = $1 AND id = $2',
+/** A live (not deleted) brand of the workspace. */
+export async function findBrand(db: Queryable, workspaceId: string, brandId: string): Promise<BrandRef | undefined> {
+  const { rows } = await db.query<BrandRef>(
+    'SELECT id, workspace_id, name, is_default, created_at FROM brands WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL',
     [workspaceId, brandId],
   );
   return rows[0];
 }
+
+/** Where the API server records the public URL it serves under (CLI commands that print links read it). */
+export const PUBLIC_URL_SETTING = 'public_url';
 
 export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
   const { rows } = await db.query<{ value: string }>('SELECT value FROM instance_settings WHERE key = $1', [key]);

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
-import { Envelope, ListOf, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { Envelope, ListOf, named, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { typed } from '../../http/type-provider.ts';
 import { listWorkspacesByIds } from './workspaces.repo.ts';
@@ -10,16 +10,27 @@ import { workspaceJson } from './workspaces.service.ts';
 
 export const WORKSPACE_MODES = ['live', 'test'] as const;
 
-const Workspace = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  object: Type.Literal('workspace'),
-  name: Type.String(),
-  mode: StringEnum(WORKSPACE_MODES, {
-    description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.',
+const Workspace = named(
+  'Workspace',
+  Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    object: Type.Literal('workspace'),
+    name: Type.String(),
+    mode: StringEnum(WORKSPACE_MODES, {
+      description: '`test` workspaces hold only sandbox connections: nothing leaves the machine.',
+    }),
+    default_brand_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Timestamp,
   }),
-  default_brand_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Timestamp,
-});
+  {
+    id: '0b6f2c1e-4d3a-4f8e-9a7b-5c2d1e0f9a83',
+    object: 'workspace',
+    name: 'Acme',
+    mode: 'live',
+    default_brand_id: 'brand_default',
+    created_at: '2026-11-20T10:00:00Z',
+  },
+);
 
 const Query = Type.Object(
   {

@@ -1,9 +1,11 @@
-// Workspaces, brands and the first-start bootstrap (owner account + the test-mode "Sandbox" workspace).
+// Workspaces (each made with its default brand: src/features/brands) and the first-start bootstrap (owner account + the test-mode "Sandbox" workspace).
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { newId, newUuid } from '../../lib/ids.ts';
 import * as users from '../users/users.repo.ts';
+import { insertNamedBrand } from '../brands/brands.service.ts';
+import type { BrandRow } from '../brands/brands.repo.ts';
 import * as repo from './workspaces.repo.ts';
-import type { BrandRow, WorkspaceRow } from './workspaces.repo.ts';
+import type { WorkspaceRow } from './workspaces.repo.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
 
 // Serialises bootstraps of concurrent first starts (a different number from the migration lock).
@@ -22,13 +24,14 @@ export async function createWorkspace(
   const id = newUuid();
   await repo.insertWorkspace(db, { id, name: input.name, mode: input.mode });
   await repo.addMembership(db, id, input.ownerUserId, 'owner');
-  const brand = await repo.insertBrand(db, { id: newId('brand'), workspaceId: id, name: input.name, isDefault: true });
+  const brand = await insertNamedBrand(db, id, input.name, true);
   const workspace = (await repo.findWorkspace(db, id))!;
   return { workspace, brand };
 }
 
+/** A brand with only a name (bootstrap, tests, benchmarks); the API's POST /v1/brands is brands.service. */
 export async function createBrand(db: Queryable, workspaceId: string, name: string): Promise<BrandRow> {
-  return repo.insertBrand(db, { id: newId('brand'), workspaceId, name, isDefault: false });
+  return insertNamedBrand(db, workspaceId, name, false);
 }
 
 export interface Bootstrap {
@@ -79,16 +82,5 @@ export function workspaceJson(w: WorkspaceRow): Record<string, unknown> {
     mode: w.mode,
     default_brand_id: w.default_brand_id,
     created_at: w.created_at.toISOString(),
-  };
-}
-
-export function brandJson(b: BrandRow): Record<string, unknown> {
-  return {
-    id: b.id,
-    object: 'brand',
-    workspace_id: b.workspace_id,
-    name: b.name,
-    is_default: b.is_default,
-    created_at: b.created_at.toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 // MCP tools over the media service: the same calls, scopes and schemas as /v1/media. An assistant cannot send
 // bytes through MCP, so create_media_upload returns the signed URL the user (or their code) PUTs the file to.
 import type { MediaService } from '../../features/media/media.service.ts';
-import { UploadUrlBody } from '../../features/media/media.schemas.ts';
+import { MediaFromUrlBody, UploadUrlBody } from '../../features/media/media.schemas.ts';
 import type { ServiceContext } from '../../app/context.ts';
 import { tool, type ToolDefinition } from './tool.ts';
 
@@ -38,6 +38,20 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
       },
     }),
     tool({
+      name: 'create_media_from_url',
+      title: 'Make a media item from a file at a URL',
+      scope: 'media:write',
+      workspace: true,
+      mutates: true,
+      description:
+        "Herald fetches the file at `url` (https, public addresses only) and checks it as an upload; returns the media, `processing`. Pass its `id` in `media_ids` of create_post at once: the post's targets wait for the fetch. get_media shows when it is `ready`, or `failed` with `failure_reason`.",
+      input: { schema: MediaFromUrlBody, part: 'body' },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      run: async ({ service }, input) => media.createFromUrl(ctxOf(service), input.body),
+      summarize: (r) =>
+        `Media ${String(r.id)} is being fetched from ${String(r.source_url)}. Use media_ids: ["${String(r.id)}"] in create_post; get_media shows when it is ready.`,
+    }),
+    tool({
       name: 'get_media',
       title: 'Get a media item',
       scope: 'media:write',
@@ -45,7 +59,7 @@ export function mediaTools(media: MediaService): ToolDefinition[] {
       mutates: false,
       id: { argument: 'media_id', description: 'The media id (`med_…`): the `media_id` create_media_upload returns.' },
       description:
-        'Returns a media item: its `status` (`pending_upload` until the bytes arrive, then `ready` or `failed` with `failure_reason`), content type, size, dimensions, duration, and a short-lived download `url`.',
+        'Returns a media item: its `status` (`pending_upload` until the bytes arrive, `processing` while fetched from a URL, then `ready` or `failed` with `failure_reason`), content type, size, dimensions, duration, video codecs and frame rate, and a short-lived download `url`.',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async ({ service }, input) => media.get(ctxOf(service), input.id!),
       summarize: (r) =>

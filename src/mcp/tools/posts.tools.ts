@@ -61,6 +61,19 @@ function targetsLine(p: Post): string {
     .join('; ');
 }
 
+/** The brand's warnings and what its rules add per platform (docs/api.md "Brand rules on posts"), for the model. */
+function brandNotes(r: Record<string, unknown>): string {
+  const warnings = (r.warnings ?? []) as Array<{ platform: string | null; message: string }>;
+  const applied = ((r.applied ?? []) as Array<{ platform: string; additions: Array<{ rule: string }> }>).filter(
+    (a) => a.additions.length > 0,
+  );
+  const lines = [
+    ...warnings.map((w) => `- warning · ${w.platform ?? 'post'}: ${w.message}`),
+    ...applied.map((a) => `- ${a.platform}: the brand adds ${a.additions.map((x) => x.rule).join(', ')}`),
+  ];
+  return lines.length > 0 ? `\nBrand rules:\n${lines.join('\n')}` : '';
+}
+
 export function postsTools(posts: PostsService): ToolDefinition[] {
   const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return [
@@ -71,7 +84,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       workspace: true,
       mutates: false,
       description:
-        'Lists posts of the workspace, newest first by default. Filter by `status` (e.g. "scheduled" or "draft,scheduled"), `platform`, `brand_id`, and time ranges; page with `cursor` (the `next_cursor` of the previous result). Returns `items` (full posts with per-platform targets), `next_cursor` and `has_more`.',
+        'Lists posts of the workspace, newest first by default. Filter by `status` (a list, e.g. ["scheduled"] or ["draft", "scheduled"]), `platform`, `brand_id`, `metadata` (an object of key-value pairs the posts must all hold) and time ranges; page with `cursor` (the `next_cursor` of the previous result). Returns `items` (full posts with per-platform targets), `next_cursor` and `has_more`.',
       input: { schema: ListPostsQuery, part: 'querystring' },
       annotations: read,
       run: async ({ service }, input) => posts.list(ctxOf(service), input.body),
@@ -104,7 +117,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       workspace: true,
       mutates: true,
       description:
-        "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset) schedules it; `publish_now: true` publishes at once. Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
+        "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset, or a local time without one plus `timezone`, an IANA zone such as Europe/Paris) schedules it; `publish_now: true` publishes at once. Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
       input: { schema: CreatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.create(ctxOf(service), input.body),
@@ -114,7 +127,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
           p.status === 'draft'
             ? ' It is a draft: nothing will be published until it is scheduled (update_post with schedule_at) or published.'
             : '';
-        return `Created ${postLine(p)}.${note}`;
+        return `Created ${postLine(p)}.${note}${brandNotes(r)}`;
       },
     }),
     tool({
@@ -199,8 +212,8 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       run: async ({ service }, input) => posts.validate(ctxOf(service), input.body),
       summarize: (r) => {
         const issues = r.issues as Array<{ platform: string | null; rule: string; message: string }>;
-        if (r.valid) return 'The post passes every check; create_post would accept it.';
-        return `${issues.length} issue${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `- ${i.platform ?? 'post'} · ${i.rule}: ${i.message}`).join('\n')}`;
+        if (r.valid) return `The post passes every check; create_post would accept it.${brandNotes(r)}`;
+        return `${issues.length} issue${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `- ${i.platform ?? 'post'} · ${i.rule}: ${i.message}`).join('\n')}${brandNotes(r)}`;
       },
     }),
   ];

@@ -13,7 +13,7 @@ import type { ServiceContext } from '../../app/context.ts';
  * `post_id` create_post returns is the argument get_post takes. (A resource's own representation keeps `id`, as in
  * REST.)
  */
-export type ResourceArgument = 'post_id' | 'media_id' | 'connection_id';
+export type ResourceArgument = 'post_id' | 'media_id' | 'connection_id' | 'brand_id';
 
 export interface ToolInput<Body = Record<string, unknown>> {
   /** The resource argument's value (the REST path parameter), for tools that act on one resource. */
