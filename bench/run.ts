@@ -15,6 +15,7 @@ import { schedulerBenchmark } from './scheduler.ts';
 import { uploadBenchmark } from './upload.ts';
 import { startupBenchmark } from './startup.ts';
 import { facebookPublishBenchmark } from './facebook-publish.ts';
+import { mediaConvertBenchmark } from './media-convert.ts';
 import { openBenchServer, type ServerKind } from './lib/database.ts';
 import { RAISED_LIMITS } from './lib/herald.ts';
 import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   upload: uploadBenchmark,
   startup: startupBenchmark,
   'facebook-publish': facebookPublishBenchmark,
+  'media-convert': mediaConvertBenchmark,
 };
 
 const { values } = parseArgs({

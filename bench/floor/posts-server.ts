@@ -80,6 +80,12 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
         [workspaceId, brandId, body.platforms],
       )
     ).rows;
+    // The brand's rules for the post (banned and required terms, signature, CTA, hashtags): Herald reads them once.
+    await client.query(
+      `SELECT id, version, banned_terms, required_terms, default_hashtags, signature, cta_default, rules
+         FROM brands WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [workspaceId, brandId],
+    );
     const scheduleAt = new Date(body.schedule_at);
     const post = (
       await client.query<PostRow>(

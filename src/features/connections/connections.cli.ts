@@ -1,7 +1,7 @@
 // The `herald connections …` commands: connect sandbox accounts (each platform's own sign-in, run against its
 // simulator in-process), real Bluesky accounts (app password) and Mastodon accounts (access token), and list
 // them. Real hosts go through the SSRF guard; no token is ever printed.
-import type { Command, Io, Values } from '../../cli/command.ts';
+import type { Command, Io, Option, Values } from '../../cli/command.ts';
 import { json, print, required, UsageError, withDatabase, workspaceArg } from '../../cli/command.ts';
 import { createConfiguredSimulators, createPlatformAccess } from '../../container.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -60,6 +60,17 @@ async function withAccess<T>(
   });
 }
 
+const WORKSPACE_FLAG: Option = {
+  type: 'string',
+  value: 'uuid',
+  description: 'The workspace (its UUID, as `herald workspaces list` shows).',
+};
+const BRAND_FLAG: Option = {
+  type: 'string',
+  value: 'id',
+  description: "The brand (its id); the workspace's default brand when omitted.",
+};
+
 export function connectionCommands(): Record<string, Command> {
   return {
     'connections add-sandbox': {
@@ -68,16 +79,8 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         "Connect simulated accounts (test workspaces only), through each platform's own sign-in against its simulator.",
       options: {
-        workspace: {
-          type: 'string',
-          value: 'uuid',
-          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
-        },
-        brand: {
-          type: 'string',
-          value: 'id',
-          description: "The brand (its id); the workspace's default brand when omitted.",
-        },
+        workspace: WORKSPACE_FLAG,
+        brand: BRAND_FLAG,
         platform: {
           type: 'string',
           value: 'p,…',
@@ -123,16 +126,8 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         'Connect a real Bluesky account (live workspaces) with an app password; the service defaults to HERALD_BLUESKY_SERVICE_URL.',
       options: {
-        workspace: {
-          type: 'string',
-          value: 'uuid',
-          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
-        },
-        brand: {
-          type: 'string',
-          value: 'id',
-          description: "The brand (its id); the workspace's default brand when omitted.",
-        },
+        workspace: WORKSPACE_FLAG,
+        brand: BRAND_FLAG,
         service: { type: 'string', value: 'url', description: 'The Bluesky PDS (default HERALD_BLUESKY_SERVICE_URL).' },
         handle: { type: 'string', value: 'handle', description: 'The account handle, e.g. alice.bsky.social.' },
         'app-password': {
@@ -164,16 +159,8 @@ export function connectionCommands(): Record<string, Command> {
       summary:
         'Connect a real Mastodon account (live workspaces) with an access token (scopes write:statuses write:media read), verified with the instance.',
       options: {
-        workspace: {
-          type: 'string',
-          value: 'uuid',
-          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
-        },
-        brand: {
-          type: 'string',
-          value: 'id',
-          description: "The brand (its id); the workspace's default brand when omitted.",
-        },
+        workspace: WORKSPACE_FLAG,
+        brand: BRAND_FLAG,
         instance: { type: 'string', value: 'url', description: 'The Mastodon instance, e.g. https://mastodon.social.' },
         'access-token': {
           type: 'string',
@@ -204,16 +191,8 @@ export function connectionCommands(): Record<string, Command> {
         "Print a connect link: a single-use URL that walks someone through the platform's consent and adds the account to the workspace (test workspaces: through the simulator).",
       positionals: ['platform'],
       options: {
-        workspace: {
-          type: 'string',
-          value: 'uuid',
-          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
-        },
-        brand: {
-          type: 'string',
-          value: 'id',
-          description: "The brand (its id); the workspace's default brand when omitted.",
-        },
+        workspace: WORKSPACE_FLAG,
+        brand: BRAND_FLAG,
         'redirect-url': {
           type: 'string',
           value: 'url',
@@ -279,11 +258,7 @@ export function connectionCommands(): Record<string, Command> {
       usage: 'herald connections list --workspace <uuid> [--json]',
       summary: 'List the connections of a workspace (never their tokens).',
       options: {
-        workspace: {
-          type: 'string',
-          value: 'uuid',
-          description: 'The workspace (its UUID, as `herald workspaces list` shows).',
-        },
+        workspace: WORKSPACE_FLAG,
         ...json,
       },
       async run(values, _p, io) {

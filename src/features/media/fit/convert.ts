@@ -3,8 +3,8 @@
 // aspect range, scale into the pixel bounds, encode, and recompress (then shrink) until the file is under the byte
 // limit. Metadata is dropped unless the spec keeps it. Pure computation on buffers: storage and rows are the
 // caller's.
-import sharp, { type Metadata, type Sharp } from 'sharp';
-import decodeHeic from 'heic-decode';
+import type sharpFactory from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { fittedSize, type ImageVariantSpec } from './plan.ts';
 
 export interface ConvertedImage {
@@ -14,10 +14,22 @@ export interface ConvertedImage {
   height: number;
 }
 
-// Conversions run a few at once (HERALD_MEDIA_CONVERSIONS), each on its own image: one libvips thread per image
-// and no operation cache keep a 12-megapixel photo's working memory to its own buffers (bench/media-convert.ts).
-sharp.cache(false);
-sharp.concurrency(1);
+type SharpFactory = typeof sharpFactory;
+let sharpLoaded: Promise<SharpFactory> | undefined;
+
+/**
+ * sharp (libvips, about 22 MiB resident) and heic-decode (about 27 MiB of WebAssembly) load on the first conversion,
+ * not at start-up: an API process never converts, and a worker only when a post needs a variant. Conversions run a
+ * few at once (HERALD_MEDIA_CONVERSIONS), each on its own image: one libvips thread per image and no operation cache
+ * keep a 12-megapixel photo's working memory to its own buffers (bench/media-convert.ts).
+ */
+function loadSharp(): Promise<SharpFactory> {
+  return (sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
+    sharp.cache(false);
+    sharp.concurrency(1);
+    return sharp;
+  }));
+}
 
 /** A conversion that cannot succeed (animated GIF to a still-only platform, undecodable bytes): the reason. */
 export class ConversionRefused extends Error {}
@@ -31,9 +43,11 @@ const PAD = { r: 255, g: 255, b: 255, alpha: 1 };
 
 /** The decoder of the source: sharp itself, or raw pixels from heic-decode for HEIC/HEIF. */
 async function source(input: Buffer, contentType: string): Promise<{ image: () => Sharp; meta: Metadata | null }> {
+  const sharp = await loadSharp();
   if (contentType === 'image/heic' || contentType === 'image/heif') {
     let decoded: { width: number; height: number; data: Uint8ClampedArray };
     try {
+      const { default: decodeHeic } = await import('heic-decode');
       decoded = await decodeHeic({ buffer: input });
     } catch (error) {
       throw new ConversionRefused(`the HEIC/HEIF file could not be decoded (${(error as Error).message})`);
