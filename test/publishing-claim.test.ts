@@ -1,10 +1,10 @@
-// The claim statement (targets.repo.ts claimTargets) also writes the attempts: it opens one for each target it
+// The claim statement (targets.batches.repo.ts claimTargets) also writes the attempts: it opens one for each target it
 // claims, closes as interrupted the attempt a dead worker left open on a target it takes over, and touches no
 // attempt of a target it does not claim. No worker runs here: the test makes the claims itself.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withTransaction } from '../src/db/pool.ts';
-import { claimTargets } from '../src/features/publishing/targets.repo.ts';
+import { claimTargets } from '../src/features/publishing/targets.batches.repo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 
 let t: TestApp;

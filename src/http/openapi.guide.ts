@@ -67,7 +67,9 @@ webhook endpoint.
 \`\`\`ts
 import { createHerald } from '@herald/client';
 
-const herald = createHerald({ baseUrl: '${publicUrl}', apiKey: process.env.HERALD_KEY! });
+declare const heraldKey: string; // the API key, shown once when it was made: from your secrets store, not the source
+
+const herald = createHerald({ baseUrl: '${publicUrl}', apiKey: heraldKey });
 
 const { post_id } = await herald.POST('/posts', {
   body: { content: 'Shipping Herald 1.0 today', platforms: ['x', 'bluesky'], schedule_at: '2026-12-01T09:00:00Z' },

@@ -23,7 +23,7 @@ import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.view.schemas.ts';
 import { registerBrandsRoutes } from '../features/brands/brands.routes.ts';
-import { Brand, BrandContextSchema } from '../features/brands/brands.schemas.ts';
+import { Brand, BrandContextSchema } from '../features/brands/brands.view.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { Event } from '../features/events/events.schemas.ts';

@@ -71,6 +71,29 @@ export type BrandFields = Omit<
   'id' | 'workspace_id' | 'is_default' | 'version' | 'created_at' | 'updated_at'
 >;
 
+/** A brand's fields before anything is set (a new brand starts from these). */
+export const EMPTY_BRAND_FIELDS: Omit<BrandFields, 'name' | 'slug'> = {
+  website: null,
+  industry: null,
+  timezone: null,
+  language: null,
+  colors: [],
+  logo_media_id: null,
+  voice: {},
+  audience: {},
+  goals: [],
+  offer: null,
+  guidelines_md: null,
+  banned_terms: [],
+  required_terms: [],
+  default_hashtags: [],
+  signature: null,
+  cta_default: null,
+  memory: [],
+  documents: [],
+  rules: {},
+};
+
 const COLUMNS = `id, workspace_id, name, slug, is_default, website, industry, timezone, language, colors, logo_media_id,
   voice, audience, goals, offer, guidelines_md, banned_terms, required_terms, default_hashtags, signature, cta_default,
   memory, documents, rules, version, created_at, updated_at`;

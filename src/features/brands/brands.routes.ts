@@ -8,7 +8,8 @@ import { Envelope, ListOf } from '../../app/envelope.ts';
 import { mutation } from '../../http/mutation.ts';
 import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
-import { BrandIdParams, CreateBrandBody, DeletedBrand, ListBrandsQuery, UpdateBrandBody } from './brands.schemas.ts';
+import { BrandIdParams, CreateBrandBody, ListBrandsQuery, UpdateBrandBody } from './brands.schemas.ts';
+import { DeletedBrand } from './brands.view.schemas.ts';
 import {
   brandContext,
   brandContextJson,

@@ -1,7 +1,7 @@
 // The brand context's bound and what is cut to keep it (docs/api.md "Brand context").
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BrandRow } from './brands.repo.ts';
+import { EMPTY_BRAND_FIELDS, type BrandRow } from './brands.repo.ts';
 import { BRAND_LIMITS } from './brands.schemas.ts';
 import { BRAND_CONTEXT_CUT_ORDER, BRAND_CONTEXT_MAX_CHARS, compileBrandContext } from './context.ts';
 
@@ -12,25 +12,7 @@ function brand(fields: Partial<BrandRow> = {}): BrandRow {
     name: 'Acme',
     slug: 'acme',
     is_default: false,
-    website: null,
-    industry: null,
-    timezone: null,
-    language: null,
-    colors: [],
-    logo_media_id: null,
-    voice: {},
-    audience: {},
-    goals: [],
-    offer: null,
-    guidelines_md: null,
-    banned_terms: [],
-    required_terms: [],
-    default_hashtags: [],
-    signature: null,
-    cta_default: null,
-    memory: [],
-    documents: [],
-    rules: {},
+    ...EMPTY_BRAND_FIELDS,
     version: 7,
     created_at: new Date(0),
     updated_at: new Date(0),

@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { completeRemote, type CompleteDeps } from './media.complete.ts';
 import { failStalledFetch } from './media.from-url.ts';
 import * as repo from './media.repo.ts';
+import * as sweeps from './media.sweeps.repo.ts';
 import type { MediaRow } from './media.repo.ts';
 import { removeVariantBytes } from './media.variants.ts';
 import type { MediaStorage } from './storage/storage.ts';
@@ -77,14 +78,14 @@ export interface SweepReport {
 
 export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
   const report: SweepReport = { abandoned: 0, expired: 0, purged: 0, temporaryFiles: 0, stalledFetches: 0 };
-  for (const row of await repo.findStalledFetches(deps.pool, BATCH))
+  for (const row of await sweeps.findStalledFetches(deps.pool, BATCH))
     if (await failStalledFetch(deps, row)) report.stalledFetches++;
   const purge = async (row: MediaRow) => {
     if (await purgeDeleted(deps, row.workspace_id, row.id)) report.purged++;
   };
 
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const rows = await repo.findAbandonedUploads(deps.pool, ABANDONED_AFTER_SECONDS, BATCH);
+    const rows = await sweeps.findAbandonedUploads(deps.pool, ABANDONED_AFTER_SECONDS, BATCH);
     let progressed = 0;
     for (const row of rows) {
       // An s3 upload may have arrived without anyone completing it: complete it rather than throw it away.
@@ -105,7 +106,7 @@ export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
   }
 
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const rows = await repo.findUnreferencedExpired(deps.pool, deps.retentionDays, BATCH);
+    const rows = await sweeps.findUnreferencedExpired(deps.pool, deps.retentionDays, BATCH);
     let progressed = 0;
     for (const row of rows) {
       if (await deleteIfUnreferenced(deps.pool, row)) {
@@ -117,7 +118,7 @@ export async function sweepMedia(deps: CleanupDeps): Promise<SweepReport> {
     if (rows.length < BATCH || progressed === 0) break;
   }
 
-  for (const row of await repo.findDeletedUnpurged(deps.pool, PURGE_BACKSTOP_SECONDS, BATCH * MAX_BATCHES))
+  for (const row of await sweeps.findDeletedUnpurged(deps.pool, PURGE_BACKSTOP_SECONDS, BATCH * MAX_BATCHES))
     await purge(row);
   if (deps.storage.driver === 'local') report.temporaryFiles = await deps.storage.sweepTemporary(TEMP_MAX_AGE_MS);
   return report;

@@ -1,5 +1,5 @@
-// SQL for media records. Every function takes the workspace id, except the cleanup sweeps, which work across
-// workspaces by design and return each row's workspace id.
+// SQL for media records. Every function takes the workspace id; the cleanup sweeps, which work across workspaces by
+// design, are in media.sweeps.repo.ts.
 import type { Queryable } from '../../db/pool.ts';
 import type { CursorPosition } from '../../app/cursor.ts';
 import type { Unreadable } from './sniff/sniff.ts';
@@ -42,7 +42,7 @@ export interface MediaRow {
   completed_at: Date | null;
 }
 
-const COLUMNS = `id, workspace_id, filename, content_type, kind, status, failure_reason, declared_size, max_bytes, size_bytes,
+export const COLUMNS = `id, workspace_id, filename, content_type, kind, status, failure_reason, declared_size, max_bytes, size_bytes,
   sha256, width, height, duration_ms, unreadable, metadata, source_url, container, video_codec, audio_codec, frame_rate, probed_with, transcodes, storage_driver, upload_key, storage_key, upload_expires_at, created_at,
   updated_at, completed_at`;
 
@@ -283,7 +283,7 @@ export async function markDeleted(db: Queryable, workspaceId: string, id: string
 
 /** Whether any live post refers to the media (run after locking the media row, so the answer is current). */
 /** A live brand uses the media `m` as its logo or one of its documents (src/features/brands). */
-const BRAND_USES = `EXISTS (SELECT 1 FROM brands b WHERE b.workspace_id = m.workspace_id AND b.deleted_at IS NULL
+export const BRAND_USES = `EXISTS (SELECT 1 FROM brands b WHERE b.workspace_id = m.workspace_id AND b.deleted_at IS NULL
     AND (b.logo_media_id = m.id OR b.documents @> jsonb_build_array(jsonb_build_object('media_id', m.id))))`;
 
 export async function isReferenced(db: Queryable, workspaceId: string, mediaId: string): Promise<boolean> {
@@ -347,56 +347,4 @@ export async function findDeleted(db: Queryable, workspaceId: string, id: string
 /** Removes the row of a deleted media once its bytes are gone. */
 export async function purgeRow(db: Queryable, workspaceId: string, id: string): Promise<void> {
   await db.query('DELETE FROM media WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NOT NULL', [workspaceId, id]);
-}
-
-// ---- Across workspaces on purpose (the cleanup sweeps): docs/tables.md ----
-
-/** Pending uploads whose URL expired more than `graceSeconds` ago. */
-export async function findAbandonedUploads(db: Queryable, graceSeconds: number, limit: number): Promise<MediaRow[]> {
-  const { rows } = await db.query<MediaRow>(
-    `SELECT ${COLUMNS} FROM media
-      WHERE status = 'pending_upload' AND deleted_at IS NULL AND upload_expires_at < now() - make_interval(secs => $1)
-      ORDER BY upload_expires_at LIMIT $2`,
-    [graceSeconds, limit],
-  );
-  return rows;
-}
-
-/**
- * Completed media older than the retention period that no live post refers to (re-checked under a lock before
- * deletion).
- */
-export async function findUnreferencedExpired(
-  db: Queryable,
-  retentionDays: number,
-  limit: number,
-): Promise<MediaRow[]> {
-  const { rows } = await db.query<MediaRow>(
-    `SELECT ${COLUMNS} FROM media m
-      WHERE m.deleted_at IS NULL AND m.status <> 'pending_upload' AND m.created_at < now() - make_interval(days => $1)
-        AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = m.workspace_id AND p.media_ids @> ARRAY[m.id] AND p.deleted_at IS NULL)
-        AND NOT ${BRAND_USES}
-      ORDER BY m.created_at LIMIT $2`,
-    [retentionDays, limit],
-  );
-  return rows;
-}
-
-/** Media by URL still `processing` past their fetch deadline (`upload_expires_at`). */
-export async function findStalledFetches(db: Queryable, limit: number): Promise<MediaRow[]> {
-  const { rows } = await db.query<MediaRow>(
-    `SELECT ${COLUMNS} FROM media WHERE status = 'processing' AND deleted_at IS NULL AND upload_expires_at < now()
-      ORDER BY upload_expires_at LIMIT $1`,
-    [limit],
-  );
-  return rows;
-}
-
-/** Deleted media whose bytes have not been purged yet (the purge job failed or has not run). */
-export async function findDeletedUnpurged(db: Queryable, olderThanSeconds: number, limit: number): Promise<MediaRow[]> {
-  const { rows } = await db.query<MediaRow>(
-    `SELECT ${COLUMNS} FROM media WHERE deleted_at IS NOT NULL AND deleted_at < now() - make_interval(secs => $1) ORDER BY deleted_at LIMIT $2`,
-    [olderThanSeconds, limit],
-  );
-  return rows;
 }

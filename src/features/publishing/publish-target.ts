@@ -25,6 +25,7 @@ import { LostClaim, publishParts, type PartsStore } from './parts.ts';
 import { decide, targetError } from './policy.ts';
 import { refreshPostStatus, refreshPostStatuses } from './post-status.ts';
 import * as partsRepo from './target-parts.repo.ts';
+import * as batches from './targets.batches.repo.ts';
 import * as repo from './targets.repo.ts';
 
 export interface PublishDeps {
@@ -112,7 +113,7 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
     // Targets wait without taking an attempt while their connection is throttled or their media are being fetched.
     const ids = jobs.map((j) => j.targetId);
     const throttled = new Map(
-      [...(await repo.throttledTargets(tx, ids)), ...(await repo.targetsAwaitingMedia(tx, ids))].map((r) => [
+      [...(await batches.throttledTargets(tx, ids)), ...(await batches.targetsAwaitingMedia(tx, ids))].map((r) => [
         r.id,
         r.until,
       ]),
@@ -131,7 +132,7 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
       );
     }
     // Each job brings the id of the attempt its claim would open (the claim records it in the same statement).
-    const claimed = await repo.claimTargets(
+    const claimed = await batches.claimTargets(
       tx,
       jobs.filter((j) => !throttled.has(j.targetId)).map((j) => ({ ...j, attemptId: newId('att') })),
     );
@@ -187,7 +188,7 @@ async function claimBatch(deps: PublishDeps, jobs: PublishJob[]): Promise<Array<
 async function settleBatch(deps: PublishDeps, items: Published[]): Promise<boolean[]> {
   return withTransaction(deps.pool, async (tx) => {
     const locked = await lockPosts(tx, [...new Set(items.map((i) => i.claim.post_id))].sort());
-    const held = await repo.settleTargets(
+    const held = await batches.settleTargets(
       tx,
       items.map(({ claim, first }) => ({
         workspaceId: claim.workspace_id,
@@ -200,7 +201,7 @@ async function settleBatch(deps: PublishDeps, items: Published[]): Promise<boole
       })),
     );
     const settled = items.filter((i) => held.has(i.claim.id));
-    await repo.finishAttempts(
+    await batches.finishAttempts(
       tx,
       settled.map(({ claim }) => ({
         workspaceId: claim.workspace_id,
