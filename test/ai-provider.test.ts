@@ -58,6 +58,11 @@ const brand: BrandInput = {
 const ARTICLE =
   'Acme installed solar panels on the village school. The panels and a battery cover most of its electricity. The weather was fine.';
 
+/** The brand's article through one task, for the owner's workspace: what most tests here send. */
+function onArticle(ai: Pick<AiService, 'generate'>, task: Parameters<AiService['generate']>[0]['task']) {
+  return ai.generate({ task, brand, inputs: { text: ARTICLE }, workspaceId: t.owner.workspaceId });
+}
+
 async function usageRow(workspaceId: string) {
   const { rows } = await t.container.pool.query<{ calls: number; tokens: string; refused: number }>(
     'SELECT calls, tokens, refused FROM ai_usage WHERE workspace_id = $1',
@@ -101,12 +106,7 @@ describe('a valid answer', () => {
   test('is used, with its provenance; the request is a chat completion with the schema, key and limits', async () => {
     const from = fake.requests.length;
     fake.answer(() => ({ json: { summary: 'Solar panels now power the village school.' } }));
-    const result = await t.container.ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(t.container.ai, 'summarize');
     assert.deepEqual(result.output, { summary: 'Solar panels now power the village school.' });
     assert.deepEqual(result.generated_by, { engine: 'llm', provider: 'openai_compatible', model: 'fake-model' });
     const [request] = sent(from);
@@ -131,12 +131,7 @@ describe('a valid answer', () => {
     const ai = service({ openai: { ...t.config.ai.openai!, responseFormat: 'json_object' } });
     const from = fake.requests.length;
     fake.answer(() => ({ text: '```json\n{"hashtags": ["#solar", "#schools"]}\n```' }));
-    const result = await ai.generate({
-      task: 'hashtags',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'hashtags');
     assert.deepEqual(result.output, { hashtags: ['#solar', '#schools'] });
     assert.deepEqual(sent(from)[0]!.body.response_format, { type: 'json_object' });
   });
@@ -234,12 +229,7 @@ describe('failures fall back after one retry', () => {
     const ai = service();
     fake.answer(() => 'bad_json');
     const from = fake.requests.length;
-    const result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'summarize');
     assert.equal(sent(from).length, 2);
     assert.deepEqual(result.generated_by, {
       engine: 'extractive',
@@ -253,12 +243,7 @@ describe('failures fall back after one retry', () => {
     const ai = service();
     fake.answer((_r, i) => (i % 2 === 0 ? 'bad_json' : { json: { summary: 'Second try.' } }));
     const from = fake.requests.length;
-    const result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'summarize');
     assert.equal(sent(from).length, 2);
     assert.equal(result.generated_by.engine, 'llm');
     assert.deepEqual(result.output, { summary: 'Second try.' });
@@ -269,12 +254,7 @@ describe('failures fall back after one retry', () => {
     const ai = service();
     fake.answer(() => 'refusal');
     const from = fake.requests.length;
-    const result = await ai.generate({
-      task: 'hashtags',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'hashtags');
     assert.equal(sent(from).length, 2);
     assert.equal(result.generated_by.fallback_reason, 'refused');
     assert.equal((result.output as { hashtags: string[] }).hashtags[0], '#AcmeSolar');
@@ -284,12 +264,7 @@ describe('failures fall back after one retry', () => {
     const ai = service({ timeoutMs: 300 });
     fake.answer(() => 'timeout');
     const from = fake.requests.length;
-    const result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'summarize');
     assert.equal(sent(from).length, 1);
     assert.equal(result.generated_by.fallback_reason, 'timeout');
     assert.equal(result.generated_by.provider, 'deterministic');
@@ -299,22 +274,12 @@ describe('failures fall back after one retry', () => {
     const ai = service();
     let from = fake.requests.length;
     fake.answer(() => ({ status: 401, body: { error: { message: 'Incorrect API key provided' } } }));
-    let result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    let result = await onArticle(ai, 'summarize');
     assert.equal(sent(from).length, 1);
     assert.equal(result.generated_by.fallback_reason, 'unavailable');
     from = fake.requests.length;
     fake.answer(() => ({ status: 503 }));
-    result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    result = await onArticle(ai, 'summarize');
     assert.equal(sent(from).length, 2);
     assert.equal(result.generated_by.fallback_reason, 'unavailable');
     const logged = JSON.stringify(t.logs);
@@ -326,12 +291,7 @@ describe('failures fall back after one retry', () => {
 
   test('an unreachable endpoint falls back too', async () => {
     const ai = service({ openai: { ...t.config.ai.openai!, baseUrl: 'http://127.0.0.1:9/v1' } });
-    const result = await ai.generate({
-      task: 'summarize',
-      brand,
-      inputs: { text: ARTICLE },
-      workspaceId: t.owner.workspaceId,
-    });
+    const result = await onArticle(ai, 'summarize');
     assert.equal(result.generated_by.fallback_reason, 'unavailable');
   });
 });

@@ -280,33 +280,44 @@ async function assertRefreshes(key: string, workspaceId: string, connectionId: s
   assert.notEqual(await storedRefreshToken(workspaceId, connectionId), before);
 }
 
+/** Starts a worker the proxy kills at `cut` on its next refresh; the function returned says whether it has died. */
+function startWorkerKilledAt(cut: Exclude<Cut, 'none'>): () => boolean {
+  const worker = startWorkerProcess();
+  let killed = false;
+  proxy.cut = cut;
+  proxy.kill = async () => {
+    await kill(worker);
+    killed = true;
+  };
+  return () => killed;
+}
+
+/** Starts a new worker: it publishes `text` exactly once, and the connection still refreshes afterwards. */
+async function restartPublishes(account: Account, platform: PlatformName, postId: string, text: string): Promise<void> {
+  startWorkerProcess();
+  const target = await settledTarget(postId);
+  assert.equal(target.status, 'published', JSON.stringify(target.error));
+  assert.equal((await heldWith(platform, text)).length, 1);
+  await assertRefreshes(account.key, account.workspaceId, account.connectionId);
+}
+
 describe('a worker killed around a token refresh', () => {
   test('killed before the platform saw the refresh: the restart refreshes with the unspent token', async () => {
     const account = await accountOn('x');
-    const { workspaceId, key, connectionId } = account;
+    const { workspaceId, connectionId } = account;
     const original = await expireAccessToken(workspaceId, connectionId);
-    const worker = startWorkerProcess();
-    let killed = false;
-    proxy.cut = 'before_platform';
-    proxy.kill = async () => {
-      await kill(worker);
-      killed = true;
-    };
+    const killed = startWorkerKilledAt('before_platform');
     const text = `refresh kill before ${Date.now()}`;
     const postId = await publishNow(account, 'x', text);
-    await pollFor('the worker killed at its refresh', async () => killed, 60_000, 50);
+    await pollFor('the worker killed at its refresh', async () => killed(), 60_000, 50);
     assert.equal(await storedRefreshToken(workspaceId, connectionId), original, 'nothing was stored');
 
-    startWorkerProcess();
-    const target = await settledTarget(postId);
-    assert.equal(target.status, 'published', JSON.stringify(target.error));
-    assert.equal((await heldWith('x', text)).length, 1);
-    await assertRefreshes(key, workspaceId, connectionId);
+    await restartPublishes(account, 'x', postId, text);
   });
 
   test('killed after the new pair was stored, before it was used: the restart publishes with the stored pair', async () => {
     const account = await accountOn('x');
-    const { workspaceId, key, connectionId } = account;
+    const { workspaceId, connectionId } = account;
     const original = await expireAccessToken(workspaceId, connectionId);
     const faults = sandbox.simulator('x').faults;
     // The first call after the refresh hangs: the worker is killed while it uses the new token.
@@ -321,49 +332,29 @@ describe('a worker killed around a token refresh', () => {
     await kill(worker);
     faults.clear();
 
-    startWorkerProcess();
-    const target = await settledTarget(postId);
-    assert.equal(target.status, 'published', JSON.stringify(target.error));
-    assert.equal((await heldWith('x', text)).length, 1);
-    await assertRefreshes(key, workspaceId, connectionId);
+    await restartPublishes(account, 'x', postId, text);
   });
 
   test('killed after Bluesky rotated the refresh token, before Herald got it: the app password makes a new session', async () => {
     const account = await accountOn('bluesky');
-    const { workspaceId, key, connectionId } = account;
+    const { workspaceId, connectionId } = account;
     const original = await expireAccessToken(workspaceId, connectionId);
-    const worker = startWorkerProcess();
-    let killed = false;
-    proxy.cut = 'after_platform';
-    proxy.kill = async () => {
-      await kill(worker);
-      killed = true;
-    };
+    const killed = startWorkerKilledAt('after_platform');
     const text = `refresh kill answered ${Date.now()}`;
     const postId = await publishNow(account, 'bluesky', text);
-    await pollFor('the worker killed as the platform answered', async () => killed, 60_000, 50);
+    await pollFor('the worker killed as the platform answered', async () => killed(), 60_000, 50);
     assert.equal(await storedRefreshToken(workspaceId, connectionId), original, 'the answer never reached Herald');
 
-    startWorkerProcess();
-    const target = await settledTarget(postId);
-    assert.equal(target.status, 'published', JSON.stringify(target.error));
-    assert.equal((await heldWith('bluesky', text)).length, 1);
-    await assertRefreshes(key, workspaceId, connectionId);
+    await restartPublishes(account, 'bluesky', postId, text);
   });
 
   test('killed after X rotated the refresh token, before Herald got it: no client can keep it, so X asks for a reconnect and says so', async () => {
     const account = await accountOn('x');
     const { workspaceId, connectionId } = account;
     await expireAccessToken(workspaceId, connectionId);
-    const worker = startWorkerProcess();
-    let killed = false;
-    proxy.cut = 'after_platform';
-    proxy.kill = async () => {
-      await kill(worker);
-      killed = true;
-    };
+    const killed = startWorkerKilledAt('after_platform');
     const postId = await publishNow(account, 'x', `refresh kill lost ${Date.now()}`);
-    await pollFor('the worker killed as the platform answered', async () => killed, 60_000, 50);
+    await pollFor('the worker killed as the platform answered', async () => killed(), 60_000, 50);
 
     startWorkerProcess();
     const target = await settledTarget(postId);

@@ -14,10 +14,9 @@ import { createMediaStorage } from '../src/features/media/storage/create.ts';
 import type { MediaStorage } from '../src/features/media/storage/storage.ts';
 import { newId } from '../src/lib/ids.ts';
 import { PLATFORM_LIMITS } from '../src/platforms/catalogue.ts';
-import { signedReadUrlRules } from '../src/features/media/storage/read-url-rules.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
 import { sandboxSecret } from './helpers/app.ts';
-import { buildMediaTestApp, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import { buildMediaTestApp, serveMediaToSimulators, uploadBytes, type MediaTestApp } from './helpers/media.ts';
 import { animatedGif, inspectImage, photo } from './helpers/photos.ts';
 import { pollFor } from './helpers/poll.ts';
 
@@ -33,16 +32,7 @@ before(async () => {
     env: { HERALD_SANDBOX_URL: sandbox.url, HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_PLATFORM_TIMEOUT_MS: '5000' },
   });
   // The Meta simulators fetch Herald's signed read URLs (variants' too) from the listening app.
-  settings.mediaFetchUrls = signedReadUrlRules({ ...t.config, publicUrl: t.origin });
-  const library = t.container.mediaLibrary;
-  t.container.mediaLibrary = {
-    async sources(workspaceId, ids, target) {
-      return (await library.sources(workspaceId, ids, target)).map((s) => ({
-        ...s,
-        signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin),
-      }));
-    },
-  };
+  serveMediaToSimulators(t, settings);
   worker = await startWorker(t.container);
   key = await t.key();
 });

@@ -170,15 +170,13 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
   async function authorise(request: FastifyRequest, access: RouteAccess, ip: string): Promise<void> {
     // An unknown /v1 route answers 404 whoever asks; with a valid key, the call is charged to that key's read
     // budget, not to the anonymous budget of its address (which the key's other callers may share).
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
     if (access === UNKNOWN_ROUTE) {
-      const header = request.headers.authorization;
-      const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
       const result = match ? await deps.authenticator.authenticate(match[1]!) : undefined;
       return result?.ok ? spend(request, result.principal.keyId, budgets.read) : spend(request, ip, budgets.anonymous);
     }
     if (access.scopes === 'public') return spend(request, ip, budgets.anonymous);
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
     if (!match) {
       await spend(request, ip, budgets.anonymous);
       throw new AppError('PUBLIC_API_AUTH_REQUIRED', 'Send your API key as `Authorization: Bearer <key>`.');

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { signedReadUrlRules } from '../../src/features/media/storage/read-url-rules.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import type { LookupFn } from '../../src/lib/ssrf.ts';
 import { buildTestApp, type TestApp } from './app.ts';
@@ -41,6 +42,25 @@ export async function buildMediaTestApp(
       await rm(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * Lets the sandbox's Meta simulators fetch Herald's signed read URLs (variants' too), as Meta fetches them from a
+ * correctly configured public URL: signed URLs name http://herald.test (HERALD_PUBLIC_URL in tests), so the
+ * simulators are told to take URLs signed for the listening app (`settings` as handed to `startSandbox`), and the
+ * app's media library hands out URLs naming it.
+ */
+export function serveMediaToSimulators(t: MediaTestApp, settings: Record<string, unknown>): void {
+  settings.mediaFetchUrls = signedReadUrlRules({ ...t.config, publicUrl: t.origin });
+  const library = t.container.mediaLibrary;
+  t.container.mediaLibrary = {
+    async sources(workspaceId, ids, target) {
+      return (await library.sources(workspaceId, ids, target)).map((s) => ({
+        ...s,
+        signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin),
+      }));
+    },
+  };
 }
 
 export interface SentResponse {

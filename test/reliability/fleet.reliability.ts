@@ -5,10 +5,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PlatformName } from '../../src/platforms/limits.ts';
-import { auditExactlyOnce, unsettledTargets } from '../helpers/exactly-once.ts';
-import { pollFor } from '../helpers/poll.ts';
+import { auditExactlyOnce } from '../helpers/exactly-once.ts';
 import { pollUntil, runHerald } from '../helpers/processes.ts';
-import { call, killWorker, recordFigures, startFleet, type Fleet, type HttpAnswer } from './harness.ts';
+import {
+  call,
+  killRandomWorker,
+  recordFigures,
+  startFleet,
+  targetsSettled,
+  type Fleet,
+  type HttpAnswer,
+} from './harness.ts';
 
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
 const READ_BUDGET = 20;
@@ -128,22 +135,13 @@ test(
     const killing = (async () => {
       while (kills < KILLS || sending) {
         await new Promise((r) => setTimeout(r, 300 + Math.random() * 900));
-        const victim = fleet.workers[Math.floor(Math.random() * fleet.workers.length)];
-        if (victim) {
-          await killWorker(fleet, victim);
-          kills++;
-        }
+        if (await killRandomWorker(fleet)) kills++;
         if (fleet.workers.length < 2) fleet.startWorker();
       }
     })();
     await Promise.all([send, killing]);
     const ids = [...texts.keys()];
-    await pollFor(
-      'every target settled after the last kill',
-      async () => ((await unsettledTargets(fleet.t.container.pool, ids)) === 0 ? true : undefined),
-      180_000,
-      500,
-    );
+    await targetsSettled(fleet, 'every target settled after the last kill', ids, 180_000);
     const audit = await auditExactlyOnce(fleet.t.container.pool, fleet.sandbox, texts, PLATFORMS);
     const fired = PLATFORMS.reduce(
       (sum, p) => sum + Object.values(fleet.sandbox.simulator(p).faults.fired()).reduce((a, b) => a + b, 0),

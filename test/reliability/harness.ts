@@ -7,6 +7,8 @@ import { createPool } from '../../src/db/pool.ts';
 import { pgStore } from '../../src/sandbox/framework/store-pg.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.ts';
 import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { unsettledTargets } from '../helpers/exactly-once.ts';
+import { pollFor } from '../helpers/poll.ts';
 import { freePort } from '../helpers/ports.ts';
 import { spawnHerald, type HeraldProcess } from '../helpers/processes.ts';
 
@@ -177,6 +179,30 @@ export async function killWorker(fleet: Fleet, worker: HeraldProcess): Promise<v
   fleet.workers.splice(fleet.workers.indexOf(worker), 1);
   fleet.markStopped(worker);
   await worker.stop('SIGKILL');
+}
+
+/** SIGKILLs a worker picked at random, if any is running; true when one was killed. */
+export async function killRandomWorker(fleet: Fleet): Promise<boolean> {
+  const victim = fleet.workers[Math.floor(Math.random() * fleet.workers.length)];
+  if (!victim) return false;
+  await killWorker(fleet, victim);
+  return true;
+}
+
+/** Waits, up to `ceilingMs`, until every target of `postIds` is published or failed. */
+export async function targetsSettled(
+  fleet: Fleet,
+  what: string,
+  postIds: string[],
+  ceilingMs: number,
+  intervalMs = 500,
+): Promise<void> {
+  await pollFor(
+    what,
+    async () => ((await unsettledTargets(fleet.t.container.pool, postIds)) === 0 ? true : undefined),
+    ceilingMs,
+    intervalMs,
+  );
 }
 
 export interface HttpAnswer {

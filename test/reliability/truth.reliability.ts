@@ -5,9 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PlatformName } from '../../src/platforms/limits.ts';
-import { auditExactlyOnce, unsettledTargets } from '../helpers/exactly-once.ts';
-import { pollFor } from '../helpers/poll.ts';
-import { call, killWorker, recordFigures, startFleet, type Fleet } from './harness.ts';
+import { auditExactlyOnce } from '../helpers/exactly-once.ts';
+import { call, killRandomWorker, recordFigures, startFleet, targetsSettled, type Fleet } from './harness.ts';
 
 const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon'];
 let fleet: Fleet;
@@ -109,22 +108,13 @@ test(
           restarts++;
           continue;
         }
-        const victim = fleet.workers[Math.floor(Math.random() * fleet.workers.length)];
-        if (victim && kills < KILLS) {
-          await killWorker(fleet, victim);
-          kills++;
-        }
+        if (kills < KILLS && (await killRandomWorker(fleet))) kills++;
         if (fleet.workers.length < 2) fleet.startWorker();
       }
     })();
     await Promise.all([send, chaos]);
     const ids = [...texts.keys()];
-    await pollFor(
-      'every target settled after the last kill and restart',
-      async () => ((await unsettledTargets(fleet.t.container.pool, ids)) === 0 ? true : undefined),
-      240_000,
-      500,
-    );
+    await targetsSettled(fleet, 'every target settled after the last kill and restart', ids, 240_000);
     const audit = await auditExactlyOnce(fleet.t.container.pool, fleet.sandbox, texts, PLATFORMS);
     const shared = await sharedPlatformIds();
     const fired = firedFaults();
@@ -174,13 +164,7 @@ test(
     const originals = await Promise.all(
       Array.from({ length: ORIGINALS }, (_, i) => create(`original ${i} ${Date.now()}`, `dup-original-${i}`)),
     );
-    const settled = async (postIds: string[]) =>
-      pollFor(
-        'the posts settled',
-        async () => ((await unsettledTargets(fleet.t.container.pool, postIds)) === 0 ? true : undefined),
-        120_000,
-        300,
-      );
+    const settled = (postIds: string[]) => targetsSettled(fleet, 'the posts settled', postIds, 120_000, 300);
     await settled(originals);
     const originalTexts = await Promise.all(
       originals.map(async (id) => {

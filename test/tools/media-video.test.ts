@@ -84,6 +84,12 @@ async function upload(t: MediaTestApp, key: string, bytes: Buffer, type: string)
   return mediaRecord(t, key, mediaId);
 }
 
+/** An HEVC MP4 (which X refuses) made by `makeVideo` and uploaded. */
+async function uploadHevc(t: MediaTestApp, key: string, name: string, o: { seconds: number; size?: string }) {
+  const bytes = await makeVideo(name, { ...o, video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'] });
+  return upload(t, key, bytes, 'video/mp4');
+}
+
 async function rulesFor(t: MediaTestApp, key: string, mediaId: string, platforms: string[]) {
   const res = await t.inject({
     method: 'POST',
@@ -139,12 +145,7 @@ describe('the probe at upload', () => {
 
 describe('video rules at validate and create time', () => {
   test('a video X or Instagram would refuse is refused before it is scheduled, naming the rule', async () => {
-    const hevc = await upload(
-      withProbe,
-      keyWith,
-      await makeVideo('hevc.mp4', { seconds: 4, video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'] }),
-      'video/mp4',
-    );
+    const hevc = await uploadHevc(withProbe, keyWith, 'hevc.mp4', { seconds: 4 });
     assert.equal(hevc.video.video_codec, 'hevc');
     assert.deepEqual(await rulesFor(withProbe, keyWith, hevc.id, ['x', 'instagram']), ['x:video_codec_unsupported']);
 
@@ -203,16 +204,7 @@ describe('transcoding, where FFmpeg is available', () => {
   }
 
   test('a video outside X’s rules that a transcode mends becomes an H.264/AAC MP4 variant, with its progress', async () => {
-    const hevc = await upload(
-      transcoder,
-      keyTranscoder,
-      await makeVideo('hevc-wide.mp4', {
-        seconds: 3,
-        size: '1920x1080',
-        video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'],
-      }),
-      'video/mp4',
-    );
+    const hevc = await uploadHevc(transcoder, keyTranscoder, 'hevc-wide.mp4', { seconds: 3, size: '1920x1080' });
     const validated = await transcoder.inject({
       method: 'POST',
       url: '/v1/posts/validate',
@@ -268,16 +260,7 @@ describe('transcoding, where FFmpeg is available', () => {
   });
 
   test('a post on X with such a video waits for its transcode, then publishes the variant on the simulator', async () => {
-    const hevc = await upload(
-      transcoder,
-      keyTranscoder,
-      await makeVideo('hevc-post.mp4', {
-        seconds: 2,
-        size: '1280x720',
-        video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'],
-      }),
-      'video/mp4',
-    );
+    const hevc = await uploadHevc(transcoder, keyTranscoder, 'hevc-post.mp4', { seconds: 2, size: '1280x720' });
     const text = `Transcoded for X ${Date.now()}`;
     const res = await transcoder.inject({
       method: 'POST',
@@ -345,29 +328,12 @@ describe('transcoding, where FFmpeg is available', () => {
   });
 
   test('what a transcode cannot mend is still refused, naming the rule', async () => {
-    const tooShort = await upload(
-      transcoder,
-      keyTranscoder,
-      await makeVideo('short-hevc.mp4', {
-        seconds: 1,
-        video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'],
-      }),
-      'video/mp4',
-    );
+    const tooShort = await uploadHevc(transcoder, keyTranscoder, 'short-hevc.mp4', { seconds: 1 });
     // Instagram needs 3 s at least: duration is no transcode's business.
     assert.deepEqual(await rulesFor(transcoder, keyTranscoder, tooShort.id, ['instagram']), [
       'instagram:video_too_short',
     ]);
-    const narrow = await upload(
-      transcoder,
-      keyTranscoder,
-      await makeVideo('narrow-hevc.mp4', {
-        seconds: 2,
-        size: '200x800',
-        video: ['-c:v', 'libx265', '-preset', 'ultrafast', '-tag:v', 'hvc1'],
-      }),
-      'video/mp4',
-    );
+    const narrow = await uploadHevc(transcoder, keyTranscoder, 'narrow-hevc.mp4', { seconds: 2, size: '200x800' });
     // 1:4 is outside X's 1:3 to 3:1: the codec alone would be mended, the aspect ratio would not; both are named.
     assert.deepEqual(await rulesFor(transcoder, keyTranscoder, narrow.id, ['x']), [
       'x:video_codec_unsupported',

@@ -8,12 +8,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isBlockedAddress, OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
+import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
 
 /** Most redirects followed (each one checked like the first URL). */
 export const MAX_REDIRECTS = 5;
@@ -79,15 +78,7 @@ function blocked(error: unknown): OutboundBlockedError | undefined {
 /** One GET, not following redirects: the response, its body unread. */
 function get(url: URL, guard: OutboundGuard, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // An IP literal never goes through `lookup`: the guard judges it here.
-    if (isIP(host) && !guard.isAllowlisted(host) && isBlockedAddress(host))
-      return reject(
-        new OutboundBlockedError(
-          'address_blocked',
-          `${host} is a private or reserved address Herald does not connect to (allow it with HERALD_OUTBOUND_ALLOWLIST).`,
-        ),
-      );
+    // An IP literal never goes through `lookup`; `guard.checkUrl`, run on every URL before this, has judged it.
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.get(url, {
       // A fresh connection per fetch: the guard's lookup runs for it, and no pooled socket outlives the job.

@@ -8,6 +8,7 @@ import type { Pool, Queryable } from '../../db/pool.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/ids.ts';
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
+import { readAll } from '../../platforms/http.ts';
 import type { PlatformLimits, PlatformName } from '../../platforms/limits.ts';
 import { ConversionRefused, convertImage } from './fit/convert.ts';
 import { fitOptionsOf, planImage, type ImagePlan, type ImageVariantSpec } from './fit/plan.ts';
@@ -183,12 +184,6 @@ export async function removeVariantBytes(
     if (v.storage_key) await storage.remove(v.storage_key);
 }
 
-async function readAll(storage: MediaStorage, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await storage.open(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** The `make_media_variant` job: makes one pending variant, at most `conversions` at once in this process. */
 export function variantMaker(deps: VariantDeps) {
   const run = limiter(deps.conversions);
@@ -212,7 +207,7 @@ export function variantMaker(deps: VariantDeps) {
       // Only the conversion holds a slot; storing the result does not.
       const made = await run(async () =>
         convertImage(
-          await readAll(deps.storage, media.storage_key!),
+          await readAll(await deps.storage.open(media.storage_key!)),
           media.content_type!,
           variant.spec as unknown as ImageVariantSpec,
         ),
