@@ -177,14 +177,37 @@ export interface OutgoingPart {
   remember(refs: PendingRefs): Promise<void>;
 }
 
-/** Metrics of one published post (optional capability). */
-export interface PostMetrics {
-  likes?: number;
-  reposts?: number;
-  replies?: number;
-  quotes?: number;
-  impressions?: number;
-  [name: string]: number | undefined;
+/**
+ * The metrics Herald records, in its own names (docs/analytics.md): impressions (times shown; views on platforms
+ * that call them so), reach (distinct accounts), likes (reactions), comments (replies), shares (reposts, quotes
+ * counted apart), quotes, saves, clicks (link clicks), video_views.
+ */
+export const METRIC_NAMES = [
+  'impressions',
+  'reach',
+  'likes',
+  'comments',
+  'shares',
+  'quotes',
+  'saves',
+  'clicks',
+  'video_views',
+] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+/**
+ * Metrics of one published post (optional capability): a count per metric the platform gives for it. A metric
+ * the platform does not give (or not to this app's permissions) is left out and recorded as `unavailable`,
+ * never estimated.
+ */
+export type PostMetrics = Partial<Record<MetricName, number>>;
+
+/** The counts an answer carried, without the ones it left out (those are unavailable, never 0). */
+export function definedCounts(counts: Partial<Record<MetricName, number | undefined>>): PostMetrics {
+  const out: PostMetrics = {};
+  for (const [name, value] of Object.entries(counts) as Array<[MetricName, number | undefined]>)
+    if (typeof value === 'number') out[name] = value;
+  return out;
 }
 
 /** A comment on / reply to a published post (optional capability). */

@@ -117,3 +117,18 @@ export async function uploadBlob(
     })
   ).json<{ blob: BlobRef }>().blob;
 }
+
+/** A post view's counts from the AppView the PDS proxies to (docs/platforms/bluesky.md "Metrics and inbox"). */
+export interface PostCounts {
+  uri: string;
+  likeCount?: number;
+  repostCount?: number;
+  replyCount?: number;
+  quoteCount?: number;
+}
+
+/** `app.bsky.feed.getPosts` for up to 25 post URIs; posts the AppView does not have are left out. */
+export async function getPosts(http: PlatformHttp, accessJwt: string, uris: readonly string[]): Promise<PostCounts[]> {
+  const res = await xrpc(http, { method: 'GET', path: 'app.bsky.feed.getPosts', bearer: accessJwt, query: { uris } });
+  return res.json<{ posts: PostCounts[] }>().posts;
+}

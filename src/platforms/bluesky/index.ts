@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readAll } from '../http.ts';
 import {
+  definedCounts,
   PlatformError,
   type AdapterConfig,
   type Credentials,
@@ -174,6 +175,24 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
         COLLECTION,
         rkeyOf(post.id),
       );
+    },
+
+    async fetchMetrics(session, post) {
+      // Bluesky counts no views: only the interactions are given, the rest is unavailable.
+      const [view] = await client.getPosts(session.http, session.credentials.accessToken, [post.id]);
+      if (!view)
+        throw new PlatformError(
+          'permanent',
+          'PLATFORM_REJECTED',
+          `Bluesky no longer has the post ${post.id} (deleted?).`,
+        );
+      // The counts are optional in the lexicon: one left out is unavailable, never read as 0.
+      return definedCounts({
+        likes: view.likeCount,
+        shares: view.repostCount,
+        comments: view.replyCount,
+        quotes: view.quoteCount,
+      });
     },
 
     async refreshCredentials(session) {

@@ -4,11 +4,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract, rejects, withAdapter } from '../../../test/helpers/adapter-contract.ts';
+import { metricsContract } from '../../../test/helpers/metrics-contract.ts';
 import { mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import type { PlatformError } from '../types.ts';
 import { partMemory } from '../part-memory.ts';
 
 adapterContract('facebook');
+metricsContract('facebook', {
+  gives: ['impressions', 'reach', 'clicks', 'likes', 'comments', 'shares'],
+  operation: 'read_metrics',
+});
 
 describe('facebook specifics against the simulator', () => {
   withAdapter('facebook', (get) => {

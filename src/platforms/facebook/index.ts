@@ -16,6 +16,7 @@ import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import { graphTimeMs } from '../meta/graph.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
+import { facebookMetrics } from './metrics.ts';
 import { comparable, feedParams, mediaRef, postUrl } from './map.ts';
 import { uploadMedia } from './media.ts';
 import { facebookOAuth } from './oauth.ts';
@@ -143,6 +144,8 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
         token: session.credentials.accessToken,
       });
     },
+
+    fetchMetrics: (session, post) => facebookMetrics(g(session), session.credentials.accessToken, post.id),
 
     // Page tokens from a long-lived user token do not expire; one that stops working needs a new sign-in.
     async refreshCredentials() {

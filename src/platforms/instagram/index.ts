@@ -326,9 +326,9 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
         impressions: m.views,
         reach: m.reach,
         likes: m.likes,
-        replies: m.comments,
+        comments: m.comments,
         shares: m.shares,
-        saved: m.saved,
+        saves: m.saved,
       };
     },
 

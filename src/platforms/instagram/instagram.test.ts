@@ -3,12 +3,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { metricsContract } from '../../../test/helpers/metrics-contract.ts';
 import { failure } from '../../../test/helpers/meta-adapter.ts';
 import { brokenUrl, jpeg, mediaSource, mp4, png, servedUrl } from '../../../test/helpers/media-sources.ts';
 import type { PreparedMedia } from '../types.ts';
 import { rig, type Rig } from './instagram.fixture.ts';
 
 adapterContract('instagram');
+metricsContract('instagram', {
+  gives: ['impressions', 'reach', 'likes', 'comments', 'shares', 'saves'],
+  operation: 'read_metrics',
+});
 
 describe('instagram specifics', () => {
   let r: Rig;
@@ -65,7 +70,7 @@ describe('instagram specifics', () => {
     );
     assert.ok(list.every((c) => !Number.isNaN(Date.parse(c.createdAt))));
     const metrics = await r.adapter.fetchMetrics!(r.session, post);
-    assert.equal(metrics.replies, 2);
+    assert.equal(metrics.comments, 2);
     assert.equal(metrics.likes, 0);
   });
 

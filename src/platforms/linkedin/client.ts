@@ -96,6 +96,61 @@ export async function postsByAuthor(
   return { elements: body.elements ?? [], total: body.paging?.total };
 }
 
+/** Rest.li 2.0 query values: a URN inside `(…)` or `List(…)` is encoded, the syntax around it is not. */
+const restliUrn = (urn: string) => encodeURIComponent(urn);
+
+/** Member post analytics report one metric per call (docs/platforms/linkedin.md "Metrics and inbox"). */
+export const MEMBER_QUERY_TYPES = ['IMPRESSION', 'MEMBERS_REACHED', 'RESHARE', 'REACTION', 'COMMENT'] as const;
+export type MemberQueryType = (typeof MEMBER_QUERY_TYPES)[number];
+
+/**
+ * Lifetime total of one metric of the member's own post (`memberCreatorPostAnalytics`, finder `entity`);
+ * undefined when the answer carries no count (the metric is then unavailable, never 0).
+ */
+export async function memberPostMetric(
+  api: LiApi,
+  urn: string,
+  queryType: MemberQueryType,
+): Promise<number | undefined> {
+  const kind = urn.startsWith('urn:li:ugcPost:') ? 'ugcPost' : 'share';
+  const res = await rest(api, {
+    method: 'GET',
+    path:
+      `/rest/memberCreatorPostAnalytics?q=entity&entity=(${kind}:${restliUrn(urn)})` +
+      `&queryType=${queryType}&aggregation=TOTAL`,
+  });
+  // ⚠ unverified answer shape: `elements[].count`, one element for aggregation=TOTAL.
+  const elements = res.json<{ elements?: Array<{ count?: number }> }>().elements ?? [];
+  const counts = elements.map((e) => e.count).filter((c): c is number => typeof c === 'number');
+  return counts.length > 0 ? counts.reduce((sum, c) => sum + c, 0) : undefined;
+}
+
+export interface ShareStatistics {
+  impressionCount?: number;
+  uniqueImpressionsCount?: number;
+  clickCount?: number;
+  likeCount?: number;
+  commentCount?: number;
+  shareCount?: number;
+}
+
+/** Lifetime statistics of an organization's post (`organizationalEntityShareStatistics`, no time intervals). */
+export async function shareStatistics(
+  api: LiApi,
+  organization: string,
+  urn: string,
+): Promise<ShareStatistics | undefined> {
+  const list = urn.startsWith('urn:li:ugcPost:') ? 'ugcPosts' : 'shares';
+  const res = await rest(api, {
+    method: 'GET',
+    path:
+      `/rest/organizationalEntityShareStatistics?q=organizationalEntity` +
+      `&organizationalEntity=${restliUrn(organization)}&${list}=List(${restliUrn(urn)})`,
+  });
+  return res.json<{ elements?: Array<{ totalShareStatistics?: ShareStatistics }> }>().elements?.[0]
+    ?.totalShareStatistics;
+}
+
 export interface UserInfo {
   sub: string;
   name?: string;

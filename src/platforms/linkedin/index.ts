@@ -22,6 +22,7 @@ import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { authorOf, connectionAuthor, createBody, escapeLittleText, postUrl } from './map.ts';
+import { linkedinMetrics } from './metrics.ts';
 import { uploadMedia } from './media.ts';
 import { LINKEDIN_DEFAULT_VERSION } from './version.ts';
 
@@ -170,6 +171,8 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
       await client.deletePost(sessionApi(session), post.id);
     },
 
+    fetchMetrics: (session, post) => linkedinMetrics(sessionApi(session), post.id),
+
     async refreshCredentials(session) {
       const refresh = session.credentials.refreshToken;
       if (!refresh)
@@ -229,7 +232,8 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
           client_id: app.id,
           redirect_uri: redirect,
           state,
-          scope: SCOPES.join(' '),
+          // The simulated app is approved for member post analytics (a LinkedIn product a real app applies for).
+          scope: [...SCOPES, 'r_member_postAnalytics'].join(' '),
           sandbox_username: username,
           ...(workspace ? { sandbox_ws: workspace } : {}),
         },

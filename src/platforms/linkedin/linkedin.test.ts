@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract, rejects } from '../../../test/helpers/adapter-contract.ts';
+import { metricsContract } from '../../../test/helpers/metrics-contract.ts';
 import { mediaSource, png } from '../../../test/helpers/media-sources.ts';
 import { createPlatformRegistry } from '../registry.ts';
 import { readLittleText } from '../../sandbox/linkedin/posts.ts';
@@ -10,6 +11,11 @@ import { escapeLittleText } from './map.ts';
 import { currentVersion, rig, SPECIFICS_SETTINGS, type Rig } from './linkedin.fixture.ts';
 
 adapterContract('linkedin');
+// A member's own post: member post analytics (no clicks); an organization's post is tested below.
+metricsContract('linkedin', {
+  gives: ['impressions', 'reach', 'likes', 'comments', 'shares'],
+  operation: 'read_metrics',
+});
 
 describe('LinkedIn commentary is little text', () => {
   test('every reserved character is escaped, and the simulator reads the escaped text back as written', () => {
@@ -170,6 +176,15 @@ describe('LinkedIn adapter specifics', () => {
     assert.deepEqual(await r.adapter.verifyAccount(pageSession), org);
     const pagePost = await r.adapter.publish(pageSession, r.part(`page connection ${Date.now()}`));
     assert.equal((await held()).find((p) => p.id === pagePost.id)?.account, org.accountId);
+    // The page's post has organization share statistics: clicks too, all at once.
+    assert.deepEqual(Object.keys(await r.adapter.fetchMetrics!(r.session, post)).sort(), [
+      'clicks',
+      'comments',
+      'impressions',
+      'likes',
+      'reach',
+      'shares',
+    ]);
     await rejects(
       r.adapter.publish(
         r.session,

@@ -57,6 +57,21 @@ export async function statusSource(http: PlatformHttp, token: string, id: string
   ).json();
 }
 
+/** A status's counts (docs/platforms/mastodon.md "Metrics and inbox"); Mastodon has no views or reach. */
+export interface MastoStatusCounts {
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+  /** Mastodon 4.5+; absent on older servers. */
+  quotes_count?: number;
+}
+
+export async function statusCounts(http: PlatformHttp, token: string, id: string): Promise<MastoStatusCounts> {
+  return (
+    await call(http, { method: 'GET', path: `/api/v1/statuses/${encodeURIComponent(id)}`, bearer: token })
+  ).json<MastoStatusCounts>();
+}
+
 export async function deleteStatus(http: PlatformHttp, token: string, id: string): Promise<void> {
   await call(http, { method: 'DELETE', path: `/api/v1/statuses/${encodeURIComponent(id)}`, bearer: token });
 }

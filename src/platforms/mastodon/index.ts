@@ -210,6 +210,16 @@ export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
       await client.deleteStatus(session.http, session.credentials.accessToken, post.id);
     },
 
+    async fetchMetrics(session, post) {
+      const c = await client.statusCounts(session.http, session.credentials.accessToken, post.id);
+      return {
+        likes: c.favourites_count,
+        comments: c.replies_count,
+        shares: c.reblogs_count,
+        ...(typeof c.quotes_count === 'number' ? { quotes: c.quotes_count } : {}),
+      };
+    },
+
     async refreshCredentials() {
       // Mastodon tokens live until revoked: a refused token cannot be refreshed, only replaced by reconnecting.
       throw new PlatformError(

@@ -225,7 +225,7 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
         'reposts',
         'quotes',
       ]);
-      return { impressions: m.views, likes: m.likes, replies: m.replies, reposts: m.reposts, quotes: m.quotes };
+      return { impressions: m.views, likes: m.likes, comments: m.replies, shares: m.reposts, quotes: m.quotes };
     },
 
     async listComments(session, post) {

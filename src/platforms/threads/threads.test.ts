@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterContract } from '../../../test/helpers/adapter-contract.ts';
+import { metricsContract } from '../../../test/helpers/metrics-contract.ts';
 import { consentRedirect, failure, sandboxSession } from '../../../test/helpers/meta-adapter.ts';
 import { brokenUrl, mediaFetchSettings, mediaSource, mp4, png } from '../../../test/helpers/media-sources.ts';
 import { createPlatformHttp } from '../http.ts';
@@ -22,6 +23,10 @@ import {
 import { partMemory } from '../part-memory.ts';
 
 adapterContract('threads');
+metricsContract('threads', {
+  gives: ['impressions', 'likes', 'comments', 'shares', 'quotes'],
+  operation: 'read_metrics',
+});
 
 interface Rig {
   sandbox: RunningSandbox;
@@ -183,7 +188,7 @@ describe('threads specifics', () => {
       [[answer.id, 'a reply from Herald']],
     );
     assert.match(list[0]!.url ?? '', /\/web\/@.*\/post\//);
-    assert.equal((await r.adapter.fetchMetrics!(r.session, post)).replies, 1);
+    assert.equal((await r.adapter.fetchMetrics!(r.session, post)).comments, 1);
   });
 
   test('the reply quota is separate from the post quota and fails the part PLATFORM_QUOTA_EXHAUSTED', async () => {

@@ -28,6 +28,35 @@ export async function createTweet(
   return res.json<{ data: XTweetData }>().data;
 }
 
+/** A post's counts (docs/platforms/x.md "Metrics and inbox"); `non_public_metrics` only for the author's posts ≤ 30 days. */
+export interface XTweetMetrics {
+  public_metrics?: {
+    retweet_count: number;
+    reply_count: number;
+    like_count: number;
+    quote_count: number;
+    bookmark_count?: number;
+    impression_count?: number;
+  };
+  non_public_metrics?: { impression_count?: number; url_link_clicks?: number; user_profile_clicks?: number };
+}
+
+/** One post with its metrics fields; X answers 200 with `errors` and no `data` for a post it does not have. */
+export async function tweetMetrics(
+  http: PlatformHttp,
+  token: string,
+  id: string,
+  fields: string,
+): Promise<XTweetMetrics | undefined> {
+  const res = await call(http, {
+    method: 'GET',
+    path: `/2/tweets/${encodeURIComponent(id)}`,
+    bearer: token,
+    query: { 'tweet.fields': fields },
+  });
+  return res.json<{ data?: XTweetMetrics }>().data;
+}
+
 export async function deleteTweet(http: PlatformHttp, token: string, id: string): Promise<void> {
   await call(http, { method: 'DELETE', path: `/2/tweets/${encodeURIComponent(id)}`, bearer: token });
 }

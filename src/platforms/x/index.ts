@@ -160,6 +160,28 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       await client.deleteTweet(session.http, session.credentials.accessToken, post.id);
     },
 
+    async fetchMetrics(session, post) {
+      // Private metrics (link clicks) exist only for the first 30 days of a post; asking for them later fails the
+      // whole call, so they are asked for only while the post's id (a snowflake) says it is younger.
+      const young = session.clock.now().getTime() - snowflakeTime(post.id) < PRIVATE_METRICS_DAYS * 86_400_000;
+      const fields = young ? 'public_metrics,non_public_metrics' : 'public_metrics';
+      const data = await client.tweetMetrics(session.http, session.credentials.accessToken, post.id, fields);
+      if (!data?.public_metrics)
+        throw new PlatformError('permanent', 'PLATFORM_REJECTED', `X no longer has the post ${post.id} (deleted?).`);
+      const p = data.public_metrics;
+      const np = data.non_public_metrics;
+      const impressions = p.impression_count ?? np?.impression_count;
+      return {
+        likes: p.like_count,
+        comments: p.reply_count,
+        shares: p.retweet_count,
+        quotes: p.quote_count,
+        ...(p.bookmark_count !== undefined ? { saves: p.bookmark_count } : {}),
+        ...(impressions !== undefined ? { impressions } : {}),
+        ...(np?.url_link_clicks !== undefined ? { clicks: np.url_link_clicks } : {}),
+      };
+    },
+
     async refreshCredentials(session) {
       const refresh = session.credentials.refreshToken;
       if (!refresh)
@@ -249,4 +271,12 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
       };
     },
   };
+}
+
+/** X serves private metrics (link clicks) for a post's first 30 days only. */
+const PRIVATE_METRICS_DAYS = 30;
+
+/** When a post was created, from its id (X ids are snowflakes: milliseconds since X's epoch in the high bits). */
+function snowflakeTime(id: string): number {
+  return /^\d{1,20}$/.test(id) ? Number(BigInt(id) >> 22n) + 1288834974657 : 0;
 }

@@ -4,6 +4,7 @@
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerBskyAuth } from './auth.ts';
+import { registerBskyFeed } from './feed.ts';
 import { registerBskyRepo } from './repo.ts';
 import { KIND, xrpcError, type BskyRecord } from './state.ts';
 
@@ -30,6 +31,7 @@ export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
       const ctx = { kit, errorReply, prefix: app.prefix };
       registerBskyAuth(app, ctx);
       registerBskyRepo(app, ctx);
+      registerBskyFeed(app, ctx);
     },
     posts: async () =>
       (

@@ -5,6 +5,7 @@
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { graphStatusReply } from '../meta/graph.ts';
 import { registerFbAuth } from './auth.ts';
+import { registerFbInsights } from './insights.ts';
 import { registerFbObjects } from './objects.ts';
 import { registerFbPages } from './pages.ts';
 import { KIND, type FbPost, type FbSim } from './state.ts';
@@ -20,6 +21,7 @@ export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
       registerFbAuth(app, sim);
       registerFbPages(app, sim);
       registerFbObjects(app, sim);
+      registerFbInsights(app, sim);
       registerFbVideos(app, sim);
     },
     posts: async () =>

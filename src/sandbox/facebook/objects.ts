@@ -62,7 +62,7 @@ async function readFeed(sim: FbSim, request: FastifyRequest<{ Params: PagePath }
     next.searchParams.set('after', cursor(page.at(-1)));
     paging.next = next.toString();
   }
-  return { data: page.map((p) => postJson(p, fields, base)), paging };
+  return { data: page.map((p) => postJson(p, fields, base, sim.kit.now())), paging };
 }
 
 /**
@@ -126,7 +126,9 @@ async function readObject(sim: FbSim, request: FastifyRequest<{ Params: NodePath
   // A post's id names its Page (`{page-id}_{post-id}`); anything else is a Page, a photo or a video, read at once.
   if (id.includes('_')) {
     const post = await store.get<FbPost>(KIND.post, id);
-    return post && !post.deleted && post.pageId === owner ? postJson(post, fields, base) : unknownObject(reply, id);
+    return post && !post.deleted && post.pageId === owner
+      ? postJson(post, fields, base, kit.now())
+      : unknownObject(reply, id);
   }
   const [page, photo, video] = await Promise.all([
     store.get<FbPage>(KIND.page, id),

@@ -2,6 +2,7 @@
 // status computed from the clock), Graph's time format, the `fields` selection and the sandbox's own URLs.
 import type { FastifyRequest } from 'fastify';
 import type { SimulatorKit } from '../framework/simulator.ts';
+import { countFields } from './insights.ts';
 import type { FbPost, FbVideo } from './state.ts';
 
 /** Graph's time format: `2026-11-23T17:40:00+0000`. */
@@ -21,8 +22,12 @@ export const baseOf = (request: FastifyRequest, prefix: string) =>
 /** The public URL of a posted photo's or video's bytes (objects.ts serves them). */
 export const mediaUrl = (base: string, mediaId: string) => `${base}/web/media/${mediaId}`;
 
-export function postJson(p: FbPost, fields: string[], base: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: p.id, created_time: graphTime(p.createdAt) };
+export function postJson(p: FbPost, fields: string[], base: string, now = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: p.id,
+    created_time: graphTime(p.createdAt),
+    ...countFields(p, fields, now),
+  };
   if (p.message) out.message = p.message;
   if (fields.includes('permalink_url')) out.permalink_url = `${base}/web/${p.pageId}/posts/${p.id.split('_')[1]}`;
   if (fields.includes('link') && p.link) out.link = p.link;

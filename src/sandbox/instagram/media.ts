@@ -1,10 +1,11 @@
 // Instagram reads (docs/platforms/instagram.md "Calls"): the account (`/me`), its media and stories edges, one node (a
 // container's status or a published media), media insights, the refused delete of Instagram Login, and the web
 // page of each post (its sandbox URL, with the media fetched for it and the owner's own comments).
+import { growMetrics } from '../framework/metrics-growth.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
 import { containerStatus, readContainer } from '../meta/containers.ts';
-import { graphError } from '../meta/graph.ts';
+import { applyGraphFault, graphError } from '../meta/graph.ts';
 import { mountPath, pageMedia, registerMediaFiles } from '../meta/media-files.ts';
 import {
   edgeOwner,
@@ -181,6 +182,9 @@ async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: GraphM
       message: 'Application does not have permission for this action (instagram_business_manage_insights).',
       code: 10,
     });
+  const fault = sim.kit.faults.take('read_metrics', ctx.user.id);
+  if (applyGraphFault(sim.kit, fault, request, reply, { businessId: ctx.user.id, type: 'instagram' }) === 'sent')
+    return reply;
   const media = await sim.kit.store.get<IgMedia>(MEDIA, request.params.mediaId);
   if (!media || media.deleted || media.owner !== ctx.user.id)
     return graphError(reply, 400, {
@@ -201,7 +205,24 @@ async function readInsights(sim: IgSim, request: FastifyRequest<{ Params: GraphM
       code: 100,
       userMessage: `${unknown} is not supported.`,
     });
-  const value = (m: string) => (m === 'comments' || m === 'total_interactions' ? media.commentCount : 0);
+  // Audience numbers grow with the clock (src/sandbox/framework/metrics-growth.ts); comments made through the API
+  // are counted on top of the grown ones.
+  const g = growMetrics(media.id, media.timestamp, sim.kit.now(), {
+    audience: 1100,
+    saveRate: 0.008,
+    videoRate: media.productType === 'REELS' ? 0.9 : 0,
+  });
+  const comments = g.comments + media.commentCount;
+  const values: Record<string, number> = {
+    views: g.impressions,
+    reach: g.reach,
+    likes: g.likes,
+    comments,
+    shares: g.shares,
+    saved: g.saves,
+    total_interactions: g.likes + comments + g.shares + g.saves,
+  };
+  const value = (m: string) => values[m] ?? 0;
   return {
     data: wanted.map((m) => ({
       name: m,

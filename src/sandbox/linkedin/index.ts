@@ -6,6 +6,7 @@
 // size (src/sandbox/linkedin/media.ts).
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
+import { registerLiAnalytics } from './analytics.ts';
 import { registerLiAuth } from './auth.ts';
 import { createGate } from './gate.ts';
 import { registerLiMedia } from './media.ts';
@@ -35,6 +36,7 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
       registerLiMedia(app, ctx);
       registerLiPosts(app, ctx);
       registerLiOrganizations(app, ctx);
+      registerLiAnalytics(app, ctx);
     },
     posts: async () =>
       (await kit.store.list<LiPost>(KIND.post, { ascending: true })).map((p) => ({

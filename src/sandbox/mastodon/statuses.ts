@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measureWith } from '../../platforms/mastodon/limits.ts';
 import { arrayField, parseBody } from '../framework/body.ts';
+import { growMetrics } from '../framework/metrics-growth.ts';
 import { applyFault, windowHeaders } from '../framework/simulator.ts';
 import { sniff } from '../framework/sniff.ts';
 import { accountJson, accountOf, authenticate, hostOf, instanceConfig } from './auth.ts';
@@ -63,6 +64,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 function statusJson(ctx: MastoContext, s: MastoStatus, request: FastifyRequest): Record<string, unknown> {
   const account = accountOf(s.username);
   const h = hostOf(request, ctx.prefix);
+  const grown = growMetrics(s.id, s.createdAt, ctx.kit.now(), { audience: 400 });
   return {
     id: s.id,
     created_at: new Date(s.createdAt).toISOString(),
@@ -74,10 +76,11 @@ function statusJson(ctx: MastoContext, s: MastoStatus, request: FastifyRequest):
     language: s.language,
     uri: `${h}/users/${account.username}/statuses/${s.id}`,
     url: `${h}/@${account.username}/${s.id}`,
-    replies_count: 0,
-    reblogs_count: 0,
-    favourites_count: 0,
-    quotes_count: 0,
+    // Counts grow as on a live instance (src/sandbox/framework/metrics-growth.ts); Mastodon has no views.
+    replies_count: grown.comments,
+    reblogs_count: grown.shares,
+    favourites_count: grown.likes,
+    quotes_count: grown.quotes,
     content: `<p>${esc(s.text).replace(/\n/g, '<br />')}</p>`,
     account: accountJson(account, h),
     media_attachments: s.attachments.map((a) => attachmentJson(a, h)),

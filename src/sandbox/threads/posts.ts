@@ -1,6 +1,7 @@
 // Threads reads and removal (docs/platforms/threads.md "Calls"): the account (`/me`), its threads and replies edges
 // with cursor paging, a post's replies, post insights, one node (a container's status or a published post), delete
 // (100 per 24 h), and the web page of each post (its sandbox URL: the thread's parts with their media).
+import { growMetrics } from '../framework/metrics-growth.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
 import { containerStatus, readContainer } from '../meta/containers.ts';
@@ -165,6 +166,9 @@ async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphM
   const ctx = beginThCall(sim, request, reply);
   if (!ctx) return reply;
   if (!hasScope(reply, ctx.scopes, 'threads_manage_insights')) return reply;
+  const fault = sim.kit.faults.take('read_metrics', ctx.user.id);
+  if (applyGraphFault(sim.kit, fault, request, reply, { businessId: ctx.user.id, type: 'threads' }) === 'sent')
+    return reply;
   const post = await sim.kit.store.get<ThPost>(POST, request.params.mediaId);
   if (!post || post.deleted || post.owner !== ctx.user.id)
     return graphError(reply, 400, {
@@ -185,11 +189,23 @@ async function readInsights(sim: ThSim, request: FastifyRequest<{ Params: GraphM
       code: 100,
     });
   const replies = wanted.includes('replies') ? (await repliesTo(sim, post.id)).length : 0;
+  // Audience numbers grow with the clock (src/sandbox/framework/metrics-growth.ts); replies made through the API
+  // are counted on top of the grown ones.
+  const g = growMetrics(post.id, post.timestamp, sim.kit.now(), { audience: 700 });
+  const values: Record<string, number> = {
+    views: g.impressions,
+    likes: g.likes,
+    replies: g.comments + replies,
+    reposts: g.shares,
+    quotes: g.quotes,
+    // Threads' `shares` are sends to others, apart from reposts.
+    shares: Math.floor(g.shares / 2),
+  };
   return {
     data: wanted.map((m) => ({
       name: m,
       period: 'lifetime',
-      values: [{ value: m === 'replies' ? replies : 0 }],
+      values: [{ value: values[m] ?? 0 }],
       title: m,
       id: `${post.id}/insights/${m}/lifetime`,
     })),

@@ -11,6 +11,7 @@ import { sendMissingPost, sendPostPage } from '../framework/post-page.ts';
 import { applyFault, windowHeaders, type SimulatorKit } from '../framework/simulator.ts';
 import { authenticate, userOf } from './auth.ts';
 import { mediaKey, mediaState, mediaUrl } from './media.ts';
+import { metricsFields } from './metrics.ts';
 import { claimText, writeTweet } from './claims.ts';
 import { KIND, problem, threadKey, type XContext, type XMedia, type XThreadPart, type XTweet } from './state.ts';
 
@@ -56,8 +57,10 @@ function wrapUrls(kit: SimulatorKit, text: string): string {
   return out;
 }
 
-export function tweetJson(t: XTweet, fields: string[]): Record<string, unknown> {
+/** A post as X answers it; its metrics fields come from metrics.ts. */
+export function tweetJson(t: XTweet, fields: string[], now = 0, viewer?: string): Record<string, unknown> {
   const out: Record<string, unknown> = { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] };
+  Object.assign(out, metricsFields(t, fields, now, viewer));
   if (fields.includes('created_at')) out.created_at = new Date(t.createdAt).toISOString();
   if (fields.includes('author_id')) out.author_id = t.authorId;
   if (fields.includes('conversation_id')) out.conversation_id = t.conversationId;
@@ -188,7 +191,15 @@ async function readTweet(
   request: FastifyRequest<{ Params: IdParams; Querystring: TweetFieldsQuery }>,
   reply: FastifyReply,
 ) {
-  if (!(await authenticate(ctx, request, reply, ['tweet.read']))) return reply;
+  const { kit, errorReply } = ctx;
+  const user = await authenticate(ctx, request, reply, ['tweet.read']);
+  if (!user) return reply;
+  // Post lookup: 900 requests per 15 minutes per user (docs/platforms/x.md "Rate limits").
+  const window = kit.windows.hit(`lookup:${user.id}`, kit.limit(900), 15 * 60_000);
+  reply.headers(windowHeaders(window, 'x'));
+  if (!window.allowed) return errorReply(reply, 429, 'Too Many Requests');
+  if (applyFault(kit, { errorReply }, kit.faults.take('read_post', user.id), request, reply, 'x') === 'sent')
+    return reply;
   const id = request.params.id;
   const tweet = await ctx.kit.store.get<XTweet>(KIND.tweet, id);
   if (!tweet || tweet.deleted) {
@@ -206,7 +217,7 @@ async function readTweet(
       ],
     };
   }
-  return { data: tweetJson(tweet, fieldsOf(request.query)) };
+  return { data: tweetJson(tweet, fieldsOf(request.query), kit.now(), user.id) };
 }
 
 async function deleteTweet(ctx: XContext, request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply) {
@@ -248,7 +259,7 @@ async function userTweets(
   const meta: Record<string, unknown> = { result_count: page.length };
   if (page.length > 0) Object.assign(meta, { newest_id: page[0]!.id, oldest_id: page.at(-1)!.id });
   if (more) meta.next_token = Buffer.from(page.at(-1)!.id).toString('base64url');
-  return page.length > 0 ? { data: page.map((t) => tweetJson(t, fieldsOf(q))), meta } : { meta };
+  return page.length > 0 ? { data: page.map((t) => tweetJson(t, fieldsOf(q), kit.now(), user.id)), meta } : { meta };
 }
 
 /**
