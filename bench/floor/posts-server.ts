@@ -5,11 +5,10 @@
 //
 //   FLOOR_DATABASE_URL=… FLOOR_KEY=… FLOOR_WORKSPACE=… FLOOR_USER=… FLOOR_BRAND=… node bench/floor/posts-server.ts
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { postJson } from '../../src/features/posts/posts.view.ts';
 import type { AttemptRow, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
+import { serveFloor } from './serve.ts';
 
 const env = process.env as Record<string, string>;
 const pool = new pg.Pool({ connectionString: env.FLOOR_DATABASE_URL, max: Number(env.FLOOR_POOL ?? 20) });
@@ -172,29 +171,13 @@ async function listPosts(query: URLSearchParams): Promise<{ status: number; body
   };
 }
 
-const server = http.createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (c: Buffer) => chunks.push(c));
-  request.on('end', () => {
-    const url = new URL(request.url ?? '/', 'http://floor');
-    const answer =
-      request.headers.authorization !== bearer
-        ? Promise.resolve({ status: 401, body: '{"success":false}' })
-        : request.method === 'POST' && url.pathname === '/v1/posts'
-          ? createPost(Buffer.concat(chunks).toString('utf8'), String(request.headers['idempotency-key']))
-          : request.method === 'GET' && url.pathname === '/v1/posts'
-            ? listPosts(url.searchParams)
-            : Promise.resolve({ status: 404, body: '{"success":false}' });
-    answer.then(
-      ({ status, body }) => response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(body),
-      (error: Error) =>
-        response
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ success: false, error: error.message })),
-    );
-  });
-});
-server.listen(0, '127.0.0.1', () =>
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`),
+serveFloor(
+  bearer,
+  ({ method, url, body, headers }) =>
+    method === 'POST' && url.pathname === '/v1/posts'
+      ? createPost(body, String(headers['idempotency-key']))
+      : method === 'GET' && url.pathname === '/v1/posts'
+        ? listPosts(url.searchParams)
+        : undefined,
+  () => void pool.end(),
 );
-process.on('SIGTERM', () => server.close(() => void pool.end()));
