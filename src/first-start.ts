@@ -40,6 +40,34 @@ export interface FirstStart {
   text: string;
 }
 
+/**
+ * What a platform needs beyond the Try post's text (media of a kind, options such as a Pinterest board), from its
+ * limits; null when the text alone publishes there.
+ */
+function tryBlocker(platform: PlatformName): string | null {
+  const limits = PLATFORM_LIMITS[platform];
+  const needs: string[] = [];
+  if (limits.media.required) {
+    const kinds = Object.keys(limits.media.kinds);
+    needs.push(
+      kinds.every((k) => k === 'video') ? 'a video' : kinds.includes('video') ? 'an image or video' : 'an image',
+    );
+  }
+  const issues = limits.checkOptions?.({}, limits.media.required ? 1 : 0) ?? [];
+  if (issues.length > 0) needs.push(`options (${issues.map((i) => i.rule).join(', ')})`);
+  return needs.length > 0 ? needs.join(' and ') : null;
+}
+
+const orList = (names: string[]) =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` : names.join('');
+
+/** "a video on tiktok and youtube; an image on instagram": the platforms grouped by what they need. */
+function blockers(platforms: PlatformName[]): string {
+  const byNeed = new Map<string, PlatformName[]>();
+  for (const p of platforms) byNeed.set(tryBlocker(p)!, [...(byNeed.get(tryBlocker(p)!) ?? []), p]);
+  return [...byNeed].map(([need, names]) => `${need} on ${names.join(' and ')}`).join('; ');
+}
+
 /** Idempotent: a second call (or a concurrent one) finds everything in place and creates nothing. */
 export async function firstStart(deps: FirstStartDeps, email = deps.config.ownerEmail): Promise<FirstStart> {
   const { pool, config, logger } = deps;
@@ -70,10 +98,11 @@ export async function firstStart(deps: FirstStartDeps, email = deps.config.owner
       ].join('\n');
     return result;
   }
-  // The Try command must work when pasted, so it names only the platforms a text post can go to; a platform that
-  // needs an image (Instagram) is named on the line after it instead (docs/decisions.md, "The first-start Try").
-  const textReady = seeded.filter((c) => !PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
-  const needMedia = seeded.filter((c) => PLATFORM_LIMITS[c.platform].media.required).map((c) => c.platform);
+  // The Try command must work when pasted, so it names only the platforms a text post with no options can go to; a
+  // platform that needs media or options (Instagram an image, TikTok and YouTube a video, Pinterest an image and a
+  // board) is named on the line after it instead, with why (docs/decisions.md, "The first-start Try").
+  const textReady = seeded.filter((c) => tryBlocker(c.platform) === null).map((c) => c.platform);
+  const needMedia = seeded.filter((c) => tryBlocker(c.platform) !== null).map((c) => c.platform);
   const { key } = await createKey(pool, {
     userId: boot.userId,
     name: 'First-start key',
@@ -100,7 +129,7 @@ export async function firstStart(deps: FirstStartDeps, email = deps.config.owner
       : []),
     ...(needMedia.length > 0
       ? [
-          `     (Not ${needMedia.join(' or ')}: a post there needs an image or video. "Attach an image" in the README shows how.)`,
+          `     (Not ${orList(needMedia)}: a post there needs ${blockers(needMedia)}. "Attach an image" in the README shows how.)`,
         ]
       : []),
     `MCP: ${config.publicUrl}/mcp  (assistants sign in with the owner email and password above)`,

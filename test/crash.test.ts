@@ -19,7 +19,7 @@ const POSTS = 300;
 const KILLS = 12;
 // Instagram is left out: every Instagram post needs media, which this test does not upload
 // (test/publishing-meta.test.ts covers it).
-const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook', 'threads'];
+const PLATFORMS: PlatformName[] = ['x', 'bluesky', 'mastodon', 'linkedin', 'facebook', 'threads', 'googlebusiness'];
 /** Platforms that take threads get a second part on every fourth post; the others (LinkedIn, Facebook) one part. */
 const threaded = (p: PlatformName) => PLATFORM_LIMITS[p].maxThreadParts > 0;
 const BIN = fileURLToPath(new URL('../bin/herald.js', import.meta.url));

@@ -5,7 +5,17 @@ import { baseUrl, flag, integer, text } from './parsers.ts';
 import { optionalSetting, setting, type Parser, type Setting } from './setting.ts';
 
 /** Platforms whose OAuth app comes from configuration (`HERALD_<PLATFORM>_CLIENT_ID` / `_CLIENT_SECRET`). */
-export const OAUTH_APP_PLATFORMS = ['x', 'linkedin', 'instagram', 'facebook', 'threads'] as const;
+export const OAUTH_APP_PLATFORMS = [
+  'x',
+  'linkedin',
+  'instagram',
+  'facebook',
+  'threads',
+  'tiktok',
+  'youtube',
+  'pinterest',
+  'googlebusiness',
+] as const;
 export type OAuthAppPlatform = (typeof OAUTH_APP_PLATFORMS)[number];
 
 const httpUrl = baseUrl(['http:', 'https:']);
@@ -89,6 +99,13 @@ export const PLATFORM_API_SETTINGS = {
     parse: httpUrl,
     description: 'Default PDS for `herald connections add bluesky` without `--service`.',
   }),
+  pinterestApiUrl: setting({
+    name: 'HERALD_PINTEREST_API_URL',
+    default: 'https://api.pinterest.com',
+    parse: httpUrl,
+    description:
+      "Pinterest API host for real Pinterest connections. An app with trial access may create Pins only through Pinterest's API Sandbox: set `https://api-sandbox.pinterest.com` (its Pins are visible only to their pinner) until the app has standard access.",
+  }),
   linkedinApiUrl: setting({
     name: 'HERALD_LINKEDIN_API_URL',
     default: 'https://api.linkedin.com',
@@ -160,6 +177,10 @@ export const OAUTH_APP_SETTINGS: Record<OAuthAppPlatform, OAuthAppSettings> = {
     clientSecret: PLATFORM_API_SETTINGS.linkedinClientSecret,
   },
   ...META_APP_SETTINGS,
+  tiktok: appSettings('tiktok', 'TikTok'),
+  youtube: appSettings('youtube', 'YouTube'),
+  pinterest: appSettings('pinterest', 'Pinterest'),
+  googlebusiness: appSettings('googlebusiness', 'Google Business Profile'),
 };
 
 export const CONNECT_LINK_SETTINGS = {

@@ -9,6 +9,10 @@ import { limits as facebook } from './facebook/limits.ts';
 import { limits as threads } from './threads/limits.ts';
 import { limits as bluesky } from './bluesky/limits.ts';
 import { limits as mastodon } from './mastodon/limits.ts';
+import { limits as tiktok } from './tiktok/limits.ts';
+import { limits as youtube } from './youtube/limits.ts';
+import { limits as pinterest } from './pinterest/limits.ts';
+import { limits as googlebusiness } from './googlebusiness/limits.ts';
 
 /** Stock limits of every platform, in PLATFORM_NAMES order. */
 export const PLATFORM_LIMITS: Record<PlatformName, PlatformLimits> = {
@@ -19,6 +23,10 @@ export const PLATFORM_LIMITS: Record<PlatformName, PlatformLimits> = {
   threads,
   bluesky,
   mastodon,
+  tiktok,
+  youtube,
+  pinterest,
+  googlebusiness,
 };
 
 /** One media kind as the capabilities document shows it. */

@@ -2,7 +2,19 @@
 // post validation, `GET /v1/platforms` and (later) the simulators all read these same values.
 
 /** The platforms Herald knows. The order is the order `GET /v1/platforms` lists them in. */
-export const PLATFORM_NAMES = ['x', 'linkedin', 'instagram', 'facebook', 'threads', 'bluesky', 'mastodon'] as const;
+export const PLATFORM_NAMES = [
+  'x',
+  'linkedin',
+  'instagram',
+  'facebook',
+  'threads',
+  'bluesky',
+  'mastodon',
+  'tiktok',
+  'youtube',
+  'pinterest',
+  'googlebusiness',
+] as const;
 export type PlatformName = (typeof PLATFORM_NAMES)[number];
 
 export function isPlatformName(value: string): value is PlatformName {
@@ -104,6 +116,9 @@ export interface PlatformLimits {
   media: MediaRules;
   /** Threads as chained posts (`platform_options.<p>.thread`): most parts, 0 when unsupported. */
   maxThreadParts: number;
-  /** Rules tying the platform's own options to the post (an Instagram story is one item), checked at creation. */
-  checkOptions?(options: Record<string, unknown>, mediaCount: number): LimitIssue[];
+  /**
+   * Rules tying the platform's own options to the post (an Instagram story is one item; a YouTube video needs a
+   * title from its options or its text), checked at creation. `text` is the post's text on this platform.
+   */
+  checkOptions?(options: Record<string, unknown>, mediaCount: number, text?: string): LimitIssue[];
 }

@@ -10,6 +10,10 @@ import { createXAdapter } from './x/index.ts';
 import { createInstagramAdapter } from './instagram/index.ts';
 import { createThreadsAdapter } from './threads/index.ts';
 import { createFacebookAdapter } from './facebook/index.ts';
+import { createTiktokAdapter } from './tiktok/index.ts';
+import { createYoutubeAdapter } from './youtube/index.ts';
+import { createPinterestAdapter } from './pinterest/index.ts';
+import { createGooglebusinessAdapter } from './googlebusiness/index.ts';
 
 export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   x: createXAdapter,
@@ -19,6 +23,10 @@ export const ADAPTERS: Partial<Record<PlatformName, AdapterFactory>> = {
   instagram: createInstagramAdapter,
   threads: createThreadsAdapter,
   facebook: createFacebookAdapter,
+  tiktok: createTiktokAdapter,
+  youtube: createYoutubeAdapter,
+  pinterest: createPinterestAdapter,
+  googlebusiness: createGooglebusinessAdapter,
 };
 
 export interface PlatformRegistry {

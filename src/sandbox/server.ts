@@ -19,6 +19,10 @@ import { xSimulator } from './x/index.ts';
 import { instagramSimulator } from './instagram/index.ts';
 import { threadsSimulator } from './threads/index.ts';
 import { facebookSimulator } from './facebook/index.ts';
+import { tiktokSimulator } from './tiktok/index.ts';
+import { youtubeSimulator } from './youtube/index.ts';
+import { pinterestSimulator } from './pinterest/index.ts';
+import { googlebusinessSimulator } from './googlebusiness/index.ts';
 
 /** Every simulator Herald has, by platform. */
 export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
@@ -29,6 +33,10 @@ export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => Pla
   instagram: instagramSimulator,
   threads: threadsSimulator,
   facebook: facebookSimulator,
+  tiktok: tiktokSimulator,
+  youtube: youtubeSimulator,
+  pinterest: pinterestSimulator,
+  googlebusiness: googlebusinessSimulator,
 };
 
 export function simulatedPlatforms(): PlatformName[] {

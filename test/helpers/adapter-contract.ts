@@ -33,6 +33,11 @@ export interface ContractContext {
   baseMedia: PreparedMedia[];
 }
 
+/** The media every part carries where the platform requires media: an image, or a video where it takes no images. */
+export function requiredMedia(adapter: PlatformAdapter) {
+  return adapter.limits.media.kinds.image ? acceptedImage(adapter) : mediaSource(mp4(256 * 1024), 'video/mp4');
+}
+
 /** An image in a format the platform takes (Instagram: JPEG only). */
 export function acceptedImage(adapter: PlatformAdapter, width = 40, height = 30) {
   return adapter.limits.media.kinds.image?.contentTypes.includes('image/png')
@@ -42,11 +47,28 @@ export function acceptedImage(adapter: PlatformAdapter, width = 40, height = 30)
 
 let unique = 0;
 
+/**
+ * Media the media tests send through processing: a video where the platform takes video, else an accepted image
+ * (Google Business Profile takes one photo and no video).
+ */
+export function processedMedia(adapter: PlatformAdapter) {
+  return adapter.limits.media.kinds.video ? mediaSource(mp4(), 'video/mp4') : acceptedImage(adapter);
+}
+
+/** How many images one part may carry on the platform, at most 2 (the images test sends that many). */
+const imagesPerPart = (adapter: PlatformAdapter) =>
+  Math.min(2, adapter.limits.media.maxItems, adapter.limits.media.kinds.image?.maxCount ?? 0);
+
 /** Starts the platform's simulator, connects a sandbox account and hands the context to `body`. */
 export function withAdapter(platform: PlatformName, body: (ctx: () => ContractContext) => void): void {
   let ctx: ContractContext | undefined;
   before(async () => {
-    const sandbox = await startSandbox({ platforms: [platform], settings: await mediaFetchSettings() });
+    // Limits scaled up: the suite sends more in a minute than some platforms allow a day (YouTube's upload quota).
+    const sandbox = await startSandbox({
+      platforms: [platform],
+      settings: await mediaFetchSettings(),
+      rateLimitFactor: 100,
+    });
     const adapter = createPlatformRegistry().get(platform)!;
     const http = createPlatformHttp({ baseUrl: sandbox.baseUrl(platform), timeoutMs: 1500 });
     const { account, credentials } = await adapter.connectSandbox(http, {
@@ -67,7 +89,7 @@ export function withAdapter(platform: PlatformName, body: (ctx: () => ContractCo
     };
     const sim = sandbox.simulator(platform);
     const baseMedia = adapter.limits.media.required
-      ? await adapter.prepareMedia(session, [acceptedImage(adapter)], {})
+      ? await adapter.prepareMedia(session, [requiredMedia(adapter)], {})
       : [];
     ctx = {
       baseMedia,
@@ -144,27 +166,36 @@ export function adapterContract(platform: PlatformName): void {
         },
       );
 
-      test('images are uploaded in the platform protocol and attached', async () => {
-        const c = get();
-        const first = acceptedImage(c.adapter);
-        const media = await c.adapter.prepareMedia(
-          c.session,
-          [{ ...first, altText: 'a square' }, acceptedImage(c.adapter, 1, 1)],
-          {},
-        );
-        assert.equal(media.length, 2);
-        const post = await c.adapter.publish(c.session, c.part(`with images ${Date.now()}`, { media }));
-        assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 2);
-      });
+      test(
+        'images are uploaded in the platform protocol and attached',
+        { skip: !createPlatformRegistry().get(platform)!.limits.media.kinds.image && 'the platform takes no images' },
+        async () => {
+          const c = get();
+          const first = acceptedImage(c.adapter);
+          const count = imagesPerPart(c.adapter);
+          const media = await c.adapter.prepareMedia(
+            c.session,
+            [{ ...first, altText: 'a square' }, acceptedImage(c.adapter, 1, 1)].slice(0, count),
+            {},
+          );
+          assert.equal(media.length, count);
+          const post = await c.adapter.publish(c.session, c.part(`with images ${Date.now()}`, { media }));
+          assert.equal((await c.held()).find((p) => p.id === post.id)?.media, count);
+        },
+      );
 
-      test('a video is uploaded, waited for while the platform processes it, and attached', async () => {
-        const c = get();
-        const started = Date.now();
-        const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(256 * 1024), 'video/mp4')], {});
-        const post = await c.adapter.publish(c.session, c.part(`with video ${Date.now()}`, { media }));
-        assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 1);
-        console.log(`# ${platform} video upload and processing took ${Date.now() - started} ms`);
-      });
+      test(
+        'a video is uploaded, waited for while the platform processes it, and attached',
+        { skip: !createPlatformRegistry().get(platform)!.limits.media.kinds.video && 'the platform takes no video' },
+        async () => {
+          const c = get();
+          const started = Date.now();
+          const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(256 * 1024), 'video/mp4')], {});
+          const post = await c.adapter.publish(c.session, c.part(`with video ${Date.now()}`, { media }));
+          assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 1);
+          console.log(`# ${platform} video upload and processing took ${Date.now() - started} ms`);
+        },
+      );
 
       test('429 is rate_limited with the reset as retryAfterMs', async () => {
         const c = get();
@@ -199,7 +230,14 @@ export function adapterContract(platform: PlatformName): void {
         const part = c.part(`hang ${Date.now()}`);
         c.fault({ fault: 'hang', operation: 'create_post' });
         await rejects(c.adapter.publish(c.session, part), 'unknown_outcome', 'PLATFORM_UNKNOWN_OUTCOME');
-        assert.equal(await c.adapter.findPublished(c.session, part), null);
+        // A platform that lists a post only after moderation (TikTok's pulled posts) may keep the outcome unknown for
+        // a while rather than say null; asked a day later, it must say null.
+        const found = await c.adapter.findPublished(c.session, part).catch(async (error: unknown) => {
+          if (!isPlatformError(error) || error.kind !== 'unknown_outcome') throw error;
+          const later = { now: () => new Date(Date.now() + 24 * 3600_000) };
+          return c.adapter.findPublished({ ...c.session, clock: later }, part);
+        });
+        assert.equal(found, null);
       });
 
       test('a response lost after the post was made is unknown_outcome, and the look-up finds that post', async () => {
@@ -220,7 +258,7 @@ export function adapterContract(platform: PlatformName): void {
         c.fault({ fault: 'media_failed', operation: platform === 'mastodon' ? 'media_processing' : 'upload_media' });
         await rejects(
           (async () => {
-            const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
+            const media = await c.adapter.prepareMedia(c.session, [processedMedia(c.adapter)], {});
             await c.adapter.publish(c.session, c.part(`failed media ${Date.now()}`, { media }));
           })(),
           'media_rejected',
@@ -235,7 +273,7 @@ export function adapterContract(platform: PlatformName): void {
           operation: platform === 'mastodon' ? 'media_processing' : 'upload_media',
           delayMs: 1500,
         });
-        const media = await c.adapter.prepareMedia(c.session, [mediaSource(mp4(), 'video/mp4')], {});
+        const media = await c.adapter.prepareMedia(c.session, [processedMedia(c.adapter)], {});
         assert.equal(media.length, 1);
         const post = await c.adapter.publish(c.session, c.part(`slow media ${Date.now()}`, { media }));
         assert.equal((await c.held()).find((p) => p.id === post.id)?.media, 1);

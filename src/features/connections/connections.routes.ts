@@ -12,6 +12,7 @@ import { disconnect, refreshNow, type ConnectionActionDeps } from './connections
 import { Envelope, ListOf, named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
+import { ConnectionOptions } from './connection-options.ts';
 
 export const CONNECTION_STATUSES = ['active', 'expired', 'disconnected'] as const;
 
@@ -41,6 +42,7 @@ export const Connection = Type.Object(
     }),
     sandbox: Type.Boolean({ description: 'True for a simulated account (test workspaces only).' }),
     token_expires_at: NullableTimestamp,
+    options: Type.Optional(ConnectionOptions),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -17,6 +17,7 @@ import type { AccountInfo, Credentials } from '../../platforms/types.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { findBrand, findWorkspace } from '../workspaces/workspaces.repo.ts';
 import { sandboxWorkspaceTag } from './connect.platform.ts';
+import { connectionOptions } from './connection-options.ts';
 import * as repo from './connections.repo.ts';
 import type { ConnectionRow, ConnectionStatus } from './connections.repo.ts';
 import { httpFor, sealCredentials, type PlatformAccess } from './platform-access.ts';
@@ -25,6 +26,7 @@ import { httpFor, sealCredentials, type PlatformAccess } from './platform-access
 export class ConnectionInputError extends Error {}
 
 export function connectionJson(c: ConnectionRow): Record<string, unknown> {
+  const options = connectionOptions(c.settings ?? {});
   return {
     id: c.id,
     object: 'connection',
@@ -40,6 +42,7 @@ export function connectionJson(c: ConnectionRow): Record<string, unknown> {
     status: c.status,
     sandbox: c.sandbox,
     token_expires_at: c.token_expires_at?.toISOString() ?? null,
+    ...(options && { options }),
     created_at: c.created_at.toISOString(),
     updated_at: c.updated_at.toISOString(),
   };

@@ -41,6 +41,13 @@ export const CONSENT_HOSTS: Partial<Record<PlatformName, string>> = {
   instagram: 'https://www.instagram.com',
   facebook: 'https://www.facebook.com',
   threads: 'https://threads.net',
+  // TikTok's consent screen (`/v2/auth/authorize/`).
+  tiktok: 'https://www.tiktok.com',
+  youtube: 'https://accounts.google.com', // Google's consent screen (/o/oauth2/v2/auth)
+  // Pinterest's consent screen (`/oauth/`).
+  pinterest: 'https://www.pinterest.com',
+  // Google's consent screen (`/o/oauth2/v2/auth`).
+  googlebusiness: 'https://accounts.google.com',
 };
 
 export function sealCredentials(keyring: SecretKeyring, credentials: Credentials): Buffer {

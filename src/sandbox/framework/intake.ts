@@ -32,11 +32,16 @@ const UPLOAD_ROUTES: Partial<Record<PlatformName, Record<string, RouteIntake>>> 
   },
   bluesky: { '/xrpc/com.atproto.repo.uploadBlob': { limit: 100 * MB } }, // the simulator's BLOB_LIMIT
   mastodon: { '/api/v2/media': { limit: 100 * MiB } }, // videoSizeLimit: 99 MiB
+  youtube: { '/upload/youtube/v3/videos': { limit: 9 * MiB } }, // one resumable chunk (Herald sends 8 MiB)
   linkedin: { '/dms-uploads/:urn/:part': { limit: 101 * MB } }, // a document (100 MB) goes in one PUT
   facebook: {
     '/:version/:pageId/photos': { limit: 11 * MB, tokenInBody: true }, // MAX_PHOTO_BYTES: 10 MB
     '/:version/:pageId/videos': { limit: 6 * MiB, tokenInBody: true }, // one transfer chunk (4 MiB)
   },
+  tiktok: { '/upload/video/:publishId': { limit: 128 * MiB } }, // one chunk: the final one may be 128 MB
+  // The S3 form of a video: one request, signed by its `policy` field rather than a bearer token. Pinterest takes
+  // 2 GB; the simulator holds a body in memory, so it stops at 256 MiB (docs/platforms/pinterest.md "Limits").
+  pinterest: { '/s3-upload/': { limit: 256 * MiB, tokenInBody: true } },
 };
 
 /** What the host decides of an anonymous request: Herald spends its anonymous budget per client address. */
