@@ -100,7 +100,7 @@ export async function fetchToSink(
   source: string,
   limits: FetchLimits,
   sink: BodySink,
-): Promise<{ file: string; size: number; sha256: string; finalUrl: string }> {
+): Promise<{ file: string; size: number; sha256: string; finalUrl: string; contentType: string | null }> {
   const controller = new AbortController();
   const seconds = Math.round(limits.timeoutMs / 100) / 10;
   const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
@@ -146,7 +146,7 @@ export async function fetchToSink(
       try {
         const written = await sink(response, limits.maxBytes);
         if (written.size === 0) throw new FetchFailure('The server sent an empty body.');
-        return { ...written, finalUrl: target.toString() };
+        return { ...written, finalUrl: target.toString(), contentType: response.headers['content-type'] ?? null };
       } catch (error) {
         if (controller.signal.aborted) throw late();
         if (error instanceof FetchFailure) throw error;

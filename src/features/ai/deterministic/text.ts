@@ -179,7 +179,14 @@ export interface SplitOptions {
  * the numbers are appended once the count is known; a text that fits whole is returned unnumbered.
  */
 export function splitToLimit(limits: TextLimits, text: string, options: SplitOptions = {}): string[] {
-  const pieces = sentences(text);
+  return splitPieces(limits, sentences(text), options);
+}
+
+/**
+ * `splitToLimit` over pieces already cut: each is kept whole in one part where it fits (a link, which sentence
+ * segmentation would break at its `?`), joined to its neighbours by a space.
+ */
+export function splitPieces(limits: TextLimits, pieces: string[], options: SplitOptions = {}): string[] {
   if (pieces.length === 0) return [];
   const whole = pieces.join(' ');
   if (fits(limits, whole)) return [whole];
