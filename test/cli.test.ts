@@ -173,11 +173,13 @@ describe('admin commands', () => {
       'oauth',
       'object',
       'prefix',
+      'profile',
       'revoked_at',
       'scopes',
       'workspace_ids',
     ]);
     assert.match(k.key, /^hk_test_[0-9A-Za-z]{36}$/);
+    assert.equal(k.profile, 'standard');
     assert.deepEqual(k.scopes, ['posts:read', 'posts:write']);
     assert.equal((await t.inject({ url: '/v1/posts', key: k.key })).statusCode, 200);
     const live = JSON.parse((await cli('workspaces', 'create', '--name', 'Prod', '--json')).out);

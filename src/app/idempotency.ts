@@ -11,6 +11,29 @@ import { successBody } from './envelope.ts';
 const NIL_WORKSPACE = '00000000-0000-0000-0000-000000000000';
 /** How long a stored answer can be replayed (docs/api.md "Idempotency": 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+/**
+ * How long a write made without a key of the caller's own (an MCP tool call, an `actions` key's call) is
+ * recognised by its content: long enough to absorb an assistant's retry, short enough that the same text sent
+ * again on purpose tomorrow is a new post (docs/api.md "Writes without an Idempotency-Key").
+ */
+export const CONTENT_DEDUP_TTL_SECONDS = 10 * 60;
+
+/**
+ * The start of the content claims of one API key under the face's namespace (`mcp`, `rest`), and within it of one
+ * `scope` when given (the item a write acts on: its claims can then be superseded together).
+ */
+export function contentClaimPrefix(namespace: string, apiKeyId: string, scope?: string): string {
+  const within = scope === undefined ? '' : `${sha256(scope).toString('hex').slice(0, 32)}:`;
+  return `${namespace}:auto:${apiKeyId}:${within}`;
+}
+
+/**
+ * The idempotency key of a write deduplicated by its content: a prefix naming the calling API key
+ * (contentClaimPrefix) and what the call asks for (`parts`: the operation and its canonical input).
+ */
+export function contentClaimKey(prefix: string, ...parts: string[]): string {
+  return `${prefix}${sha256(parts.join('\n')).toString('hex')}`;
+}
 const PURPOSE = 'idempotency-body';
 
 export interface MutationResult {
@@ -42,6 +65,8 @@ export interface IdempotencyClaim {
   ttlSeconds: number;
   /** The calling key's brand restriction (null: every brand). A replay needs a key that reaches all of these. */
   brandIds: readonly string[] | null;
+  /** When the request runs (is not a replay), the stored answers under keys starting with this are forgotten. */
+  supersedes?: string;
 }
 
 /**
@@ -85,7 +110,7 @@ export async function runIdempotent(
     if (!lock[0]?.ok) {
       throw new AppError(
         'PUBLIC_API_IDEMPOTENCY_IN_PROGRESS',
-        'A request with this Idempotency-Key is still running; retry in a second.',
+        'A request with this Idempotency-Key (or, sent without one, the same request) is still running; retry in a second.',
         { headers: { 'retry-after': '1' } },
       );
     }
@@ -121,6 +146,15 @@ export async function runIdempotent(
       const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
       return { status: stored.response_status, text: body.toString('utf8'), replayed: true };
     }
+    // SKIP LOCKED: a row another write is deleting at the same moment is gone anyway, and waiting for it could
+    // deadlock two writes of one key.
+    if (claim.supersedes !== undefined)
+      await client.query(
+        `DELETE FROM idempotency_keys WHERE (workspace_id, user_id, key) IN (
+           SELECT workspace_id, user_id, key FROM idempotency_keys
+            WHERE workspace_id = $1 AND user_id = $2 AND starts_with(key, $3) FOR UPDATE SKIP LOCKED)`,
+        [workspaceId, claim.userId, claim.supersedes],
+      );
     const result = await handler(client);
     const text = JSON.stringify(successBody(requestId, result.data));
     const bytes = Buffer.from(text, 'utf8');

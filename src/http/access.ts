@@ -132,6 +132,13 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     }
   }
 
+  app.addHook('preValidation', async (request) => {
+    const access = request.routeOptions.config?.access;
+    if (!request.ctx?.principal || !access || access.scopes === 'public') return;
+    if (access.mutates) checkBodyIdempotencyKey(request, access);
+    else if (request.method === 'GET' && request.ctx.principal.profile === 'actions') actionsPageSize(request);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     // Which pipeline applies is decided by the route the router matched, never by the raw URL: the router reads
     // `/%761/posts` and `http://x/v1/posts` as /v1/posts, so a check on the raw spelling would let them through.
@@ -209,7 +216,10 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     }
     if (access.mutates) {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      if (key === undefined) {
+      // Without the header, an actions key's write is deduplicated by content, and a route that takes the key in
+      // its body decides once the body is read (checkBodyIdempotencyKey below).
+      const later = principal.profile === 'actions' || access.idempotencyField === true;
+      if (key === undefined && !(later && request.headers['idempotency-key'] === undefined)) {
         throw new AppError(
           'PUBLIC_API_IDEMPOTENCY_REQUIRED',
           request.headers['idempotency-key'] === undefined
@@ -217,7 +227,46 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
             : 'The Idempotency-Key header must be 1–255 printable ASCII characters.',
         );
       }
-      request.ctx.idempotencyKey = key;
+      request.ctx.idempotencyKey = key ?? null;
     }
   }
+}
+
+/** The page size of a list for an `actions` key that names none: its answers stay under the action platform's
+ * payload limit (100,000 characters; docs/gpt-actions.md). An explicit `limit` is obeyed. */
+export const ACTIONS_PAGE_SIZE = 5;
+
+function actionsPageSize(request: FastifyRequest): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)
+    ?.properties;
+  if (query && typeof query === 'object' && declared?.limit && query.limit === undefined)
+    query.limit = ACTIONS_PAGE_SIZE;
+}
+
+/**
+ * `idempotency_key` in the body (routes with `idempotencyField`) stands for the header; it is taken out of the body
+ * before validation, so services never see it. Without either, only an `actions` key may write (by content).
+ */
+function checkBodyIdempotencyKey(request: FastifyRequest, access: RouteAccess): void {
+  const ctx = request.ctx;
+  const body = request.body as Record<string, unknown> | null | undefined;
+  if (access.idempotencyField && body && typeof body === 'object' && 'idempotency_key' in body) {
+    const raw = body.idempotency_key;
+    delete body.idempotency_key;
+    const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
+    const fail = (message: string) =>
+      new AppError('PUBLIC_API_BODY_INVALID', `The body is invalid: idempotency_key ${message}.`, {
+        details: [{ path: '/idempotency_key', message }],
+      });
+    if (key === undefined) throw fail('must be a string of 1–255 printable ASCII characters');
+    if (ctx.idempotencyKey !== null && ctx.idempotencyKey !== key)
+      throw fail('differs from the Idempotency-Key header');
+    ctx.idempotencyKey = key;
+  }
+  if (ctx.idempotencyKey === null && ctx.principal?.profile !== 'actions')
+    throw new AppError(
+      'PUBLIC_API_IDEMPOTENCY_REQUIRED',
+      'Send an Idempotency-Key header (e.g. a UUID) with every POST, PATCH, PUT and DELETE, or `idempotency_key` in the body.',
+    );
 }

@@ -17,6 +17,11 @@ export interface RouteAccess {
   mutates: boolean;
   /** Action POST/DELETE: accepts no body, or `{}`, with or without a Content-Type. */
   actionBody?: boolean;
+  /**
+   * The body may carry `idempotency_key` in place of the header, for callers that cannot set headers
+   * (docs/api.md "Writes without an Idempotency-Key"); access.ts takes it out before the body is validated.
+   */
+  idempotencyField?: boolean;
 }
 
 export interface RequestContext {

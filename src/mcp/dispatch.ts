@@ -12,15 +12,18 @@ import { assertRoleAllows } from '../features/workspaces/roles.ts';
 import type { ServiceContext } from '../app/context.ts';
 import { errorBody } from '../app/envelope.ts';
 import { toAppError } from '../app/errors.ts';
-import { runIdempotent } from '../app/idempotency.ts';
+import {
+  CONTENT_DEDUP_TTL_SECONDS,
+  contentClaimKey,
+  contentClaimPrefix,
+  IDEMPOTENCY_TTL_SECONDS,
+  runIdempotent,
+} from '../app/idempotency.ts';
 import { bodyValidator } from '../app/validation.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { sha256, type SecretKeyring } from '../lib/crypto.ts';
 import { AppError } from '../app/errors.ts';
 import { controlSchema, type ToolDefinition, type ToolInput } from './tools/tool.ts';
-
-const AUTO_KEY_TTL_SECONDS = 10 * 60;
-const OWN_KEY_TTL_SECONDS = 24 * 3600;
 
 export interface CallContext {
   principal: Principal;
@@ -223,11 +226,12 @@ export function createDispatcher(deps: DispatchDeps) {
     const canonical = canonicalJson({ id: input.id, ...input.body });
     const claim =
       idempotencyKey !== undefined
-        ? { key: `mcp:${idempotencyKey}`, ttlSeconds: OWN_KEY_TTL_SECONDS }
+        ? { key: `mcp:${idempotencyKey}`, ttlSeconds: IDEMPOTENCY_TTL_SECONDS }
         : {
-            key: `mcp:auto:${sha256(`${call.principal.keyId}\n${tool.name}\n${canonical}`).toString('hex')}`,
-            ttlSeconds: AUTO_KEY_TTL_SECONDS,
+            key: contentClaimKey(contentClaimPrefix('mcp', call.principal.keyId), tool.name, canonical),
+            ttlSeconds: CONTENT_DEDUP_TTL_SECONDS,
           };
+    const prepared = tool.prepare ? await tool.prepare({ principal: call.principal, service }, input) : undefined;
     const answer = await runIdempotent(
       deps,
       {
@@ -240,7 +244,7 @@ export function createDispatcher(deps: DispatchDeps) {
       call.requestId,
       async (tx) => ({
         status: 200,
-        data: await tool.run({ principal: call.principal, service: { ...service, db: tx } }, input),
+        data: await tool.run({ principal: call.principal, service: { ...service, db: tx } }, input, prepared),
       }),
     );
     const data = (JSON.parse(answer.text) as { data: Record<string, unknown> }).data;

@@ -6,7 +6,7 @@ import type { Pool } from '../../db/pool.ts';
 import { isWellFormedApiKey, sha256 } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { findGrantByHash, touchKeys } from './keys.repo.ts';
+import { findGrantByHash, touchKeys, type KeyProfile } from './keys.repo.ts';
 import type { WorkspaceMode } from '../../app/context.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 
@@ -21,6 +21,8 @@ export interface Principal {
   reachable: ReadonlyArray<{ id: string; mode: WorkspaceMode; default_brand_id: string | null; role: MemberRole }>;
   /** Brands the key is limited to, or null for all brands of its workspaces. */
   brandIds: readonly string[] | null;
+  /** `actions` (docs/gpt-actions.md): writes without Idempotency-Key are deduplicated by content; smaller pages. */
+  profile: KeyProfile;
 }
 
 export type AuthResult =
@@ -91,6 +93,7 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
         scopes: new Set(grant.scopes),
         reachable: grant.reachable,
         brandIds: grant.brand_ids,
+        profile: grant.profile,
       };
       entry = {
         result: { ok: true, principal },

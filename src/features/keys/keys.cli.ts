@@ -3,7 +3,15 @@ import { json, ownerOf, print, required, UsageError, withDatabase, type Command 
 import { isUuid } from '../../lib/ids.ts';
 import type { Pool } from '../../db/pool.ts';
 import { findUserByEmail } from '../users/users.repo.ts';
-import { createKey, keyJson, KeyInputError, listKeys, revokeKey } from './keys.service.ts';
+import {
+  createKey,
+  KEY_PROFILES,
+  keyJson,
+  KeyInputError,
+  listKeys,
+  revokeKey,
+  type KeyProfile,
+} from './keys.service.ts';
 import { parseScopes, SCOPES } from './scopes.ts';
 
 /** The person the key is for: the owner account, or the --user named by email. */
@@ -18,7 +26,7 @@ export function keyCommands(): Record<string, Command> {
   return {
     'keys create': {
       usage:
-        'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--user <email>] [--expires-at <iso>] [--json]',
+        'herald keys create --workspace <uuid>[,<uuid>…] --name <name> --scopes <csv|all> [--profile standard|actions] [--user <email>] [--expires-at <iso>] [--json]',
       summary: `Create an API key for the owner account (or --user), limited to the given workspaces; never beyond that person's role there (docs/api.md "Roles"). Scopes: ${SCOPES.join(', ')}.`,
       options: {
         workspace: {
@@ -33,6 +41,12 @@ export function keyCommands(): Record<string, Command> {
         },
         name: { type: 'string', value: 'name', description: 'A label to recognise the key by.' },
         scopes: { type: 'string', value: 'csv|all', description: 'Comma-separated scopes, or all.' },
+        profile: {
+          type: 'string',
+          value: 'standard|actions',
+          description:
+            'actions: a key for custom GPT actions (one workspace; writes without Idempotency-Key deduplicated by content; docs/gpt-actions.md). Default standard.',
+        },
         'expires-at': {
           type: 'string',
           value: 'iso',
@@ -51,6 +65,9 @@ export function keyCommands(): Record<string, Command> {
             `--workspace must be workspace UUIDs separated by commas (bad: ${bad.join(', ') || 'none given'})`,
           );
         const name = required(values, 'name');
+        const profile = values.profile ?? 'standard';
+        if (!KEY_PROFILES.includes(profile as KeyProfile))
+          throw new UsageError(`--profile must be one of ${KEY_PROFILES.join(', ')}`);
         const parsed = parseScopes(required(values, 'scopes'));
         if ('unknown' in parsed)
           throw new UsageError(
@@ -71,6 +88,7 @@ export function keyCommands(): Record<string, Command> {
               scopes: parsed.scopes,
               workspaceIds: [...new Set(ids)],
               expiresAt,
+              profile: profile as KeyProfile,
             });
             print(
               io,

@@ -18,7 +18,13 @@ export interface KeyRow {
   revoked_at: Date | null;
   /** The OAuth grant whose access token this key is (null for keys made by hand). */
   grant_id: string | null;
+  /** `actions`: a key for callers that send only Authorization (docs/gpt-actions.md); else `standard`. */
+  profile: KeyProfile;
 }
+
+/** The kinds of key (migration 0024): `actions` keys reach one workspace and may write without Idempotency-Key. */
+export const KEY_PROFILES = ['standard', 'actions'] as const;
+export type KeyProfile = (typeof KEY_PROFILES)[number];
 
 /** A key as `herald keys list` shows it: with the name of the OAuth client it was issued to, if any. */
 export interface ListedKeyRow extends KeyRow {
@@ -32,7 +38,7 @@ export interface KeyGrant extends KeyRow {
 }
 
 const KEY_COLUMNS =
-  'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id';
+  'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id, k.profile';
 
 export async function insertKey(
   db: Queryable,
@@ -48,11 +54,12 @@ export async function insertKey(
     brandIds: string[] | null;
     expiresAt: Date | null;
     grantId?: string | null;
+    profile?: KeyProfile;
   },
 ): Promise<KeyRow> {
   const { rows } = await db.query<KeyRow>(
-    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${KEY_COLUMNS}`,
+    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id, profile)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${KEY_COLUMNS}`,
     [
       k.id,
       k.userId,
@@ -65,6 +72,7 @@ export async function insertKey(
       k.brandIds,
       k.expiresAt,
       k.grantId ?? null,
+      k.profile ?? 'standard',
     ],
   );
   return rows[0]!;

@@ -6,7 +6,7 @@ import * as workspaces from '../workspaces/workspaces.repo.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 import { scopesBeyondRole } from '../workspaces/roles.ts';
 import * as repo from './keys.repo.ts';
-import type { KeyRow } from './keys.repo.ts';
+import type { KeyProfile, KeyRow } from './keys.repo.ts';
 import type { Scope } from './scopes.ts';
 
 export class KeyInputError extends Error {}
@@ -32,9 +32,13 @@ export async function createKey(
     expiresAt: Date | null;
     now?: Date;
     grantId?: string;
+    profile?: KeyProfile;
   },
 ): Promise<CreatedKey> {
   if (input.name.trim() === '') throw new KeyInputError('A key needs a name.');
+  // An actions key is called without a workspace header, so it must reach exactly one (migration 0024).
+  if (input.profile === 'actions' && input.workspaceIds?.length !== 1)
+    throw new KeyInputError('A key with the actions profile reaches exactly one workspace: give one --workspace.');
   if (input.expiresAt && input.expiresAt.getTime() <= (input.now ?? new Date()).getTime())
     throw new KeyInputError('--expires-at must be in the future.');
   let mode: 'live' | 'test' = 'live';
@@ -73,6 +77,7 @@ export async function createKey(
     brandIds: input.brandIds ?? null,
     expiresAt: input.expiresAt,
     grantId: input.grantId ?? null,
+    profile: input.profile ?? 'standard',
   });
   return { row, key };
 }
@@ -105,7 +110,9 @@ export function keyJson(k: KeyRow & { client_name?: string | null }): Record<str
     last_used_at: k.last_used_at?.toISOString() ?? null,
     revoked_at: k.revoked_at?.toISOString() ?? null,
     oauth: k.grant_id ? { grant_id: k.grant_id, client_name: k.client_name ?? null } : null,
+    profile: k.profile,
   };
 }
 
 export const { listKeys, revokeKey } = repo;
+export { KEY_PROFILES, type KeyProfile } from './keys.repo.ts';

@@ -64,14 +64,14 @@ export function registerMediaRoutes(
   app.post(
     '/media',
     {
-      config: { access: write },
+      config: { access: { ...write, idempotencyField: true } },
       schema: {
         operationId: 'createMedia',
         tags,
         summary: 'Create a media item: an upload, or a file fetched from a URL',
         description: [
           'Two body shapes. An upload request (`filename`, `content_type`, `size_bytes`) is exactly `POST /media/upload-url`: 201 with the signed upload URL.',
-          'A URL (`url`, optional `filename`): 202 with the media, `processing`. A job fetches the file through the SSRF guard — `https` only (plain `http` for hosts in `HERALD_OUTBOUND_ALLOWLIST`), private and reserved addresses refused on every redirect (at most 5), at most the largest media cap in bytes, within `HERALD_MEDIA_FETCH_TIMEOUT_SECONDS` — and checks the bytes exactly as an upload: the media becomes `ready` (`media.ready`) or `failed` with `failure_reason` (`media.failed`).',
+          'A URL (`url`, optional `filename`), or one file a custom GPT action sends (`openaiFileIdRefs`, from a host in `HERALD_ACTIONS_FILE_HOSTS` while its link is valid): 202 with the media, `processing`. A job fetches the file through the SSRF guard — `https` only (plain `http` for hosts in `HERALD_OUTBOUND_ALLOWLIST`), private and reserved addresses refused on every redirect (at most 5), at most the largest media cap in bytes, within `HERALD_MEDIA_FETCH_TIMEOUT_SECONDS` — and checks the bytes exactly as an upload: the media becomes `ready` (`media.ready`) or `failed` with `failure_reason` (`media.failed`).',
           'A post may use the media at once: its targets wait for the fetch, and fail with its reason if it fails; a post created or validated after the fetch failed is a 422 (`media_failed`).',
         ].join('\n\n'),
         body: CreateMediaBody,
@@ -85,11 +85,21 @@ export function registerMediaRoutes(
         },
       },
     },
-    mutation(deps, async (request, tx) =>
-      'url' in request.body
-        ? { status: 202, data: await media.createFromUrl(serviceContext(request, tx), request.body) }
-        : { status: 201, data: await media.createUpload(serviceContext(request, tx), request.body) },
-    ),
+    mutation(deps, async (request, tx) => {
+      const { body } = request;
+      const ctx = serviceContext(request, tx);
+      if ('url' in body) return { status: 202, data: await media.createFromUrl(ctx, body) };
+      if ('openaiFileIdRefs' in body) {
+        const [created] = await media.createFromFileRefs(
+          ctx,
+          body.openaiFileIdRefs,
+          '/openaiFileIdRefs',
+          body.metadata,
+        );
+        return { status: 202, data: created };
+      }
+      return { status: 201, data: await media.createUpload(ctx, body) };
+    }),
   );
 
   app.get(

@@ -3,6 +3,8 @@ import { Type, type Static } from 'typebox';
 import { EnumList, named, NullableTimestamp, Timestamp } from '../../app/envelope.ts';
 import { DELETED_MEDIA_EXAMPLE, MEDIA_EXAMPLE, UPLOAD_INSTRUCTIONS_EXAMPLE } from './media.examples.ts';
 import { Metadata, MetadataInput, MetadataPatch } from '../../app/metadata.ts';
+import { IdempotencyKeyField } from '../../app/idempotency-field.ts';
+import { FILE_REF_EXAMPLE, FileRefList } from './media.file-refs.ts';
 import { UPLOAD_TYPES } from './media.types.ts';
 
 const Status = Type.Union(
@@ -69,10 +71,27 @@ export const MediaFromUrlBody = Type.Object(
 );
 export type MediaFromUrlBody = Static<typeof MediaFromUrlBody>;
 
-/** `POST /media`: an upload request (as `POST /media/upload-url`) or a URL to fetch. */
-export const CreateMediaBody = Type.Union([UploadUrlBody, MediaFromUrlBody], {
+/** MediaFromUrlBody over REST, where a caller without headers may send `idempotency_key` (MCP has its own). */
+const MediaFromUrlRequestBody = Type.Object(
+  { ...MediaFromUrlBody.properties, idempotency_key: IdempotencyKeyField },
+  { additionalProperties: false, examples: (MediaFromUrlBody as { examples?: unknown[] }).examples },
+);
+
+/** A file a custom GPT action sends (media.file-refs.ts): fetched as media by URL. */
+export const MediaFromFileRefBody = Type.Object(
+  {
+    openaiFileIdRefs: FileRefList(1, 'one file'),
+    metadata: Type.Optional(MetadataInput),
+    idempotency_key: IdempotencyKeyField,
+  },
+  { additionalProperties: false },
+);
+export type MediaFromFileRefBody = Static<typeof MediaFromFileRefBody>;
+
+/** `POST /media`: an upload request (as `POST /media/upload-url`), a URL to fetch, or a file from a GPT action. */
+export const CreateMediaBody = Type.Union([UploadUrlBody, MediaFromUrlRequestBody, MediaFromFileRefBody], {
   description:
-    'Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`) or a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`).',
+    'Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`), a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`), or one file a custom GPT action sends (`openaiFileIdRefs`: answered 202 as a URL).',
 });
 export type CreateMediaBody = Static<typeof CreateMediaBody>;
 
@@ -239,7 +258,10 @@ export type ListMediaQuery = Static<typeof ListMediaQuery>;
 // Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
 named('Media', Media, MEDIA_EXAMPLE);
 named('CreateUploadRequest', UploadUrlBody);
-named('CreateMediaFromUrlRequest', MediaFromUrlBody);
+named('CreateMediaFromUrlRequest', MediaFromUrlRequestBody);
+named('CreateMediaFromFileRequest', MediaFromFileRefBody, {
+  openaiFileIdRefs: [FILE_REF_EXAMPLE],
+});
 named('CreateMediaRequest', CreateMediaBody);
 named('UpdateMediaRequest', UpdateMediaBody);
 named('UploadInstructions', UploadUrlResult, UPLOAD_INSTRUCTIONS_EXAMPLE);

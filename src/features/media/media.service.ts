@@ -20,6 +20,7 @@ import type { MediaRow, MediaStatus } from './media.repo.ts';
 import type { MediaIssue } from './media.rules.ts';
 import type { ListMediaQuery, MediaFromUrlBody, UpdateMediaBody, UploadUrlBody } from './media.schemas.ts';
 import { createFromUrl, runMediaFetch, type FetchDeps } from './media.from-url.ts';
+import { fileRefSources, type FileRef } from './media.file-refs.ts';
 import type { OutboundGuard } from '../../lib/ssrf.ts';
 import { initialMetadata, mergeMetadata } from '../../app/metadata.ts';
 import {
@@ -184,6 +185,26 @@ export function createMediaService(deps: MediaDeps) {
 
     /** `POST /media` with `url`: a `processing` media whose bytes a job fetches (media.from-url.ts). */
     createFromUrl: (ctx: ServiceContext, body: MediaFromUrlBody) => createFromUrl(fetching, ctx, body),
+
+    /**
+     * Files a custom GPT action sent (`openaiFileIdRefs`, media.file-refs.ts): each a media by URL, in order.
+     * `path` is where the list sits in the request, for the 422's details.
+     */
+    async createFromFileRefs(
+      ctx: ServiceContext,
+      refs: readonly FileRef[],
+      path: string,
+      metadata?: MediaFromUrlBody['metadata'],
+    ) {
+      const created = [];
+      for (const source of fileRefSources(refs, config.actionsFileHosts, clock.now(), path))
+        created.push(await createFromUrl(fetching, ctx, { ...source, metadata }));
+      return created;
+    },
+
+    /** Checks file references as createFromFileRefs does, creating nothing (`POST /posts/validate`). */
+    checkFileRefs: (refs: readonly FileRef[], path: string) =>
+      void fileRefSources(refs, config.actionsFileHosts, clock.now(), path),
 
     async get(ctx: ServiceContext, id: string) {
       const row = await current(ctx.db, ctx.workspaceId, id);
