@@ -11,6 +11,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPostBenchmark } from './create-post.ts';
 import { listPostsBenchmark } from './list-posts.ts';
+import { approvalsListBenchmark } from './approvals-list.ts';
+import { analyticsSummaryBenchmark } from './analytics-summary.ts';
 import { schedulerBenchmark } from './scheduler.ts';
 import { uploadBenchmark } from './upload.ts';
 import { startupBenchmark } from './startup.ts';
@@ -23,6 +25,8 @@ import { markdownTable, type Benchmark, type Row } from './lib/report.ts';
 const BENCHMARKS: Record<string, Benchmark> = {
   'create-post': createPostBenchmark,
   'list-posts': listPostsBenchmark,
+  'approvals-list': approvalsListBenchmark,
+  'analytics-summary': analyticsSummaryBenchmark,
   scheduler: schedulerBenchmark,
   upload: uploadBenchmark,
   startup: startupBenchmark,

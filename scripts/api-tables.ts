@@ -11,18 +11,47 @@ import {
   VOICE_EMOJI,
   VOICE_HASHTAGS,
 } from '../src/features/brands/brands.schemas.ts';
+import {
+  APPROVAL_MODES,
+  APPROVAL_SOURCES,
+  APPROVER_ROLES,
+  EXPIRY_ACTIONS,
+} from '../src/features/approvals/approvals.policy.ts';
+import { ACTION_TYPES, HISTORY_TYPES, ITEM_KINDS, ITEM_STATUSES } from '../src/features/approvals/approvals.repo.ts';
+import {
+  BATCH_ACTIONS,
+  BATCH_OUTCOMES,
+  BATCH_STATUSES,
+  ITEM_ACTIONS,
+} from '../src/features/approvals/approvals.schemas.ts';
 import { CONNECTION_STATUSES } from '../src/features/connections/connections.routes.ts';
 import { EVENT_TYPES } from '../src/features/events/outbox.ts';
+import { INSIGHT_PERIODS } from '../src/features/analytics/analytics.schemas.ts';
+import { INSIGHT_KINDS, INSIGHT_SEVERITIES, INSIGHT_STATUSES } from '../src/features/analytics/insights/types.ts';
+import { METRIC_NAMES } from '../src/platforms/types.ts';
+import {
+  JOB_STATUSES,
+  OUTPUT_FORMATS,
+  OUTPUT_MODES,
+  SOURCE_TYPES,
+} from '../src/features/repurpose/repurpose.schemas.ts';
+import { OUTPUT_STATUSES } from '../src/features/repurpose/repurpose.view.schemas.ts';
 import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes } from '../src/features/keys/scopes.ts';
+import { KEY_PROFILES } from '../src/features/keys/keys.repo.ts';
 import { MEDIA_FIT_MODES } from '../src/features/media/fit/plan.ts';
 import { Media } from '../src/features/media/media.schemas.ts';
 import { CONNECT_METHODS } from '../src/features/platforms/platforms.routes.ts';
 import {
+  GOOGLEBUSINESS_ACTION_TYPES,
+  GOOGLEBUSINESS_TOPIC_TYPES,
   INSTAGRAM_POST_TYPES,
   LINKEDIN_VISIBILITIES,
   MASTODON_VISIBILITIES,
   POST_SORTS,
   THREADS_REPLY_CONTROLS,
+  TIKTOK_PRIVACY_LEVELS,
+  TIKTOK_VIDEO_SOURCES,
+  YOUTUBE_PRIVACY_STATUSES,
 } from '../src/features/posts/posts.schemas.ts';
 import {
   PART_STATUSES,
@@ -69,12 +98,26 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Threads reply control', where: '`platform_options.threads.reply_control`', values: THREADS_REPLY_CONTROLS },
   { name: 'LinkedIn visibility', where: '`platform_options.linkedin.visibility`', values: LINKEDIN_VISIBILITIES },
   { name: 'Instagram post type', where: '`platform_options.instagram.type`', values: INSTAGRAM_POST_TYPES },
+  { name: 'TikTok privacy level', where: '`platform_options.tiktok.privacy_level`', values: TIKTOK_PRIVACY_LEVELS },
+  { name: 'TikTok video source', where: '`platform_options.tiktok.video_source`', values: TIKTOK_VIDEO_SOURCES },
+  { name: 'YouTube privacy', where: '`platform_options.youtube.privacy_status`', values: YOUTUBE_PRIVACY_STATUSES },
+  {
+    name: 'Google Business Profile topic type',
+    where: '`platform_options.googlebusiness.topic_type`',
+    values: GOOGLEBUSINESS_TOPIC_TYPES,
+  },
+  {
+    name: 'Google Business Profile call to action',
+    where: '`platform_options.googlebusiness.call_to_action.action_type`',
+    values: GOOGLEBUSINESS_ACTION_TYPES,
+  },
   { name: 'Media fit', where: '`platform_options.<platform>.media_fit`', values: MEDIA_FIT_MODES },
   { name: 'Media kind', where: '`kind` of a media', values: literalValues(Media.properties.kind) },
   { name: 'Media status', where: '`status` of a media', values: literalValues(Media.properties.status) },
   { name: 'Connection status', where: '`status` of a connection', values: CONNECTION_STATUSES },
   { name: 'Connect method', where: '`connect.method` of a platform', values: CONNECT_METHODS },
   { name: 'Workspace mode', where: '`mode` of a workspace', values: WORKSPACE_MODES },
+  { name: 'Key profile', where: '`profile` of an API key (`herald keys create --profile`)', values: KEY_PROFILES },
   { name: 'Voice emoji', where: '`voice.emoji` of a brand', values: VOICE_EMOJI },
   { name: 'Voice hashtags', where: '`voice.hashtags` of a brand', values: VOICE_HASHTAGS },
   { name: 'Banned term severity', where: '`rules.banned_terms.severity` of a brand', values: BANNED_TERM_SEVERITIES },
@@ -102,6 +145,40 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   },
   { name: 'Attempt trigger', where: '`trigger` of a delivery attempt', values: DELIVERY_ATTEMPT_TRIGGERS },
   { name: 'Attempt error', where: '`error.code` of a delivery attempt', values: DELIVERY_ATTEMPT_ERRORS },
+  { name: 'Metric', where: '`metrics` of post analytics and summaries, `unavailable`', values: METRIC_NAMES },
+  { name: 'Insight kind', where: '`kind` of an insight', values: INSIGHT_KINDS },
+  { name: 'Insight severity', where: '`severity` of an insight', values: INSIGHT_SEVERITIES },
+  {
+    name: 'Insight status',
+    where: '`status` of an insight, `PATCH /v1/analytics/insights/{id}`',
+    values: INSIGHT_STATUSES,
+  },
+  { name: 'Insight period', where: '`period` of `POST /v1/analytics/insights`', values: INSIGHT_PERIODS },
+  { name: 'Approval mode', where: '`mode` of the approval policy', values: APPROVAL_MODES },
+  {
+    name: 'Approval source',
+    where: '`sources` of the approval policy, `source.type` of an approval item',
+    values: APPROVAL_SOURCES,
+  },
+  { name: 'Approver role', where: '`approver_roles` of the approval policy', values: APPROVER_ROLES },
+  { name: 'Approval expiry action', where: '`on_expire` of the approval policy', values: EXPIRY_ACTIONS },
+  { name: 'Approval item status', where: '`status` of an approval item', values: ITEM_STATUSES },
+  { name: 'Approval item kind', where: '`kind` of an approval item', values: ITEM_KINDS },
+  { name: 'Proposed action', where: '`proposed_action.type` of an approval item', values: ACTION_TYPES },
+  { name: 'Approval history step', where: '`history[].type` of an approval item', values: HISTORY_TYPES },
+  { name: 'Approval item action', where: '`action` of `POST /v1/approvals/items/{id}/actions`', values: ITEM_ACTIONS },
+  {
+    name: 'Approval batch action',
+    where: '`action` of `POST /v1/approvals/batches/{id}/actions`',
+    values: BATCH_ACTIONS,
+  },
+  { name: 'Approval batch outcome', where: '`results[].outcome` of a batch action', values: BATCH_OUTCOMES },
+  { name: 'Approval batch status', where: '`status` of an approval batch', values: BATCH_STATUSES },
+  { name: 'Repurpose source', where: '`source.type` of a repurpose job', values: SOURCE_TYPES },
+  { name: 'Repurpose format', where: '`targets[].format` of a repurpose job', values: OUTPUT_FORMATS },
+  { name: 'Repurpose output mode', where: '`output.mode` of a repurpose job', values: OUTPUT_MODES },
+  { name: 'Repurpose job status', where: '`status` of a repurpose job', values: JOB_STATUSES },
+  { name: 'Repurpose output status', where: '`outputs[].status` of a repurpose job', values: OUTPUT_STATUSES },
 ];
 
 const cell = (text: string) => text.replaceAll('|', '\\|');

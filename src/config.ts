@@ -18,6 +18,7 @@ import {
 import { SERVER_SETTINGS, type TrustProxy } from './config/server.ts';
 import { settingsReader, type Env, type ReadSetting, type Report } from './config/setting.ts';
 import { PUBLISHING_SETTINGS, WEBHOOK_SETTINGS, WORKER_SETTINGS } from './config/workers.ts';
+import { ANALYTICS_SETTINGS } from './config/analytics.ts';
 
 export { OAUTH_APP_PLATFORMS, type OAuthAppPlatform } from './config/platforms.ts';
 export { SETTINGS } from './config/table.ts';
@@ -72,6 +73,7 @@ export interface Config {
   platforms: {
     x: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined };
     bluesky: { serviceUrl: string };
+    pinterest: { apiUrl: string };
     linkedin: { apiUrl: string; version: string; clientId: string | undefined; clientSecret: string | undefined };
     meta: { graphVersion: string };
   };
@@ -83,6 +85,8 @@ export interface Config {
   platformTimeoutMs: number;
   /** Publishing engine: worker liveness, overdue threshold, retry budget. */
   publishing: { heartbeatIntervalMs: number; workerDeadAfterMs: number; overdueAfterMs: number; maxAttempts: number };
+  /** Metrics sync (docs/analytics.md "Sync"): days a published target keeps being read, targets per pass. */
+  analytics: { syncMaxAgeDays: number; syncBatchSize: number };
   /** Browser origins besides the public URL's that may call /mcp (normalised origins). */
   mcpAllowedOrigins: string[];
   oauth: { accessTokenTtlSeconds: number; grantTtlDays: number };
@@ -135,6 +139,8 @@ export interface MediaConfig {
   readUrlTtlSeconds: number;
   /** The most one fetch of media by URL may take. */
   fetchTimeoutSeconds: number;
+  /** Hosts a custom GPT action's file references (`openaiFileIdRefs`) may be fetched from. */
+  actionsFileHosts: string[];
   /** FFmpeg's ffprobe (HERALD_FFPROBE, or found on the PATH); null: Herald's own MP4/MOV reader only. */
   ffprobe: string | null;
   /** FFmpeg's ffmpeg (HERALD_FFMPEG, or found on the PATH); null: videos are not transcoded. */
@@ -196,6 +202,7 @@ function mediaConfig(
     readUrlTtlSeconds: read(MEDIA_SETTINGS.readUrlTtlSeconds),
     conversions: read(MEDIA_SETTINGS.conversions),
     fetchTimeoutSeconds: read(MEDIA_SETTINGS.fetchTimeoutSeconds),
+    actionsFileHosts: read(MEDIA_SETTINGS.actionsFileHosts).map((h) => h.toLowerCase()),
     ffprobe: resolveProgram(read(MEDIA_SETTINGS.ffprobe), 'ffprobe', pathVariable),
     ffmpeg: resolveProgram(read(MEDIA_SETTINGS.ffmpeg), 'ffmpeg', pathVariable),
     retentionDays: read(MEDIA_SETTINGS.retentionDays),
@@ -328,6 +335,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
         clientSecret: read(PLATFORM_API_SETTINGS.xClientSecret),
       },
       bluesky: { serviceUrl: read(PLATFORM_API_SETTINGS.blueskyServiceUrl) },
+      pinterest: { apiUrl: read(PLATFORM_API_SETTINGS.pinterestApiUrl) },
       linkedin: {
         apiUrl: read(PLATFORM_API_SETTINGS.linkedinApiUrl),
         version: read(PLATFORM_API_SETTINGS.linkedinVersion),
@@ -344,6 +352,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       workerDeadAfterMs: read(PUBLISHING_SETTINGS.workerDeadAfterMs),
       overdueAfterMs: read(PUBLISHING_SETTINGS.overdueAfterMs),
       maxAttempts: read(PUBLISHING_SETTINGS.maxAttempts),
+    },
+    analytics: {
+      syncMaxAgeDays: read(ANALYTICS_SETTINGS.syncMaxAgeDays),
+      syncBatchSize: read(ANALYTICS_SETTINGS.syncBatchSize),
     },
     mcpAllowedOrigins,
     oauth: {

@@ -3,13 +3,16 @@
 import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { createAiService, type AiService } from './features/ai/ai.service.ts';
+import { createRepurposeService, type RepurposeService } from './features/repurpose/repurpose.service.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
 import { createMediaService, type MediaService } from './features/media/media.service.ts';
 import { createMediaStorage } from './features/media/storage/create.ts';
 import { signedReadUrlRules } from './features/media/storage/read-url-rules.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
+import { createApprovalsService, type ApprovalsService } from './features/approvals/approvals.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createEventsService, type EventsService } from './features/events/events.service.ts';
+import { createAnalyticsService, type AnalyticsService } from './features/analytics/analytics.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './app/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
@@ -19,6 +22,9 @@ import { registerFleetGauges } from './jobs/fleet-metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
 import { INSTAGRAM_API_URL } from './platforms/instagram/index.ts';
 import { THREADS_API_URL } from './platforms/threads/index.ts';
+import { TIKTOK_API_URL } from './platforms/tiktok/index.ts';
+import { YOUTUBE_API_URL } from './platforms/youtube/index.ts';
+import { GOOGLEBUSINESS_API_URL } from './platforms/googlebusiness/index.ts';
 import { hmac } from './lib/crypto.ts';
 import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
@@ -43,6 +49,8 @@ export interface Container {
   /** The SSRF guard for user-chosen destinations (webhooks, instances, media URLs). */
   outboundGuard: OutboundGuard;
   posts: PostsService;
+  /** The review queue and its policy; decisions act on posts through `posts`. */
+  approvals: ApprovalsService;
   /** The platform adapters Herald has. */
   platforms: PlatformRegistry;
   /** How the engine reaches the platform behind a connection (hosts, SSRF guard, sealed credentials). */
@@ -52,12 +60,16 @@ export interface Container {
   webhooks: WebhooksService;
   /** The events API: the outbox read back (GET /v1/events). */
   events: EventsService;
+  /** Analytics: post metrics, summaries, the CSV export and insights (docs/analytics.md). */
+  analytics: AnalyticsService;
   /** Uploads, media records, and the streams and signed URLs the publishing engine reads media through. */
   media: MediaService;
   /** Where publishing reads a post's media from (the media feature's storage). */
   mediaLibrary: MediaLibrary;
   /** Text generation: the configured provider with the deterministic engine behind it (docs/ai.md). */
   ai: AiService;
+  /** Repurpose jobs (docs/repurpose.md); the worker's `repurpose` task does their work. */
+  repurpose: RepurposeService;
   close(): Promise<void>;
 }
 
@@ -122,6 +134,10 @@ export function createPlatformAccess(
       facebook: FACEBOOK_GRAPH_URL,
       instagram: INSTAGRAM_API_URL,
       threads: THREADS_API_URL,
+      tiktok: TIKTOK_API_URL,
+      youtube: YOUTUBE_API_URL,
+      pinterest: config.platforms.pinterest.apiUrl,
+      googlebusiness: GOOGLEBUSINESS_API_URL,
     },
   };
 }
@@ -175,6 +191,7 @@ export function buildContainer(options: ContainerOptions): Container {
     guard: outboundGuard,
   });
   const posts = createPostsService({ clock, media, platforms });
+  const approvals = createApprovalsService({ clock, posts });
   const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   const ai = createAiService({ config: config.ai, pool, clock, logger, metrics });
   return {
@@ -189,14 +206,17 @@ export function buildContainer(options: ContainerOptions): Container {
     rateLimiter,
     outboundGuard,
     posts,
+    approvals,
     webhooks,
     events: createEventsService(),
+    analytics: createAnalyticsService({ ai, clock }),
     media,
     platforms,
     platformAccess,
     simulators,
     mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool, clock),
     ai,
+    repurpose: createRepurposeService({ clock, guard: outboundGuard }),
     async close() {
       await authenticator.close();
       await rateLimiter.close();

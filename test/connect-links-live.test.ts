@@ -106,7 +106,11 @@ describe("connect links: live workspaces with the platforms' apps configured", (
           !consent.host.includes('herald.test') && !consent.host.includes('127.0.0.1'),
           `${platform}: the real consent host, not the simulator (${consent.host})`,
         );
-        assert.equal(consent.searchParams.get('client_id'), `app-${platform}`);
+        // TikTok's Login Kit names the app `client_key`; every other platform `client_id`.
+        assert.equal(
+          consent.searchParams.get('client_id') ?? consent.searchParams.get('client_key'),
+          `app-${platform}`,
+        );
         assert.equal(consent.searchParams.get('redirect_uri'), 'http://herald.test/connect/callback');
         assert.ok(consent.searchParams.get('state'));
         assert.doesNotMatch(

@@ -57,7 +57,11 @@ describe('authentication and transport', () => {
       challenge,
       new RegExp(`^Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/mcp"`),
     );
-    assert.match(challenge, /scope="posts:read posts:write media:write connections:read brand:read events:read"/);
+    // The scopes of the tools (later features add theirs): each one a client may need is asked for.
+    const asked = /scope="([^"]+)"/.exec(challenge)![1]!.split(' ');
+    for (const scope of ['posts:read', 'posts:write', 'media:write', 'connections:read', 'brand:read', 'events:read'])
+      assert.ok(asked.includes(scope), `asks for ${scope}`);
+    for (const scope of ['approvals:read', 'approvals:write']) assert.ok(asked.includes(scope), `asks for ${scope}`);
     assert.equal(res.body.error.data.code, 'PUBLIC_API_AUTH_REQUIRED');
   });
 
@@ -165,6 +169,10 @@ describe('workspaces', () => {
       update_post: { content: 'changed' },
       create_media_upload: { filename: 'b.png', content_type: 'image/png' },
       create_media_from_url: { url: 'https://cdn.example.com/b.png' },
+      decide_approval: { action: 'approve', version: 1 },
+      decide_approval_batch: { action: 'approve_all', expected_item_ids: ['apr_01jdq4x1k9m2v7c3r5t8w0yz6b'] },
+      update_insight: { status: 'viewed' },
+      repurpose_content: { source: { type: 'text', text: 'into B?' }, targets: [{ platform: 'x', format: 'post' }] },
     };
     for (const tool of workspaceTools) {
       const args = {
@@ -172,6 +180,16 @@ describe('workspaces', () => {
         ...(tool.inputSchema.required?.includes('post_id') ? { post_id: postInB } : {}),
         ...(tool.inputSchema.required?.includes('media_id') ? { media_id: 'med_01jdq4x1k9m2v7c3r5t8w0yz6b' } : {}),
         ...(tool.inputSchema.required?.includes('brand_id') ? { brand_id: b.brandId } : {}),
+        ...(tool.inputSchema.required?.includes('approval_id')
+          ? { approval_id: 'apr_01jdq4x1k9m2v7c3r5t8w0yz6b' }
+          : {}),
+        ...(tool.inputSchema.required?.includes('approval_batch_id')
+          ? { approval_batch_id: 'aprb_01jdq4x1k9m2v7c3r5t8w0yz6e' }
+          : {}),
+        ...(tool.inputSchema.required?.includes('insight_id') ? { insight_id: 'ins_01jdq4x1k9m2v7c3r5t8w0yz6b' } : {}),
+        ...(tool.inputSchema.required?.includes('repurpose_job_id')
+          ? { repurpose_job_id: 'rep_01jdq4x1k9m2v7c3r5t8w0yz6b' }
+          : {}),
       };
       const viaArgument = await c.callTool({ name: tool.name, arguments: { ...args, workspace_id: b.workspaceId } });
       assert.equal(errorOf(viaArgument).code, 'PUBLIC_API_WORKSPACE_FORBIDDEN', `${tool.name} with workspace_id`);

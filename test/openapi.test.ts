@@ -157,7 +157,19 @@ describe('GET /v1/platforms', () => {
       .data.items;
     assert.deepEqual(
       items.map((p) => p.id),
-      ['x', 'linkedin', 'instagram', 'facebook', 'threads', 'bluesky', 'mastodon'],
+      [
+        'x',
+        'linkedin',
+        'instagram',
+        'facebook',
+        'threads',
+        'bluesky',
+        'mastodon',
+        'tiktok',
+        'youtube',
+        'pinterest',
+        'googlebusiness',
+      ],
     );
     assert.deepEqual(Object.fromEntries(items.map((p) => [p.id, p.limits.text.max_length])), {
       x: 280,
@@ -167,6 +179,10 @@ describe('GET /v1/platforms', () => {
       threads: 500,
       bluesky: 300,
       mastodon: 500,
+      tiktok: 2200,
+      youtube: 5000,
+      pinterest: 500,
+      googlebusiness: 1500,
     });
   });
 });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SCOPES, type Scope } from '../src/features/keys/scopes.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { onePost, seedPublishedPost } from './helpers/analytics.ts';
 
 interface Operation {
   method: string;
@@ -98,6 +99,36 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
     assert.equal(res.statusCode, 201, res.body);
     return res.json().data.id;
   },
+  '/analytics/posts/{id}': async (key, workspaceId) => factories['/posts/{id}']!(key, workspaceId),
+  '/analytics/insights/{id}': async (key, workspaceId) => {
+    // Metrics come from the sync; seeded here: ten posts of one account, one far above the rest (a top post).
+    const { rows } = await t.container.pool.query<{ id: string }>(
+      'SELECT id FROM brands WHERE workspace_id = $1 AND is_default',
+      [workspaceId],
+    );
+    for (const [i, likes] of [9, 9, 10, 10, 10, 11, 11, 12, 12, 100].entries())
+      await seedPublishedPost(
+        t.container.pool,
+        onePost(
+          { workspaceId, brandId: rows[0]!.id },
+          'x',
+          new Date(Date.now() - (i + 2) * 86_400_000),
+          { likes },
+          {
+            connectionId: 'conn_tenancy',
+          },
+        ),
+      );
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/analytics/insights',
+      key,
+      headers: { 'x-herald-workspace-id': workspaceId },
+      payload: { period: '30d' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().data.items[0].id;
+  },
   '/webhooks/{id}': async (key, workspaceId) => {
     // An IP literal: a public address needs no DNS, so the SSRF guard lets it through offline.
     const res = await t.inject({
@@ -112,8 +143,63 @@ const factories: Record<string, (key: string, workspaceId: string) => Promise<st
   },
 };
 
+/** A post held by the other workspace's approval policy (switched on there for this): the item it opened. */
+async function heldPostItem(key: string, workspaceId: string): Promise<string> {
+  const headers = { 'x-herald-workspace-id': workspaceId };
+  const policy = await t.inject({ url: '/v1/approvals/policy', key, headers });
+  const version = policy.json().data.version;
+  const on = await t.inject({
+    method: 'PATCH',
+    url: '/v1/approvals/policy',
+    key,
+    headers,
+    payload: { version, mode: 'everyone', allow_self_approval: true },
+  });
+  assert.equal(on.statusCode, 200, on.body);
+  const id = await factories['/posts/{id}']!(key, workspaceId);
+  const post = await t.inject({ url: `/v1/posts/${id}`, key, headers });
+  return post.json().data.approval.item_id;
+}
+
+factories['/approvals/items/{id}'] = heldPostItem;
+factories['/repurpose/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/repurpose',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { source: { type: 'text', text: 'Their launch plan.' }, targets: [{ platform: 'x', format: 'post' }] },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().data.id;
+};
+factories['/approvals/batches/{id}'] = async (key, workspaceId) => {
+  const { openBatch } = await import('../src/features/approvals/approvals.submit.ts');
+  const batch = await openBatch(
+    {
+      db: t.container.pool,
+      workspaceId,
+      workspaceMode: 'test',
+      brandId: null,
+      brandFromHeader: false,
+      allowedBrandIds: null,
+      userId: t.owner.userId,
+      via: 'automation',
+    },
+    { type: 'automation', id: null },
+  );
+  return batch.id;
+};
+
+/** A valid body per action route (the id check must be what answers, not the body's schema). */
+const actionBodies: Record<string, object> = {
+  '/approvals/items/{id}/actions': { action: 'approve', version: 1 },
+  '/approvals/batches/{id}/actions': { action: 'approve_all', expected_item_ids: ['apr_x'] },
+};
+
 /** A valid PATCH body per resource (the id check must be what answers, not the body's schema). */
 const patchBodies: Record<string, object> = {
+  '/analytics/insights/{id}': { status: 'viewed' },
   '/webhooks/{id}': { enabled: false },
   '/media/{id}': { metadata: { hijack: 'yes' } },
   '/brands/{id}': { version: 1, name: 'hijack' },
@@ -161,7 +247,13 @@ describe('scope matrix', () => {
         key,
         payload: op.method === 'GET' ? undefined : {},
       });
-      assert.notEqual(res.json().error?.code, 'PUBLIC_API_SCOPE_FORBIDDEN', `${op.method} ${op.path}`);
+      // A file download (the analytics CSV export) answers its own format once the scope check is passed.
+      const json = String(res.headers['content-type']).startsWith('application/json');
+      assert.notEqual(
+        json ? res.json().error?.code : undefined,
+        'PUBLIC_API_SCOPE_FORBIDDEN',
+        `${op.method} ${op.path}`,
+      );
     }
     // Guards against passing on an empty list (an OpenAPI document that lost its scopes would check nothing).
     assert.ok(checked >= 7, `checked ${checked} endpoints`);
@@ -207,7 +299,11 @@ describe('tenant isolation', () => {
         url: fill(op.path, id),
         key: myKey,
         payload:
-          op.method === 'GET' ? undefined : op.method === 'PATCH' ? (patchBodies[prefix] ?? { content: 'hijack' }) : {},
+          op.method === 'GET'
+            ? undefined
+            : op.method === 'PATCH'
+              ? (patchBodies[prefix] ?? { content: 'hijack' })
+              : (actionBodies[op.path] ?? {}),
       });
       assert.equal(res.statusCode, 404, `${op.method} ${op.path}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');

@@ -14,7 +14,8 @@ export interface ServiceContext {
   /** Brands the key is limited to (null: all). */
   allowedBrandIds: readonly string[] | null;
   userId: string;
-  via: 'api' | 'mcp' | 'dashboard' | 'automation';
+  /** The surface that made the call: a post's `created_via`, and the source the approval policy is read for. */
+  via: 'api' | 'mcp' | 'dashboard' | 'cli' | 'automation' | 'repurpose' | 'queue_import';
 }
 
 /**

@@ -71,7 +71,17 @@ export const ErrorEnvelopeSchema = Type.Object(
 
 export function Envelope<T extends TSchema>(data: T, description?: string) {
   return Type.Object(
-    { success: Type.Literal(true), data, request_id: Type.String({ examples: ['req_3Jx9s0AqLZr6b2Vd'] }) },
+    {
+      success: Type.Literal(true),
+      data,
+      request_id: Type.String({ examples: ['req_3Jx9s0AqLZr6b2Vd'] }),
+      replayed: Type.Optional(
+        Type.Literal(true, {
+          description:
+            'Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.',
+        }),
+      ),
+    },
     description ? { description } : {},
   );
 }

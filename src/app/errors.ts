@@ -26,6 +26,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     when: 'The key lacks the scope the endpoint requires; the message names it.',
   },
+  PUBLIC_API_APPROVAL_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    when: 'The approval policy does not let you decide this item: your role is not an approver role, or you asked for it yourself and self-approval is off (`details[].rule` says which).',
+  },
   PUBLIC_API_WORKSPACE_REQUIRED: {
     status: 400,
     retryable: false,

@@ -1,6 +1,6 @@
 // Settings of uploaded media: the storage driver, size caps, signed-URL lifetimes, retention, and the S3 bucket
 // (read only when the driver is s3).
-import { bool, integer, oneOf, text, url } from './parsers.ts';
+import { bool, integer, list, oneOf, text, url } from './parsers.ts';
 import { optionalSetting, setting } from './setting.ts';
 
 const MIB = 1024 * 1024;
@@ -54,6 +54,13 @@ export const MEDIA_SETTINGS = {
     parse: integer(1, 6 * 3600),
     description:
       'Media by URL (`POST /v1/media` with `url`): the most one fetch may take, connect to last byte (10 minutes); a slower server fails the media.',
+  }),
+  actionsFileHosts: setting({
+    name: 'HERALD_ACTIONS_FILE_HOSTS',
+    default: ['files.oaiusercontent.com'],
+    parse: list,
+    description:
+      'Hosts whose `download_link` Herald fetches for `openaiFileIdRefs` (files a custom GPT action sends, docs/gpt-actions.md): comma-separated hostnames, `.example.com` for any subdomain. Fetched over `https` through the same SSRF guard as media by URL.',
   }),
   conversions: setting({
     name: 'HERALD_MEDIA_CONVERSIONS',

@@ -94,12 +94,27 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           description:
             "Platform accounts Herald publishes as: read them with `connections:read`; connect (connect links), refresh and disconnect them with `connections:write` — Herald's addition to the seed's scope list.",
         },
+        {
+          name: 'Approvals',
+          description:
+            'The review queue: the approval policy (per workspace, overridable per brand), the items it holds (posts waiting for sign-off) and the batches runs produce; approve, reject, edit and approve, comment. Read with `approvals:read`; decide and change the policy with `approvals:write` (owners and admins).',
+        },
+        {
+          name: 'Repurpose',
+          description:
+            'Repurpose jobs: one article, text, post or transcribed video turned into drafts, review items or scheduled posts fitted to each platform. Read with `repurpose:read`; start and cancel with `repurpose:write`.',
+        },
         { name: 'Platforms', description: 'Platforms and their limits.' },
         { name: 'Reference', description: 'This API description itself, for generators and the reference.' },
         {
           name: 'Events',
           description:
             'The events webhooks deliver, read back: catch up after missed deliveries, or poll instead of receiving webhooks (scope `events:read`).',
+        },
+        {
+          name: 'Analytics',
+          description:
+            "Each post's metrics as the platforms report them over time, summaries over a window with deltas and a CSV export, and insights from a deterministic rules engine. Read with `analytics:read`; generate insights and change their status with `analytics:write`.",
         },
       ],
     },

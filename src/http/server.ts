@@ -23,11 +23,14 @@ import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { Post } from '../features/posts/posts.view.schemas.ts';
 import { registerBrandsRoutes } from '../features/brands/brands.routes.ts';
+import { registerApprovalsRoutes } from '../features/approvals/approvals.routes.ts';
+import { registerRepurposeRoutes } from '../features/repurpose/repurpose.routes.ts';
 import { Brand, BrandContextSchema } from '../features/brands/brands.view.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { Event } from '../features/events/events.schemas.ts';
 import { registerEventsRoutes } from '../features/events/events.routes.ts';
+import { registerAnalyticsRoutes } from '../features/analytics/analytics.routes.ts';
 import { registerDeprecation } from './deprecation.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
@@ -44,6 +47,7 @@ import { limitConnections, registerBodyDeadline, serverLimitOptions } from './li
 import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { registerOpenApi, errorCatalogueRows, openApiRouteSchema } from './openapi.ts';
+import { actionsDocument, actionsRouteSchema } from './openapi.actions.ts';
 import { FAVICON, referenceConfiguration, referenceDocument } from './reference.ts';
 import { createValidatorCompiler } from './validation.ts';
 
@@ -134,7 +138,12 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await app.register(
     async (v1) => {
-      registerPostsRoutes(v1, { pool: container.pool, keyring: container.keyring, posts: container.posts });
+      registerPostsRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        posts: container.posts,
+        media: container.media,
+      });
       registerConnectionsRoutes(v1, {
         pool: container.pool,
         keyring: container.keyring,
@@ -145,8 +154,11 @@ export async function buildServer(container: Container, options: ServerOptions =
       });
       registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
       registerEventsRoutes(v1, { pool: container.pool, events: container.events });
+      registerAnalyticsRoutes(v1, { pool: container.pool, keyring: container.keyring, analytics: container.analytics });
       registerWorkspacesRoutes(v1, { pool: container.pool });
       registerBrandsRoutes(v1, { pool: container.pool, keyring: container.keyring });
+      registerApprovalsRoutes(v1, { pool: container.pool, keyring: container.keyring, approvals: container.approvals });
+      registerRepurposeRoutes(v1, { pool: container.pool, keyring: container.keyring, repurpose: container.repurpose });
       registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
       registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
       const describe = openApiRouteSchema;
@@ -156,6 +168,14 @@ export async function buildServer(container: Container, options: ServerOptions =
       );
       v1.get('/openapi.json', { config: anyone, schema: describe('json') }, async (_request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+      );
+      // The action profile for custom GPT actions (openapi.actions.ts, docs/gpt-actions.md).
+      const actions = () => actionsDocument(app.swagger() as Record<string, unknown>, config.publicUrl);
+      v1.get('/openapi/actions', { config: anyone, schema: actionsRouteSchema('yaml') }, async (_request, reply) =>
+        reply.type('application/yaml; charset=utf-8').send(toYaml(actions(), { aliasDuplicateObjects: false })),
+      );
+      v1.get('/openapi/actions.json', { config: anyone, schema: actionsRouteSchema('json') }, async (_request, reply) =>
+        reply.type('application/json; charset=utf-8').send(JSON.stringify(actions())),
       );
     },
     { prefix: '/v1' },

@@ -18,8 +18,12 @@ import type { Logger } from '../lib/logger.ts';
 import { startLiveness, trackLockOwners } from './liveness.ts';
 import { startPublishSweeper } from './publish-sweeper.ts';
 import { cleanupTask } from './tasks/cleanup.ts';
+import { expireApprovalsTask } from './tasks/expire-approvals.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
 import { refreshConnectionsTask } from './tasks/refresh-connections.ts';
+import { repurposeJobTask } from './tasks/repurpose.ts';
+import { repurposeFetchCaps } from '../features/repurpose/repurpose.extract.ts';
+import { syncMetricsTask } from './tasks/sync-metrics.ts';
 import { guardLocalQueueRelease } from './release-guard.ts';
 import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
@@ -28,6 +32,12 @@ import { startWaker } from './waker.ts';
 export function taskList(container: Container): TaskList {
   return {
     cleanup: cleanupTask({ pool: container.pool, logger: container.logger }),
+    expire_approvals: expireApprovalsTask({
+      pool: container.pool,
+      clock: container.clock,
+      logger: container.logger,
+      approvals: container.approvals,
+    }),
     ...container.media.tasks(),
     publish_target: publishTargetTask({
       pool: container.pool,
@@ -39,17 +49,39 @@ export function taskList(container: Container): TaskList {
       clock: container.clock,
       maxAttempts: container.config.publishing.maxAttempts,
     }),
+    repurpose: repurposeJobTask({
+      pool: container.pool,
+      ai: container.ai,
+      posts: container.posts,
+      clock: container.clock,
+      logger: container.logger,
+      caps: repurposeFetchCaps(container.outboundGuard, container.config.media.fetchTimeoutSeconds),
+    }),
     refresh_connections: refreshConnectionsTask({
       pool: container.pool,
       access: container.platformAccess,
       logger: container.logger,
       clock: container.clock,
     }),
+    sync_metrics: syncMetricsTask({
+      pool: container.pool,
+      access: container.platformAccess,
+      logger: container.logger,
+      clock: container.clock,
+      maxAgeDays: container.config.analytics.syncMaxAgeDays,
+      batchSize: container.config.analytics.syncBatchSize,
+    }),
   };
 }
 
 // Housekeeping, as graphile-worker crontab lines (minute hour day month weekday task).
-const CRONTAB = ['*/10 * * * * cleanup', '*/15 * * * * media_cleanup', '*/5 * * * * refresh_connections'].join('\n');
+const CRONTAB = [
+  '*/10 * * * * cleanup',
+  '*/15 * * * * media_cleanup',
+  '*/5 * * * * refresh_connections',
+  '* * * * * sync_metrics',
+  '* * * * * expire_approvals',
+].join('\n');
 
 /** graphile-worker logs through the process logger (its debug chatter at debug level). */
 export function workerLogger(logger: Logger): WorkerLogger {

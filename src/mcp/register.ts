@@ -21,12 +21,15 @@ import { registerOAuthErrorHandler } from './oauth/errors.ts';
 import { createGrantsService } from '../features/oauth/grants.service.ts';
 import { authServerUrls, registerWellKnownRoutes } from './oauth/metadata.ts';
 import { registerTokenRoutes } from './oauth/token.routes.ts';
+import { approvalsTools } from './tools/approvals.tools.ts';
+import { repurposeTools } from './tools/repurpose.tools.ts';
 import { brandsTools } from './tools/brands.tools.ts';
 import { catalogueTools } from './tools/catalogue.tools.ts';
 import { connectionsTools } from './tools/connections.tools.ts';
 import { mediaTools } from './tools/media.tools.ts';
 import { postsTools } from './tools/posts.tools.ts';
 import { eventsTools } from './tools/events.tools.ts';
+import { analyticsTools } from './tools/analytics.tools.ts';
 import { describeTool, type ToolDefinition } from './tools/tool.ts';
 
 /** Every tool, in the order tools/list shows them. Later features add theirs here. */
@@ -36,7 +39,10 @@ export function mcpTools(container: Container): ToolDefinition[] {
     ...mediaTools(container.media),
     ...connectionsTools(),
     ...brandsTools(),
+    ...approvalsTools(container.approvals),
+    ...repurposeTools(container.repurpose),
     ...eventsTools(container.events),
+    ...analyticsTools(container.analytics),
     ...catalogueTools(container.pool),
   ];
 }

@@ -481,6 +481,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a post's metrics
+         * @description Each target's latest value of every metric (`ok`, `unavailable` when the platform does not give it, `pending` before the first reading — never a made-up 0), every reading as a series, and the post's totals over its targets. Engagements are likes + comments + shares + quotes + saves; the engagement rate divides them by reach, else impressions.
+         *
+         *     Requires: `analytics:read`.
+         */
+        get: operations["getPostAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarise analytics over a window
+         * @description Totals, engagement rate, top posts and the per-platform breakdown of the posts published in the window (default: the last 30 days), with deltas against the previous window of the same length. Filters: brand, accounts (`connection_id`), platforms. A metric no target reports is `null` and listed in `unavailable`.
+         *
+         *     Requires: `analytics:read`.
+         */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export analytics as CSV
+         * @description The summary's window as CSV (RFC 4180), one row per published target (with the first 280 characters of its post), with the summary's filters. A metric the platform does not give is an empty cell and named in the `unavailable` column. Text cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`) are prefixed with `'`. At most 50,000 rows: a larger window answers 422.
+         *
+         *     Requires: `analytics:read`.
+         */
+        get: operations["exportAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List insights
+         * @description The workspace's current insights (not expired), newest first, paginated by an opaque cursor, filtered by status, kind, severity and brand. Generate them with `POST /v1/analytics/insights`.
+         *
+         *     Requires: `analytics:read`.
+         */
+        get: operations["listInsights"];
+        put?: never;
+        /**
+         * Generate insights
+         * @description Runs the rules engine over the brand's posts of the period (the `x-herald-brand-id` brand, else the default one) and answers its insights. Within 24 hours of a generation for the same brand, platforms and period, answers that one (`cached: true`) unless `regenerate` is true. A finding already stored is updated in place and keeps its status.
+         *
+         *     Requires: `analytics:write`.
+         */
+        post: operations["generateInsights"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/insights/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an insight
+         * @description One insight with its evidence, recommendation and status.
+         *
+         *     Requires: `analytics:read`.
+         */
+        get: operations["getInsight"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an insight's status
+         * @description Records what you did with the insight: `viewed`, `dismissed`, `acted_upon` (or `new` again). Herald does not carry out the recommendation.
+         *
+         *     Requires: `analytics:write`.
+         */
+        patch: operations["updateInsight"];
+        trace?: never;
+    };
     "/workspaces": {
         parameters: {
             query?: never;
@@ -589,6 +711,240 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the approval policy
+         * @description The workspace’s policy with its per-brand overrides and `version`. A workspace that never set one answers the defaults (`mode: off`, version 0).
+         *
+         *     Requires: `approvals:read`.
+         */
+        get: operations["getApprovalPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the approval policy
+         * @description Owners and admins only. Send the `version` you read (409 `PUBLIC_API_VERSION_CONFLICT` when stale) and the fields to change; `brand_overrides` are merged per brand (`null` removes one). An override naming a brand not in the workspace is a 422 (`unknown_brand`). Items already waiting keep the expiry they were given.
+         *
+         *     Requires: `approvals:write`.
+         */
+        patch: operations["updateApprovalPolicy"];
+        trace?: never;
+    };
+    "/approvals/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approval items
+         * @description The review queue, newest request first, paginated by an opaque cursor. Filters: `status` (e.g. `pending`), `kind`, `source`, `brand_id`, `platform`, requested between `created_from` and `created_to`, `batch_id`. A key limited to some brands sees only their items.
+         *
+         *     Requires: `approvals:read`.
+         */
+        get: operations["listApprovalItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an approval item
+         * @description The item with its `history`: every step (submit, edit, comment, decision, expiry), oldest first.
+         *
+         *     Requires: `approvals:read`.
+         */
+        get: operations["getApprovalItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/items/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide or comment on an item
+         * @description `approve` (the post keeps its schedule and is published then), `reject` (the post returns to draft with `reason`), `edit_and_approve` (`patch` is applied to the post as `PATCH /posts/{id}` would, then approved) or `comment`. Send the item’s `version`: 409 `PUBLIC_API_VERSION_CONFLICT` when it changed. An item whose time has passed needs `schedule_at` or `publish_now` (422, rule `approval_schedule_passed`). 403 `PUBLIC_API_APPROVAL_FORBIDDEN` when the policy does not let you decide it. Emits `approval.approved` or `approval.rejected`.
+         *
+         *     Requires: `approvals:write`.
+         */
+        post: operations["actOnApprovalItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approval batches
+         * @description The batches runs produced (automation runs, repurpose jobs, imports), newest first, with counts.
+         *
+         *     Requires: `approvals:read`.
+         */
+        get: operations["listApprovalBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an approval batch
+         * @description The batch with its `item_counts` per status; its items are `GET /approvals/items?batch_id=`.
+         *
+         *     Requires: `approvals:read`.
+         */
+        get: operations["getApprovalBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/batches/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a batch’s items
+         * @description `approve_all` or `reject_all` on the items of `expected_item_ids` only: items added since, or superseded by an edit, are never touched. Answers one result per expected item (`approved`, `rejected`, or `skipped` with the error that item met).
+         *
+         *     Requires: `approvals:write`.
+         */
+        post: operations["actOnApprovalBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/repurpose": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List repurpose jobs
+         * @description Recent jobs, newest first, paginated by an opaque cursor; filters `status` and `brand_id`. A key limited to some brands sees only their jobs.
+         *
+         *     Requires: `repurpose:read`.
+         */
+        get: operations["listRepurposeJobs"];
+        put?: never;
+        /**
+         * Start a repurpose job
+         * @description Turns one source — an article `url` (fetched through the SSRF guard, `https` only unless allow-listed, at most 2 MB of HTML within 30 s, read with Mozilla Readability), pasted `text`, a Herald `post`, or a `media` video with its `transcript` — into outputs fitted to each target platform: drafts (`draft`), posts held for review in one approval batch (`approval`), or scheduled posts from `output.schedule.first_at`, one `spacing_minutes` apart (`schedule`). Answers 202 with the job, `queued`; follow it with `GET /repurpose/{id}` or the `repurpose.completed` / `repurpose.failed` events. Source rules (a media source without `transcript`, a thread on a platform without threads, a private URL) are a 422 naming the rule.
+         *
+         *     Requires: `repurpose:write`.
+         */
+        post: operations["createRepurposeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/repurpose/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a repurpose job
+         * @description The job with its `status`, `source_snapshot` and `outputs`: each with its `parts`, `char_count` in the platform’s own count, `within_limit`, and the `post_id` (and `approval_item_id`) it became, or `status: failed` with the rule it broke.
+         *
+         *     Requires: `repurpose:read`.
+         */
+        get: operations["getRepurposeJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/repurpose/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a repurpose job
+         * @description Stops a job that is still `queued`, `fetching` or `generating`: it becomes `cancelled` and creates nothing. A finished job is a 409 `PUBLIC_API_STATE_CONFLICT`.
+         *
+         *     Takes no request body.
+         *
+         *     Requires: `repurpose:write`.
+         */
+        post: operations["cancelRepurposeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platforms": {
         parameters: {
             query?: never;
@@ -656,7 +1012,7 @@ export interface paths {
          * Create a media item: an upload, or a file fetched from a URL
          * @description Two body shapes. An upload request (`filename`, `content_type`, `size_bytes`) is exactly `POST /media/upload-url`: 201 with the signed upload URL.
          *
-         *     A URL (`url`, optional `filename`): 202 with the media, `processing`. A job fetches the file through the SSRF guard — `https` only (plain `http` for hosts in `HERALD_OUTBOUND_ALLOWLIST`), private and reserved addresses refused on every redirect (at most 5), at most the largest media cap in bytes, within `HERALD_MEDIA_FETCH_TIMEOUT_SECONDS` — and checks the bytes exactly as an upload: the media becomes `ready` (`media.ready`) or `failed` with `failure_reason` (`media.failed`).
+         *     A URL (`url`, optional `filename`), or one file a custom GPT action sends (`openaiFileIdRefs`, from a host in `HERALD_ACTIONS_FILE_HOSTS` while its link is valid): 202 with the media, `processing`. A job fetches the file through the SSRF guard — `https` only (plain `http` for hosts in `HERALD_OUTBOUND_ALLOWLIST`), private and reserved addresses refused on every redirect (at most 5), at most the largest media cap in bytes, within `HERALD_MEDIA_FETCH_TIMEOUT_SECONDS` — and checks the bytes exactly as an upload: the media becomes `ready` (`media.ready`) or `failed` with `failure_reason` (`media.failed`).
          *
          *     A post may use the media at once: its targets wait for the fetch, and fail with its reason if it fails; a post created or validated after the fetch failed is a 422 (`media_failed`).
          *
@@ -761,6 +1117,46 @@ export interface paths {
          * @description The OpenAPI 3.1 document of every `/v1` operation, the webhooks Herald sends and the signed upload URL: what the reference at `/docs` renders and what client generators read. No key needed.
          */
         get: operations["getOpenApiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The action profile of this API, in YAML
+         * @description The OpenAPI 3.1 document to import into a custom GPT's actions (docs/gpt-actions.md): the posts, media, connections and platforms operations an assistant needs, with no header but Authorization, within the action platform's limits. No key needed.
+         */
+        get: operations["getOpenApiActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/actions.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The action profile of this API, in JSON
+         * @description The OpenAPI 3.1 document to import into a custom GPT's actions (docs/gpt-actions.md): the posts, media, connections and platforms operations an assistant needs, with no header but Authorization, within the action platform's limits. No key needed.
+         */
+        get: operations["getOpenApiActionsJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1200,9 +1596,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.requested
-         * @description **Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.
-         *
-         *     A post awaits approval.
+         * @description An item entered the review queue (a post held by the approval policy); `data` is the item.
          *
          *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `approval.requested` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
          */
@@ -1224,9 +1618,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.approved
-         * @description **Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.
-         *
-         *     A post was approved.
+         * @description An item was approved; its post is scheduled at its time or publishing (`post.scheduled` / `post.publishing` follow).
          *
          *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `approval.approved` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
          */
@@ -1248,13 +1640,33 @@ export interface webhooks {
         put?: never;
         /**
          * approval.rejected
-         * @description **Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.
-         *
-         *     A post was rejected.
+         * @description An item was rejected with its `reason`; its post is a draft again.
          *
          *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `approval.rejected` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
          */
         post: operations["event_approval_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.expired
+         * @description An item waited past its `expires_at`; its post went back to draft or was cancelled (the policy's `on_expire`).
+         *
+         *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `approval.expired` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
+         */
+        post: operations["event_approval_expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1320,9 +1732,7 @@ export interface webhooks {
         put?: never;
         /**
          * repurpose.completed
-         * @description **Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.
-         *
-         *     A repurpose job produced its drafts.
+         * @description A repurpose job finished with at least one output made into a post (`status` `completed` or `partially_completed`).
          *
          *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `repurpose.completed` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
          */
@@ -1344,9 +1754,7 @@ export interface webhooks {
         put?: never;
         /**
          * repurpose.failed
-         * @description **Not emitted yet**: the area that sends it is not built; the type is reserved and can be subscribed to already.
-         *
-         *     A repurpose job failed.
+         * @description A repurpose job failed: its source could not be read, or no output passed the platform rules.
          *
          *     Delivered as a signed POST (Standard Webhooks) to every enabled endpoint subscribed to `repurpose.failed` or `*`. Answer 2xx within 10 s; anything else is retried with backoff for about 3 days, and 410 Gone disables the endpoint.
          */
@@ -1369,7 +1777,7 @@ export interface components {
                  * @description A code of the error catalogue (see /docs/errors).
                  * @enum {string}
                  */
-                code: "PUBLIC_API_AUTH_REQUIRED" | "PUBLIC_API_KEY_INVALID" | "PUBLIC_API_KEY_EXPIRED" | "PUBLIC_API_SCOPE_FORBIDDEN" | "PUBLIC_API_WORKSPACE_REQUIRED" | "PUBLIC_API_WORKSPACE_FORBIDDEN" | "PUBLIC_API_BRAND_FORBIDDEN" | "PUBLIC_API_IDEMPOTENCY_REQUIRED" | "PUBLIC_API_IDEMPOTENCY_CONFLICT" | "PUBLIC_API_IDEMPOTENCY_IN_PROGRESS" | "PUBLIC_API_BODY_INVALID" | "PUBLIC_API_QUERY_INVALID" | "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE" | "PUBLIC_API_VALIDATION_FAILED" | "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_ROUTE_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED" | "PUBLIC_API_STATE_CONFLICT" | "PUBLIC_API_VERSION_CONFLICT" | "PUBLIC_API_PUBLISH_IN_FLIGHT" | "PUBLIC_API_SIGNED_URL_INVALID" | "PUBLIC_API_SIGNED_URL_EXPIRED" | "PUBLIC_API_PAYLOAD_TOO_LARGE" | "PUBLIC_API_RATE_LIMITED" | "PUBLIC_API_AI_LIMIT_EXCEEDED" | "PUBLIC_API_UNAVAILABLE" | "PUBLIC_API_INTERNAL_ERROR";
+                code: "PUBLIC_API_AUTH_REQUIRED" | "PUBLIC_API_KEY_INVALID" | "PUBLIC_API_KEY_EXPIRED" | "PUBLIC_API_SCOPE_FORBIDDEN" | "PUBLIC_API_APPROVAL_FORBIDDEN" | "PUBLIC_API_WORKSPACE_REQUIRED" | "PUBLIC_API_WORKSPACE_FORBIDDEN" | "PUBLIC_API_BRAND_FORBIDDEN" | "PUBLIC_API_IDEMPOTENCY_REQUIRED" | "PUBLIC_API_IDEMPOTENCY_CONFLICT" | "PUBLIC_API_IDEMPOTENCY_IN_PROGRESS" | "PUBLIC_API_BODY_INVALID" | "PUBLIC_API_QUERY_INVALID" | "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE" | "PUBLIC_API_VALIDATION_FAILED" | "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_ROUTE_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED" | "PUBLIC_API_STATE_CONFLICT" | "PUBLIC_API_VERSION_CONFLICT" | "PUBLIC_API_PUBLISH_IN_FLIGHT" | "PUBLIC_API_SIGNED_URL_INVALID" | "PUBLIC_API_SIGNED_URL_EXPIRED" | "PUBLIC_API_PAYLOAD_TOO_LARGE" | "PUBLIC_API_RATE_LIMITED" | "PUBLIC_API_AI_LIMIT_EXCEEDED" | "PUBLIC_API_UNAVAILABLE" | "PUBLIC_API_INTERNAL_ERROR";
                 message: string;
                 details?: ({
                     /** @description JSON Pointer to the offending input, e.g. `/platforms/0`. */
@@ -1484,7 +1892,7 @@ export interface components {
             workspace_id: string;
             brand_id: string;
             content: string;
-            platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+            platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
             platform_options: components["schemas"]["PlatformOptions"];
             /** @description What the brand's rules append to each platform's first part (signature, call to action, hashtags, missing required terms), fixed when the post was created or last edited; platforms without additions are absent. */
             brand_additions: {
@@ -1508,7 +1916,7 @@ export interface components {
                 deleted: true;
             })[];
             /**
-             * @description `pending_approval` appears only in a workspace with an approval policy (approvals are not built yet, so no post has it today).
+             * @description `pending_approval`: held by the approval policy until a reviewer decides (docs/approvals.md); its targets are `pending`.
              * @enum {string}
              */
             status: "draft" | "pending_approval" | "scheduled" | "publishing" | "published" | "partially_published" | "failed" | "cancelled";
@@ -1538,12 +1946,9 @@ export interface components {
              */
             updated_at: string;
             /** @enum {string} */
-            created_via: "api" | "mcp" | "dashboard" | "automation";
-            approval: ({
-                status: string;
-            } & {
-                [key: string]: unknown;
-            }) | null;
+            created_via: "api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import";
+            /** @description The last approval request of the post (docs/approvals.md): its item, status and, once rejected, the reason. Null: never gated. */
+            approval: components["schemas"]["PostApproval"] | null;
             targets: components["schemas"]["Target"][];
         };
         /**
@@ -1698,7 +2103,7 @@ export interface components {
              * @description An event type (docs/api.md "Event types").
              * @enum {string}
              */
-            type: "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed";
+            type: "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed";
             /**
              * Format: date-time
              * @description ISO 8601 in UTC with `Z`.
@@ -1937,24 +2342,24 @@ export interface components {
                 required_terms: {
                     /** @enum {string} */
                     apply: "always" | "never" | "platforms";
-                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                     /** @enum {string} */
                     when_missing: "append" | "warning" | "error";
                 };
                 signature: {
                     /** @enum {string} */
                     apply: "always" | "never" | "platforms";
-                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 cta: {
                     /** @enum {string} */
                     apply: "always" | "never" | "platforms";
-                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 default_hashtags: {
                     /** @enum {string} */
                     apply: "always" | "never" | "platforms";
-                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
             };
             /** @description Goes up by one with every change; send it back with PATCH. */
@@ -2034,7 +2439,7 @@ export interface components {
             workspace_id: string;
             brand_id: string;
             /** @enum {string} */
-            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
             /** @description The platform's id of the account (X user id, Bluesky DID, Mastodon account id). */
             account_id: string;
             handle: string;
@@ -2053,6 +2458,29 @@ export interface components {
             /** @description True for a simulated account (test workspaces only). */
             sandbox: boolean;
             token_expires_at: string | null;
+            /** @description Choices the account offers for the post's `platform_options`, as recorded when it was connected; absent when its platform has none. */
+            options?: {
+                /** @description Pinterest: the account's boards as of its last connect (reconnect to see new ones). */
+                boards?: {
+                    /**
+                     * @description The board id, for `platform_options.pinterest.board_id` (or this connection's entry in `boards`).
+                     * @example 549755885175
+                     */
+                    id: string;
+                    name: string;
+                    /** @description `PUBLIC`, `PROTECTED` or `SECRET`. */
+                    privacy: string | null;
+                }[];
+                /**
+                 * @description TikTok: the creator's privacy levels for `platform_options.tiktok.privacy_level`, as of its last connect (each post reads them afresh).
+                 * @example [
+                 *       "PUBLIC_TO_EVERYONE",
+                 *       "MUTUAL_FOLLOW_FRIENDS",
+                 *       "SELF_ONLY"
+                 *     ]
+                 */
+                privacy_levels?: string[];
+            };
             /**
              * Format: date-time
              * @description ISO 8601 in UTC with `Z`.
@@ -2214,6 +2642,184 @@ export interface components {
                 /** @description Alt text of each media item on this platform, in `media_ids` order (at most 1000 characters each); an entry replaces the item's own alt text. */
                 alt_texts?: string[];
             };
+            /** @description Options for TikTok. */
+            tiktok?: {
+                /** @description Replaces the post's `content` on this platform. */
+                content?: string;
+                /**
+                 * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                 * @enum {string}
+                 */
+                media_fit?: "reject" | "pad" | "crop";
+                /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                keep_metadata?: boolean;
+                /**
+                 * @description Who sees the post; it must be one of the creator's own levels (TikTok's creator info, read before each post). Default: the most private level the creator allows (`SELF_ONLY` where allowed). An unaudited TikTok app may post `SELF_ONLY` only.
+                 * @enum {string}
+                 */
+                privacy_level?: "SELF_ONLY" | "MUTUAL_FOLLOW_FRIENDS" | "FOLLOWER_OF_CREATOR" | "PUBLIC_TO_EVERYONE";
+                /** @description Turns comments off. A creator who turned comments off in TikTok's settings cannot have them on (422 at publish). */
+                disable_comment?: boolean;
+                /** @description Videos only: turns Duets off. */
+                disable_duet?: boolean;
+                /** @description Videos only: turns Stitches off. */
+                disable_stitch?: boolean;
+                /** @description Videos only: the frame used as the cover, in ms from the start. */
+                video_cover_timestamp_ms?: number;
+                /**
+                 * @description Videos only: `file_upload` (default: Herald sends the bytes in chunks) or `pull_from_url` (TikTok fetches Herald's signed media URL, whose domain must be verified in the TikTok app).
+                 * @enum {string}
+                 */
+                video_source?: "file_upload" | "pull_from_url";
+                /** @description Photo posts only: the post's title (at most 90 characters); the post's text is the caption. */
+                title?: string;
+                /** @description Photo posts only: which image (0-based, in `media_ids` order) is the cover; default 0. */
+                photo_cover_index?: number;
+                /** @description Photo posts only: lets TikTok add recommended music. */
+                auto_add_music?: boolean;
+                /** @description Paid partnership promoting another brand (cannot be `SELF_ONLY`). */
+                brand_content_toggle?: boolean;
+                /** @description Promotes the creator's own business. */
+                brand_organic_toggle?: boolean;
+                /** @description Videos only: labels the video as AI-generated content. */
+                is_aigc?: boolean;
+            };
+            /** @description Options for YouTube (one video per post; the text is its description). */
+            youtube?: {
+                /** @description Replaces the post's `content` on this platform. */
+                content?: string;
+                /** @description The video's title: 1 to 100 characters, not only spaces, no `<` or `>`. Default: the text's first line, cut to 100 characters. */
+                title?: string;
+                /** @description Keywords of the video: at most 500 characters together as YouTube counts them (each comma between tags counts, and a tag with a space counts 2 more for its quotes). */
+                tags?: string[];
+                /** @description A YouTube video category id (videoCategories.list). Default `22` (People & Blogs). */
+                category_id?: string;
+                /**
+                 * @description Who may watch the video. Default `public`. YouTube makes every upload of an app it has not audited private.
+                 * @enum {string}
+                 */
+                privacy_status?: "public" | "unlisted" | "private";
+                /** @description Declares the video made for children (`selfDeclaredMadeForKids`). Default false. */
+                made_for_kids?: boolean;
+                /** @description Tell the channel's subscribers about the new video. Default true. */
+                notify_subscribers?: boolean;
+            };
+            /** @description Options for Pinterest. */
+            pinterest?: {
+                /** @description Replaces the post's `content` on this platform. */
+                content?: string;
+                /**
+                 * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                 * @enum {string}
+                 */
+                media_fit?: "reject" | "pad" | "crop";
+                /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                keep_metadata?: boolean;
+                /**
+                 * @description The board the Pin goes to, one of the connection's boards (`GET /v1/connections/{id}`, `options.boards`). Required unless `boards` names a board for every Pinterest connection of the post.
+                 * @example 549755885175
+                 */
+                board_id?: string;
+                /**
+                 * @description A board per Pinterest connection (connection id → board id), for a post to several Pinterest accounts: each account gets its Pin on its own board. A connection not named here uses `board_id`.
+                 * @example {
+                 *       "conn_01J9Z3K4ABCDEF": "549755885175"
+                 *     }
+                 */
+                boards?: {
+                    [key: string]: string;
+                };
+                /** @description The Pin's title (at most 100 characters). */
+                title?: string;
+                /**
+                 * Format: uri
+                 * @description Where the Pin leads when clicked (an http or https URL).
+                 */
+                link?: string;
+                /** @description The Pin's alt text (at most 500 characters; one per Pin, carousels included). Default: the first media item's alt text. */
+                alt_text?: string;
+                /** @description Video Pins: the second of the video whose frame is the Pin's cover (default 0, the first). */
+                cover_time_seconds?: number;
+            };
+            /** @description Options for Google Business Profile: the local post on the location the connection chose. */
+            googlebusiness?: {
+                /** @description Replaces the post's `content` on this platform. */
+                content?: string;
+                /**
+                 * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                 * @enum {string}
+                 */
+                media_fit?: "reject" | "pad" | "crop";
+                /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                keep_metadata?: boolean;
+                /**
+                 * @description The kind of local post: `STANDARD` (an update, default), `EVENT` (needs `event` with title, start and end) or `OFFER` (needs `event` with the offer title and its dates; takes `offer`).
+                 * @enum {string}
+                 */
+                topic_type?: "STANDARD" | "EVENT" | "OFFER";
+                /** @description BCP 47 language tag, e.g. `en` or `pt-BR`. */
+                language?: string;
+                /** @description A button on the post; not on `OFFER` posts. */
+                call_to_action?: {
+                    /**
+                     * @description The button under the post. `CALL` dials the location's phone number and takes no `url`.
+                     * @enum {string}
+                     */
+                    action_type: "BOOK" | "ORDER" | "SHOP" | "LEARN_MORE" | "SIGN_UP" | "CALL";
+                    /**
+                     * Format: uri
+                     * @description Where the button leads (every action but `CALL`).
+                     */
+                    url?: string;
+                };
+                /** @description The event or offer and when it runs (`EVENT` and `OFFER`). */
+                event?: {
+                    /** @description The event's (or offer's) title. */
+                    title?: string;
+                    /**
+                     * @description When it starts, in the location's local time: `YYYY-MM-DD` (the whole day) or `YYYY-MM-DDTHH:MM`.
+                     * @example 2026-12-01T18:30
+                     */
+                    start?: string;
+                    /**
+                     * @description When it ends, in the location's local time: `YYYY-MM-DD` (the whole day) or `YYYY-MM-DDTHH:MM`.
+                     * @example 2026-12-01T18:30
+                     */
+                    end?: string;
+                };
+                /** @description The offer (`OFFER` posts only). */
+                offer?: {
+                    /** @description The code to show at the till or enter online. */
+                    coupon_code?: string;
+                    /**
+                     * Format: uri
+                     * @description Where the offer is redeemed online.
+                     */
+                    redeem_url?: string;
+                    /** @description The offer's terms and conditions. */
+                    terms?: string;
+                };
+            };
+        };
+        /**
+         * PostApproval
+         * @example {
+         *       "status": "rejected",
+         *       "item_id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "reason": "Wrong launch date.",
+         *       "decided_by": "usr_01jdq4x1k9m2v7c3r5t8w0yz6c",
+         *       "decided_at": "2026-11-20T10:00:00.000Z"
+         *     }
+         */
+        PostApproval: {
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired" | "cancelled" | "superseded";
+            /** @description The approval item (`apr_…`). */
+            item_id: string;
+            /** @description Why it was rejected (or expired). */
+            reason: string | null;
+            decided_by: string | null;
+            decided_at: string | null;
         };
         /** TargetAttempt */
         TargetAttempt: {
@@ -2310,7 +2916,7 @@ export interface components {
              * @description A platform Herald publishes to.
              * @enum {string}
              */
-            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
             connection_id: string | null;
             /** @description True when the target publishes to a simulated platform. */
             sandbox: boolean;
@@ -2383,13 +2989,34 @@ export interface components {
             /** @description Hex SHA-256 of the variant bytes. */
             sha256: string;
         };
+        /**
+         * OpenAiFileRef
+         * @example {
+         *       "name": "launch.png",
+         *       "id": "file-XFlOqJYTPBPwMZE3IopCBv1Z",
+         *       "mime_type": "image/png",
+         *       "download_link": "https://files.oaiusercontent.com/file-XFlOqJYTPBPwMZE3IopCBv1Z?se=2026-12-01T09%3A05%3A00Z&sig=abc"
+         *     }
+         */
+        OpenAiFileRef: {
+            /** @description The file name, kept with the media. */
+            name: string;
+            /** @description The action platform's id of the file. */
+            id: string;
+            /** @description As the platform guessed it; Herald sniffs the bytes anyway. */
+            mime_type?: string;
+            /** @description Where to fetch the file: an https URL on an allowed file host, valid for a few minutes. */
+            download_link: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** CreatePostRequest */
         CreatePostRequest: {
             /** @description Brand of the post; else the `x-herald-brand-id` header, else the default brand. */
             brand_id?: string;
             /** @description The text of the post. */
             content: string;
-            platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+            platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
             /** @description Publish at once. Not together with `schedule_at`. */
             publish_now?: boolean;
             /**
@@ -2561,13 +3188,175 @@ export interface components {
                     /** @description Alt text of each media item on this platform, in `media_ids` order (at most 1000 characters each); an entry replaces the item's own alt text. */
                     alt_texts?: string[];
                 };
+                /** @description Options for TikTok. */
+                tiktok?: {
+                    /** @description Replaces the post's `content` on this platform. */
+                    content?: string;
+                    /**
+                     * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                     * @enum {string}
+                     */
+                    media_fit?: "reject" | "pad" | "crop";
+                    /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                    keep_metadata?: boolean;
+                    /**
+                     * @description Who sees the post; it must be one of the creator's own levels (TikTok's creator info, read before each post). Default: the most private level the creator allows (`SELF_ONLY` where allowed). An unaudited TikTok app may post `SELF_ONLY` only.
+                     * @enum {string}
+                     */
+                    privacy_level?: "SELF_ONLY" | "MUTUAL_FOLLOW_FRIENDS" | "FOLLOWER_OF_CREATOR" | "PUBLIC_TO_EVERYONE";
+                    /** @description Turns comments off. A creator who turned comments off in TikTok's settings cannot have them on (422 at publish). */
+                    disable_comment?: boolean;
+                    /** @description Videos only: turns Duets off. */
+                    disable_duet?: boolean;
+                    /** @description Videos only: turns Stitches off. */
+                    disable_stitch?: boolean;
+                    /** @description Videos only: the frame used as the cover, in ms from the start. */
+                    video_cover_timestamp_ms?: number;
+                    /**
+                     * @description Videos only: `file_upload` (default: Herald sends the bytes in chunks) or `pull_from_url` (TikTok fetches Herald's signed media URL, whose domain must be verified in the TikTok app).
+                     * @enum {string}
+                     */
+                    video_source?: "file_upload" | "pull_from_url";
+                    /** @description Photo posts only: the post's title (at most 90 characters); the post's text is the caption. */
+                    title?: string;
+                    /** @description Photo posts only: which image (0-based, in `media_ids` order) is the cover; default 0. */
+                    photo_cover_index?: number;
+                    /** @description Photo posts only: lets TikTok add recommended music. */
+                    auto_add_music?: boolean;
+                    /** @description Paid partnership promoting another brand (cannot be `SELF_ONLY`). */
+                    brand_content_toggle?: boolean;
+                    /** @description Promotes the creator's own business. */
+                    brand_organic_toggle?: boolean;
+                    /** @description Videos only: labels the video as AI-generated content. */
+                    is_aigc?: boolean;
+                };
+                /** @description Options for YouTube (one video per post; the text is its description). */
+                youtube?: {
+                    /** @description Replaces the post's `content` on this platform. */
+                    content?: string;
+                    /** @description The video's title: 1 to 100 characters, not only spaces, no `<` or `>`. Default: the text's first line, cut to 100 characters. */
+                    title?: string;
+                    /** @description Keywords of the video: at most 500 characters together as YouTube counts them (each comma between tags counts, and a tag with a space counts 2 more for its quotes). */
+                    tags?: string[];
+                    /** @description A YouTube video category id (videoCategories.list). Default `22` (People & Blogs). */
+                    category_id?: string;
+                    /**
+                     * @description Who may watch the video. Default `public`. YouTube makes every upload of an app it has not audited private.
+                     * @enum {string}
+                     */
+                    privacy_status?: "public" | "unlisted" | "private";
+                    /** @description Declares the video made for children (`selfDeclaredMadeForKids`). Default false. */
+                    made_for_kids?: boolean;
+                    /** @description Tell the channel's subscribers about the new video. Default true. */
+                    notify_subscribers?: boolean;
+                };
+                /** @description Options for Pinterest. */
+                pinterest?: {
+                    /** @description Replaces the post's `content` on this platform. */
+                    content?: string;
+                    /**
+                     * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                     * @enum {string}
+                     */
+                    media_fit?: "reject" | "pad" | "crop";
+                    /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                    keep_metadata?: boolean;
+                    /**
+                     * @description The board the Pin goes to, one of the connection's boards (`GET /v1/connections/{id}`, `options.boards`). Required unless `boards` names a board for every Pinterest connection of the post.
+                     * @example 549755885175
+                     */
+                    board_id?: string;
+                    /**
+                     * @description A board per Pinterest connection (connection id → board id), for a post to several Pinterest accounts: each account gets its Pin on its own board. A connection not named here uses `board_id`.
+                     * @example {
+                     *       "conn_01J9Z3K4ABCDEF": "549755885175"
+                     *     }
+                     */
+                    boards?: {
+                        [key: string]: string;
+                    };
+                    /** @description The Pin's title (at most 100 characters). */
+                    title?: string;
+                    /**
+                     * Format: uri
+                     * @description Where the Pin leads when clicked (an http or https URL).
+                     */
+                    link?: string;
+                    /** @description The Pin's alt text (at most 500 characters; one per Pin, carousels included). Default: the first media item's alt text. */
+                    alt_text?: string;
+                    /** @description Video Pins: the second of the video whose frame is the Pin's cover (default 0, the first). */
+                    cover_time_seconds?: number;
+                };
+                /** @description Options for Google Business Profile: the local post on the location the connection chose. */
+                googlebusiness?: {
+                    /** @description Replaces the post's `content` on this platform. */
+                    content?: string;
+                    /**
+                     * @description An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).
+                     * @enum {string}
+                     */
+                    media_fit?: "reject" | "pad" | "crop";
+                    /** @description Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it. */
+                    keep_metadata?: boolean;
+                    /**
+                     * @description The kind of local post: `STANDARD` (an update, default), `EVENT` (needs `event` with title, start and end) or `OFFER` (needs `event` with the offer title and its dates; takes `offer`).
+                     * @enum {string}
+                     */
+                    topic_type?: "STANDARD" | "EVENT" | "OFFER";
+                    /** @description BCP 47 language tag, e.g. `en` or `pt-BR`. */
+                    language?: string;
+                    /** @description A button on the post; not on `OFFER` posts. */
+                    call_to_action?: {
+                        /**
+                         * @description The button under the post. `CALL` dials the location's phone number and takes no `url`.
+                         * @enum {string}
+                         */
+                        action_type: "BOOK" | "ORDER" | "SHOP" | "LEARN_MORE" | "SIGN_UP" | "CALL";
+                        /**
+                         * Format: uri
+                         * @description Where the button leads (every action but `CALL`).
+                         */
+                        url?: string;
+                    };
+                    /** @description The event or offer and when it runs (`EVENT` and `OFFER`). */
+                    event?: {
+                        /** @description The event's (or offer's) title. */
+                        title?: string;
+                        /**
+                         * @description When it starts, in the location's local time: `YYYY-MM-DD` (the whole day) or `YYYY-MM-DDTHH:MM`.
+                         * @example 2026-12-01T18:30
+                         */
+                        start?: string;
+                        /**
+                         * @description When it ends, in the location's local time: `YYYY-MM-DD` (the whole day) or `YYYY-MM-DDTHH:MM`.
+                         * @example 2026-12-01T18:30
+                         */
+                        end?: string;
+                    };
+                    /** @description The offer (`OFFER` posts only). */
+                    offer?: {
+                        /** @description The code to show at the till or enter online. */
+                        coupon_code?: string;
+                        /**
+                         * Format: uri
+                         * @description Where the offer is redeemed online.
+                         */
+                        redeem_url?: string;
+                        /** @description The offer's terms and conditions. */
+                        terms?: string;
+                    };
+                };
             };
             /** @description Connections to publish through; each gets its own target. Platforms without one use the brand default. */
             connection_ids?: string[];
+            /** @description Files from the conversation (images or videos for the post, after `media_ids`), filled in by a custom GPT action; each is fetched as media by URL. */
+            openaiFileIdRefs?: components["schemas"]["OpenAiFileRef"][];
+            /** @description Stands for the Idempotency-Key header, for callers that cannot send headers: a retry with the same value returns the first answer for 24 h. */
+            idempotency_key?: string;
         };
         /** ValidationIssue */
         ValidationIssue: {
-            platform: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon") | null;
+            platform: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness") | null;
             rule: string;
             message: string;
             path: string;
@@ -2648,10 +3437,13 @@ export interface components {
         /**
          * UpdatePostRequest
          * @description A JSON Merge Patch (RFC 7396) of the post: fields present replace, `null` removes.
+         * @example {
+         *       "schedule_at": "2026-12-02T09:00:00+01:00"
+         *     }
          */
         UpdatePostRequest: {
             content?: string;
-            platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+            platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
             /** @description A new time; `null` turns a scheduled post back into a draft. Without an offset it is read in `timezone`, or in the zone kept on the post. */
             schedule_at?: string | null;
             /** @description A new zone. Alone, it moves a post scheduled in a zone to the same local time in the new zone; `null` forgets the zone (the schedule stays the same instant). */
@@ -2721,7 +3513,7 @@ export interface components {
                  * @description A platform Herald publishes to.
                  * @enum {string}
                  */
-                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
                 /** @description What the brand's rules add on this platform, in order. */
                 additions: {
                     /** @enum {string} */
@@ -2751,7 +3543,7 @@ export interface components {
              * @description The platform to connect. `GET /v1/platforms` says which can be connected in live and test workspaces.
              * @enum {string}
              */
-            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
             /** @description The brand the account will belong to; default: the header's brand, else the workspace's default brand. */
             brand_id?: string;
             /** @description Where the end user lands at the end, with `connection_id` (or `error` and `error_description`) and `connect_link_id` added to the query. Absolute http(s) URL. Without it, Herald shows a page saying the outcome. */
@@ -2782,7 +3574,7 @@ export interface components {
             /** @description The hosted page to send the end user to. Works once, until `expires_at`. It is a capability: do not log it. */
             url: string;
             /** @enum {string} */
-            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+            platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
             brand_id: string;
             /** @description True in a test workspace: the consent runs against the platform's simulator. */
             sandbox: boolean;
@@ -2845,7 +3637,7 @@ export interface components {
             /** @description `https://` address that receives the events (plain `http://` only for hosts in `HERALD_OUTBOUND_ALLOWLIST`). */
             url: string;
             /** @description Event types to receive, or `["*"]` for every type (including types added later). */
-            events: ("*" | "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
+            events: ("*" | "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
             description?: string;
             /**
              * @description Your own string key-value pairs, returned with the resource (at most 50 keys; keys up to 40 characters without square brackets, values up to 500). A key set to `""` is not stored.
@@ -2902,7 +3694,7 @@ export interface components {
             /** @description `https://` address that receives the events (plain `http://` only for hosts in `HERALD_OUTBOUND_ALLOWLIST`). */
             url?: string;
             /** @description Event types to receive, or `["*"]` for every type (including types added later). */
-            events?: ("*" | "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
+            events?: ("*" | "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
             /** @description `false` pauses deliveries; `true` re-enables an endpoint, whatever disabled it. */
             enabled?: boolean;
             description?: string | null;
@@ -2959,6 +3751,930 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
             has_more: boolean;
+        };
+        /**
+         * AnalyticsTotals
+         * @example {
+         *       "posts": 42,
+         *       "targets": 61,
+         *       "engagements": 1830,
+         *       "engagement_rate": 0.0412,
+         *       "metrics": {
+         *         "impressions": 52000,
+         *         "reach": 41000,
+         *         "likes": 1320,
+         *         "comments": 210,
+         *         "shares": 240,
+         *         "quotes": 12,
+         *         "saves": 48,
+         *         "clicks": 390,
+         *         "video_views": null
+         *       },
+         *       "reporting": {
+         *         "impressions": 61,
+         *         "reach": 44,
+         *         "likes": 61,
+         *         "comments": 61,
+         *         "shares": 61,
+         *         "quotes": 20,
+         *         "saves": 12,
+         *         "clicks": 35,
+         *         "video_views": 0
+         *       },
+         *       "unavailable": [
+         *         "video_views"
+         *       ]
+         *     }
+         */
+        AnalyticsTotals: {
+            /** @description Posts with at least one target in the group. */
+            posts: number;
+            /** @description Published targets (a post on one account) in the group. */
+            targets: number;
+            /** @description likes + comments + shares + quotes + saves, over the targets reporting any of them; null when none does. */
+            engagements: number | null;
+            /** @description Engagements ÷ reach (else impressions) over the targets reporting both; 0.0375 is 3.75 %. Null when none does. */
+            engagement_rate: number | null;
+            /** @description Sum of each metric over the targets that report it; null when no target does (the platforms do not give it). */
+            metrics: {
+                impressions: number | null;
+                reach: number | null;
+                likes: number | null;
+                comments: number | null;
+                shares: number | null;
+                quotes: number | null;
+                saves: number | null;
+                clicks: number | null;
+                video_views: number | null;
+            };
+            /** @description How many targets each sum covers. */
+            reporting: {
+                impressions: number;
+                reach: number;
+                likes: number;
+                comments: number;
+                shares: number;
+                quotes: number;
+                saves: number;
+                clicks: number;
+                video_views: number;
+            };
+            /** @description Metrics no target of the group reports. */
+            unavailable: ("impressions" | "reach" | "likes" | "comments" | "shares" | "quotes" | "saves" | "clicks" | "video_views")[];
+        };
+        /**
+         * PostAnalytics
+         * @example {
+         *       "object": "post_analytics",
+         *       "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "totals": {
+         *         "posts": 42,
+         *         "targets": 61,
+         *         "engagements": 1830,
+         *         "engagement_rate": 0.0412,
+         *         "metrics": {
+         *           "impressions": 52000,
+         *           "reach": 41000,
+         *           "likes": 1320,
+         *           "comments": 210,
+         *           "shares": 240,
+         *           "quotes": 12,
+         *           "saves": 48,
+         *           "clicks": 390,
+         *           "video_views": null
+         *         },
+         *         "reporting": {
+         *           "impressions": 61,
+         *           "reach": 44,
+         *           "likes": 61,
+         *           "comments": 61,
+         *           "shares": 61,
+         *           "quotes": 20,
+         *           "saves": 12,
+         *           "clicks": 35,
+         *           "video_views": 0
+         *         },
+         *         "unavailable": [
+         *           "video_views"
+         *         ]
+         *       },
+         *       "targets": [
+         *         {
+         *           "target_id": "tgt_01jdq4x1k9m2v7c3r5t8w0yz6c",
+         *           "platform": "x",
+         *           "connection_id": "conn_01jdq4x1k9m2v7c3r5t8w0yz6d",
+         *           "status": "published",
+         *           "published_at": "2026-11-12T09:00:00.000Z",
+         *           "last_synced_at": "2026-11-13T09:00:00.000Z",
+         *           "engagements": 57,
+         *           "engagement_rate": 0.0285,
+         *           "metrics": {
+         *             "impressions": {
+         *               "value": 2000,
+         *               "status": "ok"
+         *             },
+         *             "reach": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "likes": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "comments": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "shares": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "quotes": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "saves": {
+         *               "value": null,
+         *               "status": "unavailable"
+         *             },
+         *             "clicks": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             },
+         *             "video_views": {
+         *               "value": 10,
+         *               "status": "ok"
+         *             }
+         *           },
+         *           "unavailable": [
+         *             "saves"
+         *           ],
+         *           "series": {
+         *             "impressions": [],
+         *             "reach": [],
+         *             "likes": [
+         *               {
+         *                 "captured_at": "2026-11-12T10:00:00.000Z",
+         *                 "value": 4
+         *               }
+         *             ],
+         *             "comments": [],
+         *             "shares": [],
+         *             "quotes": [],
+         *             "saves": [],
+         *             "clicks": [],
+         *             "video_views": []
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        PostAnalytics: {
+            /** @enum {string} */
+            object: "post_analytics";
+            post_id: string;
+            totals: components["schemas"]["AnalyticsTotals"];
+            targets: {
+                target_id: string;
+                /** @enum {string} */
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                connection_id: string | null;
+                /** @description The target's publishing status; only `published` targets have metrics. */
+                status: string;
+                published_at: string | null;
+                /** @description When its metrics were last read; null: not yet. */
+                last_synced_at: string | null;
+                engagements: number | null;
+                /** @description Engagements ÷ reach (else impressions) over the targets reporting both; 0.0375 is 3.75 %. Null when none does. */
+                engagement_rate: number | null;
+                /** @description The latest value of each metric. */
+                metrics: {
+                    impressions: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    reach: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    likes: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    comments: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    shares: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    quotes: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    saves: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    clicks: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                    video_views: {
+                        /** @description The latest reading; null unless `status` is `ok`. */
+                        value: number | null;
+                        /**
+                         * @description `unavailable`: the platform does not give it; `pending`: not read yet.
+                         * @enum {string}
+                         */
+                        status: "ok" | "unavailable" | "pending";
+                    };
+                };
+                unavailable: ("impressions" | "reach" | "likes" | "comments" | "shares" | "quotes" | "saves" | "clicks" | "video_views")[];
+                /** @description Every reading of each metric, oldest first (empty for metrics never read or unavailable). */
+                series: {
+                    impressions: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    reach: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    likes: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    comments: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    shares: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    quotes: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    saves: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    clicks: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                    video_views: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with `Z`.
+                         */
+                        captured_at: string;
+                        value: number;
+                    }[];
+                };
+            }[];
+        };
+        /**
+         * AnalyticsSummary
+         * @example {
+         *       "object": "analytics_summary",
+         *       "period": {
+         *         "from": "2026-11-01T00:00:00.000Z",
+         *         "to": "2026-12-01T00:00:00.000Z"
+         *       },
+         *       "previous_period": {
+         *         "from": "2026-10-02T00:00:00.000Z",
+         *         "to": "2026-11-01T00:00:00.000Z"
+         *       },
+         *       "totals": {
+         *         "posts": 42,
+         *         "targets": 61,
+         *         "engagements": 1830,
+         *         "engagement_rate": 0.0412,
+         *         "metrics": {
+         *           "impressions": 52000,
+         *           "reach": 41000,
+         *           "likes": 1320,
+         *           "comments": 210,
+         *           "shares": 240,
+         *           "quotes": 12,
+         *           "saves": 48,
+         *           "clicks": 390,
+         *           "video_views": null
+         *         },
+         *         "reporting": {
+         *           "impressions": 61,
+         *           "reach": 44,
+         *           "likes": 61,
+         *           "comments": 61,
+         *           "shares": 61,
+         *           "quotes": 20,
+         *           "saves": 12,
+         *           "clicks": 35,
+         *           "video_views": 0
+         *         },
+         *         "unavailable": [
+         *           "video_views"
+         *         ]
+         *       },
+         *       "previous_totals": {
+         *         "posts": 42,
+         *         "targets": 61,
+         *         "engagements": 1830,
+         *         "engagement_rate": 0.0412,
+         *         "metrics": {
+         *           "impressions": 52000,
+         *           "reach": 41000,
+         *           "likes": 1320,
+         *           "comments": 210,
+         *           "shares": 240,
+         *           "quotes": 12,
+         *           "saves": 48,
+         *           "clicks": 390,
+         *           "video_views": null
+         *         },
+         *         "reporting": {
+         *           "impressions": 61,
+         *           "reach": 44,
+         *           "likes": 61,
+         *           "comments": 61,
+         *           "shares": 61,
+         *           "quotes": 20,
+         *           "saves": 12,
+         *           "clicks": 35,
+         *           "video_views": 0
+         *         },
+         *         "unavailable": [
+         *           "video_views"
+         *         ]
+         *       },
+         *       "deltas": {
+         *         "posts": {
+         *           "change": 0,
+         *           "percent": 0
+         *         },
+         *         "targets": {
+         *           "change": 0,
+         *           "percent": 0
+         *         },
+         *         "engagements": {
+         *           "change": 0,
+         *           "percent": 0
+         *         },
+         *         "engagement_rate": {
+         *           "change": 0,
+         *           "percent": 0
+         *         },
+         *         "metrics": {
+         *           "impressions": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "reach": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "likes": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "comments": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "shares": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "quotes": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "saves": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "clicks": {
+         *             "change": 0,
+         *             "percent": 0
+         *           },
+         *           "video_views": {
+         *             "change": null,
+         *             "percent": null
+         *           }
+         *         }
+         *       },
+         *       "top_posts": [
+         *         {
+         *           "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *           "excerpt": "Our winter release is out: faster sync, a new calendar and…",
+         *           "platforms": [
+         *             "linkedin",
+         *             "x"
+         *           ],
+         *           "published_at": "2026-11-12T09:00:00.000Z",
+         *           "engagements": 312,
+         *           "engagement_rate": 0.061
+         *         }
+         *       ],
+         *       "platform_breakdown": [
+         *         {
+         *           "platform": "x",
+         *           "totals": {
+         *             "posts": 42,
+         *             "targets": 61,
+         *             "engagements": 1830,
+         *             "engagement_rate": 0.0412,
+         *             "metrics": {
+         *               "impressions": 52000,
+         *               "reach": 41000,
+         *               "likes": 1320,
+         *               "comments": 210,
+         *               "shares": 240,
+         *               "quotes": 12,
+         *               "saves": 48,
+         *               "clicks": 390,
+         *               "video_views": null
+         *             },
+         *             "reporting": {
+         *               "impressions": 61,
+         *               "reach": 44,
+         *               "likes": 61,
+         *               "comments": 61,
+         *               "shares": 61,
+         *               "quotes": 20,
+         *               "saves": 12,
+         *               "clicks": 35,
+         *               "video_views": 0
+         *             },
+         *             "unavailable": [
+         *               "video_views"
+         *             ]
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AnalyticsSummary: {
+            /** @enum {string} */
+            object: "analytics_summary";
+            period: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                to: string;
+            };
+            previous_period: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                to: string;
+            };
+            totals: components["schemas"]["AnalyticsTotals"];
+            previous_totals: components["schemas"]["AnalyticsTotals"];
+            deltas: {
+                /** @description Against the previous period of the same length. */
+                posts: {
+                    /** @description This period minus the previous one; null when either is unknown. */
+                    change: number | null;
+                    /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                    percent: number | null;
+                };
+                /** @description Against the previous period of the same length. */
+                targets: {
+                    /** @description This period minus the previous one; null when either is unknown. */
+                    change: number | null;
+                    /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                    percent: number | null;
+                };
+                /** @description Against the previous period of the same length. */
+                engagements: {
+                    /** @description This period minus the previous one; null when either is unknown. */
+                    change: number | null;
+                    /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                    percent: number | null;
+                };
+                /** @description Against the previous period of the same length. */
+                engagement_rate: {
+                    /** @description This period minus the previous one; null when either is unknown. */
+                    change: number | null;
+                    /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                    percent: number | null;
+                };
+                /** @description Per metric. */
+                metrics: {
+                    /** @description Against the previous period of the same length. */
+                    impressions: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    reach: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    likes: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    comments: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    shares: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    quotes: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    saves: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    clicks: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                    /** @description Against the previous period of the same length. */
+                    video_views: {
+                        /** @description This period minus the previous one; null when either is unknown. */
+                        change: number | null;
+                        /** @description The change in % of the previous value; null when that is 0 or unknown. */
+                        percent: number | null;
+                    };
+                };
+            };
+            /** @description Posts of the window with the most engagements, best first. */
+            top_posts: {
+                post_id: string;
+                /** @description The first 120 characters of the post. */
+                excerpt: string;
+                platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                published_at: string;
+                engagements: number;
+                /** @description Engagements ÷ reach (else impressions) over the targets reporting both; 0.0375 is 3.75 %. Null when none does. */
+                engagement_rate: number | null;
+            }[];
+            /** @description The totals per platform, by platform name. */
+            platform_breakdown: {
+                /** @enum {string} */
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                totals: components["schemas"]["AnalyticsTotals"];
+            }[];
+        };
+        /**
+         * Insight
+         * @example {
+         *       "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "object": "insight",
+         *       "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "kind": "best_time",
+         *       "severity": "tip",
+         *       "title": "Post on linkedin on Tuesday at 09:00 UTC",
+         *       "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+         *       "evidence": {
+         *         "metric": "engagements_per_post",
+         *         "value": 86,
+         *         "baseline": 45.2,
+         *         "sample_size": 4,
+         *         "window": {
+         *           "from": "2026-09-02T00:00:00.000Z",
+         *           "to": "2026-12-01T00:00:00.000Z"
+         *         }
+         *       },
+         *       "recommendation": {
+         *         "action": "schedule_at_slot",
+         *         "params": {
+         *           "platform": "linkedin",
+         *           "day_of_week": 2,
+         *           "hour_utc": 9
+         *         }
+         *       },
+         *       "status": "new",
+         *       "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+         *       "generated_by": {
+         *         "engine": "rules",
+         *         "provider": "deterministic",
+         *         "model": null
+         *       },
+         *       "period": {
+         *         "from": "2026-09-02T00:00:00.000Z",
+         *         "to": "2026-12-01T00:00:00.000Z"
+         *       },
+         *       "created_at": "2026-12-01T00:00:01.000Z",
+         *       "updated_at": "2026-12-01T00:00:01.000Z",
+         *       "expires_at": "2026-12-31T00:00:01.000Z"
+         *     }
+         */
+        Insight: {
+            id: string;
+            /** @enum {string} */
+            object: "insight";
+            brand_id: string;
+            /** @enum {string} */
+            kind: "best_time" | "top_post" | "underperformer" | "frequency" | "format" | "platform_mix" | "decay" | "inbox_response";
+            /** @enum {string} */
+            severity: "critical" | "positive" | "tip" | "info";
+            title: string;
+            body: string;
+            evidence: {
+                /** @description What was measured (docs/analytics.md "Insights"). */
+                metric: string;
+                value: number;
+                /** @description What `value` is compared with. */
+                baseline: number;
+                sample_size: number;
+                window: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 in UTC with `Z`.
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 in UTC with `Z`.
+                     */
+                    to: string;
+                };
+            };
+            recommendation: {
+                /** @description What to do (`schedule_at_slot`, `add_media` …); Herald does not do it. */
+                action: string;
+                params: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @enum {string} */
+            status: "new" | "viewed" | "dismissed" | "acted_upon";
+            /** @description Names the finding without its numbers; stable across regenerations. */
+            fingerprint: string;
+            /** @description Who wrote title and body. The finding and its evidence always come from the rules. */
+            generated_by: {
+                /** @description `rules`, or `llm` when a configured model reworded title and body. */
+                engine: string;
+                provider: string;
+                model: string | null;
+                fallback_reason?: string;
+            };
+            period: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                to: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            expires_at: string;
+        };
+        /**
+         * InsightPage
+         * @description A page of Insight items, newest first unless sorted otherwise.
+         */
+        InsightPage: {
+            items: components["schemas"]["Insight"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** GenerateInsightsRequest */
+        GenerateInsightsRequest: {
+            /** @description Only these platforms' posts (default: all). */
+            platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
+            /**
+             * @description The posts considered: those published in the last 30, 90 or 180 days.
+             * @default 90d
+             * @enum {string}
+             */
+            period: "30d" | "90d" | "180d";
+            /**
+             * @description Run the rules again even when insights for the same brand, platforms and period were generated within the last 24 hours.
+             * @default false
+             */
+            regenerate: boolean;
+        };
+        /**
+         * InsightGeneration
+         * @example {
+         *       "object": "insight_generation",
+         *       "cached": false,
+         *       "generated_at": "2026-12-01T00:00:01.000Z",
+         *       "period": {
+         *         "from": "2026-09-02T00:00:00.000Z",
+         *         "to": "2026-12-01T00:00:00.000Z"
+         *       },
+         *       "platforms": null,
+         *       "items": [
+         *         {
+         *           "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *           "object": "insight",
+         *           "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *           "kind": "best_time",
+         *           "severity": "tip",
+         *           "title": "Post on linkedin on Tuesday at 09:00 UTC",
+         *           "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+         *           "evidence": {
+         *             "metric": "engagements_per_post",
+         *             "value": 86,
+         *             "baseline": 45.2,
+         *             "sample_size": 4,
+         *             "window": {
+         *               "from": "2026-09-02T00:00:00.000Z",
+         *               "to": "2026-12-01T00:00:00.000Z"
+         *             }
+         *           },
+         *           "recommendation": {
+         *             "action": "schedule_at_slot",
+         *             "params": {
+         *               "platform": "linkedin",
+         *               "day_of_week": 2,
+         *               "hour_utc": 9
+         *             }
+         *           },
+         *           "status": "new",
+         *           "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+         *           "generated_by": {
+         *             "engine": "rules",
+         *             "provider": "deterministic",
+         *             "model": null
+         *           },
+         *           "period": {
+         *             "from": "2026-09-02T00:00:00.000Z",
+         *             "to": "2026-12-01T00:00:00.000Z"
+         *           },
+         *           "created_at": "2026-12-01T00:00:01.000Z",
+         *           "updated_at": "2026-12-01T00:00:01.000Z",
+         *           "expires_at": "2026-12-31T00:00:01.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        InsightGeneration: {
+            /** @enum {string} */
+            object: "insight_generation";
+            /** @description True when answered from a generation of the last 24 hours. */
+            cached: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            generated_at: string;
+            period: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                to: string;
+            };
+            /** @description The platforms considered; null: all. */
+            platforms: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[] | null;
+            /** @description The insights of that generation, most severe first. */
+            items: components["schemas"]["Insight"][];
+        };
+        /** UpdateInsightRequest */
+        UpdateInsightRequest: {
+            /**
+             * @description What you did with it: `viewed`, `dismissed` (regenerating will not bring it back as new), `acted_upon`, or back to `new`. Herald records it; it does not carry out the recommendation.
+             * @enum {string}
+             */
+            status: "new" | "viewed" | "dismissed" | "acted_upon";
         };
         /**
          * Workspace
@@ -3088,7 +4804,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                     /**
                      * @description A required term missing from a post: `warning` (default), `error` (422), or `append` (added at the end).
                      * @enum {string}
@@ -3102,7 +4818,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 cta?: {
                     /**
@@ -3111,7 +4827,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 default_hashtags?: {
                     /**
@@ -3120,7 +4836,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
             };
         };
@@ -3208,7 +4924,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                     /**
                      * @description A required term missing from a post: `warning` (default), `error` (422), or `append` (added at the end).
                      * @enum {string}
@@ -3222,7 +4938,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 cta?: {
                     /**
@@ -3231,7 +4947,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
                 default_hashtags?: {
                     /**
@@ -3240,7 +4956,7 @@ export interface components {
                      */
                     apply?: "always" | "never" | "platforms";
                     /** @description The platforms, with `apply: platforms`. */
-                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon")[];
+                    platforms?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
                 };
             };
         };
@@ -3258,6 +4974,646 @@ export interface components {
             object: "brand";
             /** @enum {boolean} */
             deleted: true;
+        };
+        /**
+         * ApprovalPolicy
+         * @example {
+         *       "object": "approval_policy",
+         *       "mode": "members",
+         *       "sources": [
+         *         "api",
+         *         "mcp",
+         *         "dashboard",
+         *         "cli",
+         *         "automation",
+         *         "repurpose",
+         *         "queue_import",
+         *         "inbox_automation"
+         *       ],
+         *       "approver_roles": [
+         *         "owner",
+         *         "admin"
+         *       ],
+         *       "allow_self_approval": false,
+         *       "expire_after": 259200,
+         *       "on_expire": "to_draft",
+         *       "require_reject_reason": true,
+         *       "brand_overrides": {
+         *         "brand_01jdq4x1k9m2v7c3r5t8w0yz6a": {
+         *           "mode": "everyone"
+         *         }
+         *       },
+         *       "version": 3,
+         *       "updated_at": "2026-11-26T10:00:00.000Z"
+         *     }
+         */
+        ApprovalPolicy: {
+            /** @enum {string} */
+            object: "approval_policy";
+            /** @enum {string} */
+            mode: "off" | "members" | "everyone";
+            sources: ("api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation")[];
+            approver_roles: ("owner" | "admin")[];
+            allow_self_approval: boolean;
+            expire_after: number | null;
+            /** @enum {string} */
+            on_expire: "to_draft" | "cancel";
+            require_reject_reason: boolean;
+            brand_overrides: {
+                [key: string]: {
+                    /**
+                     * @description `off`: nothing waits. `members`: what members submit waits; owners and admins go straight through. `everyone`: every role waits.
+                     * @enum {string}
+                     */
+                    mode?: "off" | "members" | "everyone";
+                    /** @description The sources the mode applies to (a post’s `created_via`; `inbox_automation` for replies). */
+                    sources?: ("api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation")[];
+                    approver_roles?: ("owner" | "admin")[];
+                    allow_self_approval?: boolean;
+                    /** @description Seconds a pending item waits before it expires (60 s to 90 days); null: never. */
+                    expire_after?: number | null;
+                    /**
+                     * @description What expiry does to the post.
+                     * @enum {string}
+                     */
+                    on_expire?: "to_draft" | "cancel";
+                    require_reject_reason?: boolean;
+                };
+            };
+            /** @description 0 until the policy is first changed. */
+            version: number;
+            updated_at: string | null;
+        };
+        /** UpdateApprovalPolicyRequest */
+        UpdateApprovalPolicyRequest: {
+            /** @description The `version` you read (0 before any change): 409 `PUBLIC_API_VERSION_CONFLICT` when stale. */
+            version: number;
+            /**
+             * @description `off`: nothing waits. `members`: what members submit waits; owners and admins go straight through. `everyone`: every role waits.
+             * @enum {string}
+             */
+            mode?: "off" | "members" | "everyone";
+            /** @description The sources the mode applies to (a post’s `created_via`; `inbox_automation` for replies). */
+            sources?: ("api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation")[];
+            approver_roles?: ("owner" | "admin")[];
+            allow_self_approval?: boolean;
+            /** @description Seconds a pending item waits before it expires (60 s to 90 days); null: never. */
+            expire_after?: number | null;
+            /**
+             * @description What expiry does to the post.
+             * @enum {string}
+             */
+            on_expire?: "to_draft" | "cancel";
+            require_reject_reason?: boolean;
+            /** @description Per brand id, the fields that differ from the workspace’s; merged into the stored overrides, `null` removes a brand’s. */
+            brand_overrides?: {
+                [key: string]: {
+                    /**
+                     * @description `off`: nothing waits. `members`: what members submit waits; owners and admins go straight through. `everyone`: every role waits.
+                     * @enum {string}
+                     */
+                    mode?: "off" | "members" | "everyone";
+                    /** @description The sources the mode applies to (a post’s `created_via`; `inbox_automation` for replies). */
+                    sources?: ("api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation")[];
+                    approver_roles?: ("owner" | "admin")[];
+                    allow_self_approval?: boolean;
+                    /** @description Seconds a pending item waits before it expires (60 s to 90 days); null: never. */
+                    expire_after?: number | null;
+                    /**
+                     * @description What expiry does to the post.
+                     * @enum {string}
+                     */
+                    on_expire?: "to_draft" | "cancel";
+                    require_reject_reason?: boolean;
+                } | null;
+            };
+        };
+        /**
+         * ApprovalItem
+         * @example {
+         *       "id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "object": "approval_item",
+         *       "batch_id": null,
+         *       "kind": "post",
+         *       "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+         *       "subject": {
+         *         "type": "post",
+         *         "id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c"
+         *       },
+         *       "proposed_action": {
+         *         "type": "schedule",
+         *         "at": "2026-12-01T09:00:00.000Z"
+         *       },
+         *       "source": {
+         *         "type": "api",
+         *         "id": null
+         *       },
+         *       "platforms": [
+         *         "linkedin"
+         *       ],
+         *       "preview": {
+         *         "content": "We ship on Monday.",
+         *         "media_ids": [],
+         *         "schedule_at": "2026-12-01T09:00:00.000Z",
+         *         "platforms": [
+         *           {
+         *             "platform": "linkedin",
+         *             "text": "We ship on Monday."
+         *           }
+         *         ]
+         *       },
+         *       "version": 1,
+         *       "status": "pending",
+         *       "requested_by": "usr_01jdq4x1k9m2v7c3r5t8w0yz6d",
+         *       "requested_at": "2026-11-26T10:00:00.000Z",
+         *       "decided_by": null,
+         *       "decided_at": null,
+         *       "reason": null,
+         *       "expires_at": "2026-11-29T10:00:00.000Z"
+         *     }
+         */
+        ApprovalItem: {
+            id: string;
+            /** @enum {string} */
+            object: "approval_item";
+            batch_id: string | null;
+            /** @enum {string} */
+            kind: "post" | "inbox_reply";
+            brand_id: string;
+            subject: {
+                /** @description `post`, or `inbox_reply`. */
+                type: string;
+                id: string;
+            };
+            proposed_action: {
+                /** @enum {string} */
+                type: "publish_now" | "schedule" | "send_reply";
+                at: string | null;
+            };
+            source: {
+                /** @enum {string} */
+                type: "api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation";
+                id: string | null;
+            };
+            platforms: string[];
+            /** @description What will go out, per platform, as it was when requested. */
+            preview: {
+                [key: string]: unknown;
+            };
+            /** @description Send it with an action; it moves on with every change of status. */
+            version: number;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired" | "cancelled" | "superseded";
+            requested_by: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            requested_at: string;
+            decided_by: string | null;
+            decided_at: string | null;
+            reason: string | null;
+            expires_at: string | null;
+            /** @description Every step, oldest first (only when the item is read alone). */
+            history?: {
+                /** @enum {string} */
+                type: "submit" | "approve" | "reject" | "edit" | "comment" | "expire" | "supersede" | "cancel";
+                actor_id: string | null;
+                reason: string | null;
+                data: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                created_at: string;
+            }[];
+        };
+        /**
+         * ApprovalItemPage
+         * @description A page of ApprovalItem items, newest first unless sorted otherwise.
+         */
+        ApprovalItemPage: {
+            items: components["schemas"]["ApprovalItem"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** ApprovalItemAction */
+        ApprovalItemAction: {
+            /** @enum {string} */
+            action: "approve" | "reject" | "edit_and_approve" | "comment";
+            /** @description The item’s `version` you read: 409 when it moved on. */
+            version: number;
+            /** @description Why (a rejection; required unless the policy says otherwise), or the text of a comment. */
+            reason?: string;
+            patch?: components["schemas"]["UpdatePostRequest"];
+            /**
+             * Format: date-time
+             * @description Approve for this time instead (needed when the proposed time has passed).
+             */
+            schedule_at?: string;
+            /**
+             * @description Approve and publish at once.
+             * @enum {boolean}
+             */
+            publish_now?: true;
+        };
+        /**
+         * ApprovalBatch
+         * @example {
+         *       "id": "aprb_01jdq4x1k9m2v7c3r5t8w0yz6e",
+         *       "object": "approval_batch",
+         *       "source": {
+         *         "type": "automation",
+         *         "id": "auto_01jdq4x1k9m2v7c3r5t8w0yz6f"
+         *       },
+         *       "status": "completed",
+         *       "item_counts": {
+         *         "pending": 2,
+         *         "approved": 1,
+         *         "rejected": 0,
+         *         "expired": 0,
+         *         "cancelled": 0,
+         *         "superseded": 0
+         *       },
+         *       "created_at": "2026-11-26T10:00:00.000Z",
+         *       "completed_at": "2026-11-26T10:00:05.000Z"
+         *     }
+         */
+        ApprovalBatch: {
+            id: string;
+            /** @enum {string} */
+            object: "approval_batch";
+            source: {
+                /** @enum {string} */
+                type: "api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation";
+                id: string | null;
+            };
+            /**
+             * @description `completed` once the run that filled it ended.
+             * @enum {string}
+             */
+            status: "open" | "completed";
+            item_counts: {
+                pending: number;
+                approved: number;
+                rejected: number;
+                expired: number;
+                cancelled: number;
+                superseded: number;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            created_at: string;
+            completed_at: string | null;
+        };
+        /**
+         * ApprovalBatchPage
+         * @description A page of ApprovalBatch items, newest first unless sorted otherwise.
+         */
+        ApprovalBatchPage: {
+            items: components["schemas"]["ApprovalBatch"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** ApprovalBatchAction */
+        ApprovalBatchAction: {
+            /** @enum {string} */
+            action: "approve_all" | "reject_all";
+            /** @description The items you reviewed. Only these are decided; items added to the batch, or changed (superseded), since are left alone. */
+            expected_item_ids: string[];
+            reason?: string;
+        };
+        /**
+         * ApprovalBatchResult
+         * @example {
+         *       "batch_id": "aprb_01jdq4x1k9m2v7c3r5t8w0yz6e",
+         *       "action": "approve_all",
+         *       "results": [
+         *         {
+         *           "item_id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *           "outcome": "approved",
+         *           "error": null
+         *         },
+         *         {
+         *           "item_id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6g",
+         *           "outcome": "skipped",
+         *           "error": {
+         *             "code": "PUBLIC_API_STATE_CONFLICT",
+         *             "message": "Item apr_… is superseded, not pending."
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        ApprovalBatchResult: {
+            batch_id: string;
+            /** @enum {string} */
+            action: "approve_all" | "reject_all";
+            results: {
+                item_id: string;
+                /** @enum {string} */
+                outcome: "approved" | "rejected" | "skipped";
+                error: {
+                    code: string;
+                    message: string;
+                    details?: {
+                        [key: string]: unknown;
+                    }[];
+                } | null;
+            }[];
+        };
+        /** CreateRepurposeJobRequest */
+        CreateRepurposeJobRequest: {
+            /** @description The brand; the request’s brand otherwise. */
+            brand_id?: string;
+            source: {
+                /**
+                 * @description `url`: an article fetched and extracted; `text`: pasted text; `post`: a Herald post; `media`: a video with its `transcript`.
+                 * @enum {string}
+                 */
+                type: "url" | "text" | "post" | "media";
+                /** @description For `url`: an http(s) page (HTML). */
+                url?: string;
+                /** @description For `text` and `media`: the title, if any. */
+                title?: string;
+                /** @description For `text`: the text to repurpose. */
+                text?: string;
+                /** @description For `post`: a post of this workspace. */
+                post_id?: string;
+                /** @description For `media`: a media of this workspace. */
+                media_id?: string;
+                /** @description For `media`: the transcript. Required: Herald does not transcribe offline. */
+                transcript?: string;
+            };
+            targets: {
+                /** @enum {string} */
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                /**
+                 * @description `thread` on platforms that take threads; `post` and `caption` are one text.
+                 * @enum {string}
+                 */
+                format: "post" | "thread" | "caption";
+                /**
+                 * @description Variants of this output.
+                 * @default 1
+                 */
+                count: number;
+            }[];
+            options?: {
+                /** @description Guidance for a model; the extractive engine keeps the source’s words. */
+                tone?: string;
+                /** @description A BCP 47 tag; guidance for a model. */
+                language?: string;
+                /**
+                 * @description Hashtags from the source’s keywords and the brand’s defaults.
+                 * @default true
+                 */
+                hashtags: boolean;
+                /** @description A call to action ending each output. */
+                cta?: string;
+                /** @description The link to share; a `url` source’s own URL when absent. */
+                link?: string;
+                /** @description UTM parameters added to the link: `utm_source` defaults to the platform, `utm_medium` to `social`, `utm_campaign` to `repurpose`. */
+                utm?: {
+                    source?: string;
+                    medium?: string;
+                    campaign?: string;
+                };
+            };
+            output?: {
+                /**
+                 * @description `draft`: drafts; `approval`: posts held for review, one approval batch for the job; `schedule`: scheduled posts.
+                 * @enum {string}
+                 */
+                mode: "draft" | "approval" | "schedule";
+                schedule?: {
+                    /** @description The first post’s time: ISO 8601 with an offset, or a local time without one, read in the brand’s time zone. */
+                    first_at: string;
+                    /**
+                     * @description Minutes between posts.
+                     * @default 60
+                     */
+                    spacing_minutes: number;
+                };
+            };
+        };
+        /**
+         * RepurposeJob
+         * @example {
+         *       "id": "rep_01jdq4x1k9m2v7c3r5t8w0yz6b",
+         *       "object": "repurpose_job",
+         *       "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+         *       "source": {
+         *         "type": "url",
+         *         "url": "https://example.com/blog/launch"
+         *       },
+         *       "targets": [
+         *         {
+         *           "platform": "x",
+         *           "format": "thread",
+         *           "count": 1
+         *         }
+         *       ],
+         *       "options": {
+         *         "hashtags": true
+         *       },
+         *       "output": {
+         *         "mode": "draft"
+         *       },
+         *       "status": "completed",
+         *       "source_snapshot": {
+         *         "title": "We ship on Monday",
+         *         "excerpt": "After a year of work, the new editor ships on Monday.",
+         *         "sha256": "9f2c0e4b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3",
+         *         "fetched_at": "2026-11-26T10:00:01.000Z"
+         *       },
+         *       "outputs": [
+         *         {
+         *           "id": "out_1",
+         *           "platform": "x",
+         *           "format": "thread",
+         *           "status": "created",
+         *           "content": "We ship on Monday 1/2\n\nAfter a year of work, the new editor ships. 2/2",
+         *           "parts": [
+         *             "We ship on Monday 1/2",
+         *             "After a year of work, the new editor ships. 2/2"
+         *           ],
+         *           "char_count": 47,
+         *           "within_limit": true,
+         *           "hashtags": [
+         *             "#editor"
+         *           ],
+         *           "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c",
+         *           "approval_item_id": null,
+         *           "error": null
+         *         }
+         *       ],
+         *       "error": null,
+         *       "generated_by": {
+         *         "engine": "extractive",
+         *         "provider": "deterministic",
+         *         "model": null
+         *       },
+         *       "approval_batch_id": null,
+         *       "created_at": "2026-11-26T10:00:00.000Z",
+         *       "updated_at": "2026-11-26T10:00:02.000Z",
+         *       "completed_at": "2026-11-26T10:00:02.000Z"
+         *     }
+         */
+        RepurposeJob: {
+            id: string;
+            /** @enum {string} */
+            object: "repurpose_job";
+            brand_id: string;
+            source: {
+                /**
+                 * @description `url`: an article fetched and extracted; `text`: pasted text; `post`: a Herald post; `media`: a video with its `transcript`.
+                 * @enum {string}
+                 */
+                type: "url" | "text" | "post" | "media";
+                /** @description For `url`: an http(s) page (HTML). */
+                url?: string;
+                /** @description For `text` and `media`: the title, if any. */
+                title?: string;
+                /** @description For `text`: the text to repurpose. */
+                text?: string;
+                /** @description For `post`: a post of this workspace. */
+                post_id?: string;
+                /** @description For `media`: a media of this workspace. */
+                media_id?: string;
+                /** @description For `media`: the transcript. Required: Herald does not transcribe offline. */
+                transcript?: string;
+            };
+            targets: {
+                /** @enum {string} */
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                /**
+                 * @description `thread` on platforms that take threads; `post` and `caption` are one text.
+                 * @enum {string}
+                 */
+                format: "post" | "thread" | "caption";
+                /**
+                 * @description Variants of this output.
+                 * @default 1
+                 */
+                count: number;
+            }[];
+            options: {
+                /** @description Guidance for a model; the extractive engine keeps the source’s words. */
+                tone?: string;
+                /** @description A BCP 47 tag; guidance for a model. */
+                language?: string;
+                /**
+                 * @description Hashtags from the source’s keywords and the brand’s defaults.
+                 * @default true
+                 */
+                hashtags: boolean;
+                /** @description A call to action ending each output. */
+                cta?: string;
+                /** @description The link to share; a `url` source’s own URL when absent. */
+                link?: string;
+                /** @description UTM parameters added to the link: `utm_source` defaults to the platform, `utm_medium` to `social`, `utm_campaign` to `repurpose`. */
+                utm?: {
+                    source?: string;
+                    medium?: string;
+                    campaign?: string;
+                };
+            };
+            output: {
+                /**
+                 * @description `draft`: drafts; `approval`: posts held for review, one approval batch for the job; `schedule`: scheduled posts.
+                 * @enum {string}
+                 */
+                mode: "draft" | "approval" | "schedule";
+                schedule?: {
+                    /** @description The first post’s time: ISO 8601 with an offset, or a local time without one, read in the brand’s time zone. */
+                    first_at: string;
+                    /**
+                     * @description Minutes between posts.
+                     * @default 60
+                     */
+                    spacing_minutes: number;
+                };
+            };
+            /** @enum {string} */
+            status: "queued" | "fetching" | "generating" | "completed" | "partially_completed" | "failed" | "cancelled";
+            source_snapshot: {
+                title: string | null;
+                excerpt: string;
+                sha256: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with `Z`.
+                 */
+                fetched_at: string;
+            } | null;
+            outputs: {
+                id: string;
+                /** @enum {string} */
+                platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                /** @enum {string} */
+                format: "post" | "thread" | "caption";
+                /**
+                 * @description `created`: its post exists; `failed`: see `error`.
+                 * @enum {string}
+                 */
+                status: "created" | "failed";
+                /** @description The whole text: the parts joined by blank lines. */
+                content: string;
+                /** @description One element per post of a thread; one for a post or caption. */
+                parts: string[];
+                /** @description The longest part, counted as the platform counts. */
+                char_count: number;
+                /** @description Every part passes the platform’s text rules; false never becomes a post. */
+                within_limit: boolean;
+                hashtags: string[];
+                post_id: string | null;
+                approval_item_id: string | null;
+                error: {
+                    /** @description The rule the output broke: a fitting rule (`text_too_long`, `too_many_thread_parts`, `link_too_long` …) or a posts validation rule. */
+                    rule: string;
+                    message: string;
+                } | null;
+            }[];
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            generated_by: {
+                /** @description `llm`, or the deterministic technique (`extractive`). */
+                engine: string;
+                provider: string;
+                model: string | null;
+                fallback_reason?: string;
+            } | null;
+            approval_batch_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with `Z`.
+             */
+            updated_at: string;
+            completed_at: string | null;
+        };
+        /**
+         * RepurposeJobPage
+         * @description A page of RepurposeJob items, newest first unless sorted otherwise.
+         */
+        RepurposeJobPage: {
+            items: components["schemas"]["RepurposeJob"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         /** ConnectAvailability */
         ConnectAvailability: {
@@ -3429,12 +5785,42 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            /** @description Stands for the Idempotency-Key header, for callers that cannot send headers: a retry with the same value returns the first answer for 24 h. */
+            idempotency_key?: string;
+        };
+        /**
+         * CreateMediaFromFileRequest
+         * @example {
+         *       "openaiFileIdRefs": [
+         *         {
+         *           "name": "launch.png",
+         *           "id": "file-XFlOqJYTPBPwMZE3IopCBv1Z",
+         *           "mime_type": "image/png",
+         *           "download_link": "https://files.oaiusercontent.com/file-XFlOqJYTPBPwMZE3IopCBv1Z?se=2026-12-01T09%3A05%3A00Z&sig=abc"
+         *         }
+         *       ]
+         *     }
+         */
+        CreateMediaFromFileRequest: {
+            /** @description Files from the conversation (one file), filled in by a custom GPT action; each is fetched as media by URL. */
+            openaiFileIdRefs: components["schemas"]["OpenAiFileRef"][];
+            /**
+             * @description Your own string key-value pairs, returned with the resource (at most 50 keys; keys up to 40 characters without square brackets, values up to 500). A key set to `""` is not stored.
+             * @example {
+             *       "crm_id": "cmp_8812"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Stands for the Idempotency-Key header, for callers that cannot send headers: a retry with the same value returns the first answer for 24 h. */
+            idempotency_key?: string;
         };
         /**
          * CreateMediaRequest
-         * @description Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`) or a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`).
+         * @description Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`), a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`), or one file a custom GPT action sends (`openaiFileIdRefs`: answered 202 as a URL).
          */
-        CreateMediaRequest: components["schemas"]["CreateUploadRequest"] | components["schemas"]["CreateMediaFromUrlRequest"];
+        CreateMediaRequest: components["schemas"]["CreateUploadRequest"] | components["schemas"]["CreateMediaFromUrlRequest"] | components["schemas"]["CreateMediaFromFileRequest"];
         /**
          * MediaPage
          * @description A page of Media items, newest first unless sorted otherwise.
@@ -3537,7 +5923,7 @@ export interface operations {
                 status?: ("draft" | "pending_approval" | "scheduled" | "publishing" | "published" | "partially_published" | "failed" | "cancelled")[];
                 brand_id?: string;
                 /** @description A platform Herald publishes to. */
-                platform?: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+                platform?: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
                 scheduled_from?: string;
                 scheduled_to?: string;
                 created_from?: string;
@@ -3672,7 +6058,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -3681,6 +6068,11 @@ export interface operations {
                         data: components["schemas"]["PostPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -3926,7 +6318,8 @@ export interface operations {
                      *           ]
                      *         }
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -3935,6 +6328,11 @@ export interface operations {
                         data: components["schemas"]["CreatedPost"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -4312,7 +6710,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -4321,6 +6720,11 @@ export interface operations {
                         data: components["schemas"]["Post"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -4536,7 +6940,8 @@ export interface operations {
                      *         "object": "post",
                      *         "deleted": true
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -4545,6 +6950,11 @@ export interface operations {
                         data: components["schemas"]["DeletedPost"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -4965,7 +7375,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -4974,6 +7385,11 @@ export interface operations {
                         data: components["schemas"]["Post"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -5384,7 +7800,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -5393,6 +7810,11 @@ export interface operations {
                         data: components["schemas"]["Post"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -5803,7 +8225,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -5812,6 +8235,11 @@ export interface operations {
                         data: components["schemas"]["Post"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -6222,7 +8650,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -6231,6 +8660,11 @@ export interface operations {
                         data: components["schemas"]["Post"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -6579,7 +9013,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -6588,6 +9023,11 @@ export interface operations {
                         data: components["schemas"]["ValidationResult"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -6876,7 +9316,8 @@ export interface operations {
                      *         "expires_at": "2026-11-26T15:12:09Z",
                      *         "created_at": "2026-11-26T14:12:09Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -6885,6 +9326,11 @@ export interface operations {
                         data: components["schemas"]["ConnectLink"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -7200,7 +9646,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:02:11Z",
                      *         "updated_at": "2026-11-26T08:00:00Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -7209,6 +9656,11 @@ export interface operations {
                         data: components["schemas"]["Connection"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -7545,7 +9997,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:02:11Z",
                      *         "updated_at": "2026-11-26T08:00:00Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -7554,6 +10007,11 @@ export interface operations {
                         data: components["schemas"]["Connection"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -7786,7 +10244,8 @@ export interface operations {
                      *         "revoked": true,
                      *         "failed_targets": 0
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -7795,6 +10254,11 @@ export interface operations {
                         data: components["schemas"]["DisconnectedConnection"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -8084,7 +10548,7 @@ export interface operations {
     listConnections: {
         parameters: {
             query?: {
-                platform?: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon";
+                platform?: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
                 brand_id?: string;
                 status?: "active" | "expired" | "disconnected";
                 limit?: number;
@@ -8140,7 +10604,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -8149,6 +10614,11 @@ export interface operations {
                         data: components["schemas"]["ConnectionPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -8349,7 +10819,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -8358,6 +10829,11 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpointPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -8569,7 +11045,8 @@ export interface operations {
                      *         "updated_at": "2026-11-20T10:05:00Z",
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -8578,6 +11055,11 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -8891,7 +11373,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:05:00Z",
                      *         "updated_at": "2026-11-20T10:05:00Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -8900,6 +11383,11 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpoint"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -9115,7 +11603,8 @@ export interface operations {
                      *         "object": "webhook_endpoint",
                      *         "deleted": true
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -9124,6 +11613,11 @@ export interface operations {
                         data: components["schemas"]["DeletedWebhook"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -9480,7 +11974,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:05:00Z",
                      *         "updated_at": "2026-11-20T10:05:00Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -9489,6 +11984,11 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpoint"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -9845,7 +12345,8 @@ export interface operations {
                      *         "updated_at": "2026-11-20T10:05:00Z",
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -9854,6 +12355,11 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -10207,7 +12713,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -10216,6 +12723,11 @@ export interface operations {
                         data: components["schemas"]["WebhookDelivery"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -10506,7 +13018,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                event_type?: "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed";
+                event_type?: "post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed";
                 event_id?: string;
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; only valid with the same filters. */
@@ -10576,7 +13088,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -10585,6 +13098,11 @@ export interface operations {
                         data: components["schemas"]["WebhookDeliveryPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -10820,7 +13338,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -10829,6 +13348,11 @@ export interface operations {
                         data: components["schemas"]["WebhookDelivery"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -11070,7 +13594,8 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -11079,6 +13604,11 @@ export interface operations {
                         data: components["schemas"]["WebhookDelivery"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -11369,7 +13899,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types: `type=post.published&type=post.failed` or `type=post.published,post.failed`. */
-                type?: ("post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
+                type?: ("post.created" | "post.updated" | "post.deleted" | "post.scheduled" | "post.cancelled" | "post.publishing" | "post.published" | "post.partially_published" | "post.failed" | "media.ready" | "media.failed" | "connection.connected" | "connection.expired" | "connection.disconnected" | "brand.created" | "brand.updated" | "brand.deleted" | "webhook.test" | "webhook_endpoint.disabled" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "inbox.item.created" | "automation.run.completed" | "repurpose.completed" | "repurpose.failed")[];
                 /** @description Only events created at or after this time. */
                 created_from?: string;
                 /** @description Only events created before this time. */
@@ -11428,7 +13958,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -11437,6 +13968,11 @@ export interface operations {
                         data: components["schemas"]["EventPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -11632,7 +14168,8 @@ export interface operations {
                      *           }
                      *         }
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -11641,6 +14178,11 @@ export interface operations {
                         data: components["schemas"]["Event"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -11810,6 +14352,2162 @@ export interface operations {
             };
         };
     };
+    getPostAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path: {
+                /**
+                 * @description The post id (`post_…`).
+                 * @example post_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "post_analytics",
+                     *         "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "totals": {
+                     *           "posts": 42,
+                     *           "targets": 61,
+                     *           "engagements": 1830,
+                     *           "engagement_rate": 0.0412,
+                     *           "metrics": {
+                     *             "impressions": 52000,
+                     *             "reach": 41000,
+                     *             "likes": 1320,
+                     *             "comments": 210,
+                     *             "shares": 240,
+                     *             "quotes": 12,
+                     *             "saves": 48,
+                     *             "clicks": 390,
+                     *             "video_views": null
+                     *           },
+                     *           "reporting": {
+                     *             "impressions": 61,
+                     *             "reach": 44,
+                     *             "likes": 61,
+                     *             "comments": 61,
+                     *             "shares": 61,
+                     *             "quotes": 20,
+                     *             "saves": 12,
+                     *             "clicks": 35,
+                     *             "video_views": 0
+                     *           },
+                     *           "unavailable": [
+                     *             "video_views"
+                     *           ]
+                     *         },
+                     *         "targets": [
+                     *           {
+                     *             "target_id": "tgt_01jdq4x1k9m2v7c3r5t8w0yz6c",
+                     *             "platform": "x",
+                     *             "connection_id": "conn_01jdq4x1k9m2v7c3r5t8w0yz6d",
+                     *             "status": "published",
+                     *             "published_at": "2026-11-12T09:00:00.000Z",
+                     *             "last_synced_at": "2026-11-13T09:00:00.000Z",
+                     *             "engagements": 57,
+                     *             "engagement_rate": 0.0285,
+                     *             "metrics": {
+                     *               "impressions": {
+                     *                 "value": 2000,
+                     *                 "status": "ok"
+                     *               },
+                     *               "reach": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "likes": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "comments": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "shares": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "quotes": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "saves": {
+                     *                 "value": null,
+                     *                 "status": "unavailable"
+                     *               },
+                     *               "clicks": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               },
+                     *               "video_views": {
+                     *                 "value": 10,
+                     *                 "status": "ok"
+                     *               }
+                     *             },
+                     *             "unavailable": [
+                     *               "saves"
+                     *             ],
+                     *             "series": {
+                     *               "impressions": [],
+                     *               "reach": [],
+                     *               "likes": [
+                     *                 {
+                     *                   "captured_at": "2026-11-12T10:00:00.000Z",
+                     *                   "value": 4
+                     *                 }
+                     *               ],
+                     *               "comments": [],
+                     *               "shares": [],
+                     *               "quotes": [],
+                     *               "saves": [],
+                     *               "clicks": [],
+                     *               "video_views": []
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PostAnalytics"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query?: {
+                /** @description Only this brand (else the `x-herald-brand-id` header, else every brand the key reaches). */
+                brand_id?: string;
+                /** @description Only these accounts: `connection_id=conn_a,conn_b` or repeated. */
+                connection_id?: string[];
+                /** @description Only these platforms: `platform=x,linkedin` or repeated. */
+                platform?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
+                /** @description Start of the window (inclusive), by publication time. Default: 30 days before `to`. */
+                from?: string;
+                /** @description End of the window (exclusive). Default: now. */
+                to?: string;
+                /** @description How many top posts to list. */
+                top?: number;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "analytics_summary",
+                     *         "period": {
+                     *           "from": "2026-11-01T00:00:00.000Z",
+                     *           "to": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "previous_period": {
+                     *           "from": "2026-10-02T00:00:00.000Z",
+                     *           "to": "2026-11-01T00:00:00.000Z"
+                     *         },
+                     *         "totals": {
+                     *           "posts": 42,
+                     *           "targets": 61,
+                     *           "engagements": 1830,
+                     *           "engagement_rate": 0.0412,
+                     *           "metrics": {
+                     *             "impressions": 52000,
+                     *             "reach": 41000,
+                     *             "likes": 1320,
+                     *             "comments": 210,
+                     *             "shares": 240,
+                     *             "quotes": 12,
+                     *             "saves": 48,
+                     *             "clicks": 390,
+                     *             "video_views": null
+                     *           },
+                     *           "reporting": {
+                     *             "impressions": 61,
+                     *             "reach": 44,
+                     *             "likes": 61,
+                     *             "comments": 61,
+                     *             "shares": 61,
+                     *             "quotes": 20,
+                     *             "saves": 12,
+                     *             "clicks": 35,
+                     *             "video_views": 0
+                     *           },
+                     *           "unavailable": [
+                     *             "video_views"
+                     *           ]
+                     *         },
+                     *         "previous_totals": {
+                     *           "posts": 42,
+                     *           "targets": 61,
+                     *           "engagements": 1830,
+                     *           "engagement_rate": 0.0412,
+                     *           "metrics": {
+                     *             "impressions": 52000,
+                     *             "reach": 41000,
+                     *             "likes": 1320,
+                     *             "comments": 210,
+                     *             "shares": 240,
+                     *             "quotes": 12,
+                     *             "saves": 48,
+                     *             "clicks": 390,
+                     *             "video_views": null
+                     *           },
+                     *           "reporting": {
+                     *             "impressions": 61,
+                     *             "reach": 44,
+                     *             "likes": 61,
+                     *             "comments": 61,
+                     *             "shares": 61,
+                     *             "quotes": 20,
+                     *             "saves": 12,
+                     *             "clicks": 35,
+                     *             "video_views": 0
+                     *           },
+                     *           "unavailable": [
+                     *             "video_views"
+                     *           ]
+                     *         },
+                     *         "deltas": {
+                     *           "posts": {
+                     *             "change": 0,
+                     *             "percent": 0
+                     *           },
+                     *           "targets": {
+                     *             "change": 0,
+                     *             "percent": 0
+                     *           },
+                     *           "engagements": {
+                     *             "change": 0,
+                     *             "percent": 0
+                     *           },
+                     *           "engagement_rate": {
+                     *             "change": 0,
+                     *             "percent": 0
+                     *           },
+                     *           "metrics": {
+                     *             "impressions": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "reach": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "likes": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "comments": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "shares": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "quotes": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "saves": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "clicks": {
+                     *               "change": 0,
+                     *               "percent": 0
+                     *             },
+                     *             "video_views": {
+                     *               "change": null,
+                     *               "percent": null
+                     *             }
+                     *           }
+                     *         },
+                     *         "top_posts": [
+                     *           {
+                     *             "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "excerpt": "Our winter release is out: faster sync, a new calendar and…",
+                     *             "platforms": [
+                     *               "linkedin",
+                     *               "x"
+                     *             ],
+                     *             "published_at": "2026-11-12T09:00:00.000Z",
+                     *             "engagements": 312,
+                     *             "engagement_rate": 0.061
+                     *           }
+                     *         ],
+                     *         "platform_breakdown": [
+                     *           {
+                     *             "platform": "x",
+                     *             "totals": {
+                     *               "posts": 42,
+                     *               "targets": 61,
+                     *               "engagements": 1830,
+                     *               "engagement_rate": 0.0412,
+                     *               "metrics": {
+                     *                 "impressions": 52000,
+                     *                 "reach": 41000,
+                     *                 "likes": 1320,
+                     *                 "comments": 210,
+                     *                 "shares": 240,
+                     *                 "quotes": 12,
+                     *                 "saves": 48,
+                     *                 "clicks": 390,
+                     *                 "video_views": null
+                     *               },
+                     *               "reporting": {
+                     *                 "impressions": 61,
+                     *                 "reach": 44,
+                     *                 "likes": 61,
+                     *                 "comments": 61,
+                     *                 "shares": 61,
+                     *                 "quotes": 20,
+                     *                 "saves": 12,
+                     *                 "clicks": 35,
+                     *                 "video_views": 0
+                     *               },
+                     *               "unavailable": [
+                     *                 "video_views"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AnalyticsSummary"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportAnalytics: {
+        parameters: {
+            query?: {
+                /** @description Only this brand (else the `x-herald-brand-id` header, else every brand the key reaches). */
+                brand_id?: string;
+                /** @description Only these accounts: `connection_id=conn_a,conn_b` or repeated. */
+                connection_id?: string[];
+                /** @description Only these platforms: `platform=x,linkedin` or repeated. */
+                platform?: ("x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness")[];
+                /** @description Start of the window (inclusive), by publication time. Default: 30 days before `to`. */
+                from?: string;
+                /** @description End of the window (exclusive). Default: now. */
+                to?: string;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example post_id,content,target_id,platform,connection_id,published_at,impressions,reach,likes,comments,shares,quotes,saves,clicks,video_views,engagements,engagement_rate,unavailable,last_synced_at
+                     *     post_01jdq4x1k9m2v7c3r5t8w0yz6b,Our winter release is out,tgt_01jdq4x1k9m2v7c3r5t8w0yz6c,x,conn_01jdq4x1k9m2v7c3r5t8w0yz6d,2026-11-12T09:00:00.000Z,2000,,40,7,5,1,,12,,53,,reach saves video_views,2026-11-13T09:00:00.000Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listInsights: {
+        parameters: {
+            query?: {
+                /** @description Only insights in these states: `status=new,viewed`. */
+                status?: ("new" | "viewed" | "dismissed" | "acted_upon")[];
+                /** @description Only these kinds. */
+                kind?: ("best_time" | "top_post" | "underperformer" | "frequency" | "format" | "platform_mix" | "decay" | "inbox_response")[];
+                /** @description Only these severities. */
+                severity?: ("critical" | "positive" | "tip" | "info")[];
+                /** @description Only this brand (else the header, else every brand the key reaches). */
+                brand_id?: string;
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; only valid with the same filters. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "object": "insight",
+                     *             "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "kind": "best_time",
+                     *             "severity": "tip",
+                     *             "title": "Post on linkedin on Tuesday at 09:00 UTC",
+                     *             "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+                     *             "evidence": {
+                     *               "metric": "engagements_per_post",
+                     *               "value": 86,
+                     *               "baseline": 45.2,
+                     *               "sample_size": 4,
+                     *               "window": {
+                     *                 "from": "2026-09-02T00:00:00.000Z",
+                     *                 "to": "2026-12-01T00:00:00.000Z"
+                     *               }
+                     *             },
+                     *             "recommendation": {
+                     *               "action": "schedule_at_slot",
+                     *               "params": {
+                     *                 "platform": "linkedin",
+                     *                 "day_of_week": 2,
+                     *                 "hour_utc": 9
+                     *               }
+                     *             },
+                     *             "status": "new",
+                     *             "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+                     *             "generated_by": {
+                     *               "engine": "rules",
+                     *               "provider": "deterministic",
+                     *               "model": null
+                     *             },
+                     *             "period": {
+                     *               "from": "2026-09-02T00:00:00.000Z",
+                     *               "to": "2026-12-01T00:00:00.000Z"
+                     *             },
+                     *             "created_at": "2026-12-01T00:00:01.000Z",
+                     *             "updated_at": "2026-12-01T00:00:01.000Z",
+                     *             "expires_at": "2026-12-31T00:00:01.000Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InsightPage"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    generateInsights: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "platforms": [
+                 *         "x",
+                 *         "linkedin"
+                 *       ],
+                 *       "period": "90d",
+                 *       "regenerate": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["GenerateInsightsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "insight_generation",
+                     *         "cached": false,
+                     *         "generated_at": "2026-12-01T00:00:01.000Z",
+                     *         "period": {
+                     *           "from": "2026-09-02T00:00:00.000Z",
+                     *           "to": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "platforms": null,
+                     *         "items": [
+                     *           {
+                     *             "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "object": "insight",
+                     *             "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "kind": "best_time",
+                     *             "severity": "tip",
+                     *             "title": "Post on linkedin on Tuesday at 09:00 UTC",
+                     *             "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+                     *             "evidence": {
+                     *               "metric": "engagements_per_post",
+                     *               "value": 86,
+                     *               "baseline": 45.2,
+                     *               "sample_size": 4,
+                     *               "window": {
+                     *                 "from": "2026-09-02T00:00:00.000Z",
+                     *                 "to": "2026-12-01T00:00:00.000Z"
+                     *               }
+                     *             },
+                     *             "recommendation": {
+                     *               "action": "schedule_at_slot",
+                     *               "params": {
+                     *                 "platform": "linkedin",
+                     *                 "day_of_week": 2,
+                     *                 "hour_utc": 9
+                     *               }
+                     *             },
+                     *             "status": "new",
+                     *             "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+                     *             "generated_by": {
+                     *               "engine": "rules",
+                     *               "provider": "deterministic",
+                     *               "model": null
+                     *             },
+                     *             "period": {
+                     *               "from": "2026-09-02T00:00:00.000Z",
+                     *               "to": "2026-12-01T00:00:00.000Z"
+                     *             },
+                     *             "created_at": "2026-12-01T00:00:01.000Z",
+                     *             "updated_at": "2026-12-01T00:00:01.000Z",
+                     *             "expires_at": "2026-12-31T00:00:01.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InsightGeneration"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInsight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path: {
+                /**
+                 * @description The insight id (`ins_…`).
+                 * @example ins_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "insight",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "kind": "best_time",
+                     *         "severity": "tip",
+                     *         "title": "Post on linkedin on Tuesday at 09:00 UTC",
+                     *         "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+                     *         "evidence": {
+                     *           "metric": "engagements_per_post",
+                     *           "value": 86,
+                     *           "baseline": 45.2,
+                     *           "sample_size": 4,
+                     *           "window": {
+                     *             "from": "2026-09-02T00:00:00.000Z",
+                     *             "to": "2026-12-01T00:00:00.000Z"
+                     *           }
+                     *         },
+                     *         "recommendation": {
+                     *           "action": "schedule_at_slot",
+                     *           "params": {
+                     *             "platform": "linkedin",
+                     *             "day_of_week": 2,
+                     *             "hour_utc": 9
+                     *           }
+                     *         },
+                     *         "status": "new",
+                     *         "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+                     *         "generated_by": {
+                     *           "engine": "rules",
+                     *           "provider": "deterministic",
+                     *           "model": null
+                     *         },
+                     *         "period": {
+                     *           "from": "2026-09-02T00:00:00.000Z",
+                     *           "to": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "created_at": "2026-12-01T00:00:01.000Z",
+                     *         "updated_at": "2026-12-01T00:00:01.000Z",
+                     *         "expires_at": "2026-12-31T00:00:01.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Insight"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateInsight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The insight id (`ins_…`).
+                 * @example ins_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "dismissed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateInsightRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "ins_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "insight",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "kind": "best_time",
+                     *         "severity": "tip",
+                     *         "title": "Post on linkedin on Tuesday at 09:00 UTC",
+                     *         "body": "Your 4 linkedin posts published on Tuesday between 9:00 and 9:59 UTC averaged 86 engagements, 1.9× your linkedin average of 45.2 over 31 posts.",
+                     *         "evidence": {
+                     *           "metric": "engagements_per_post",
+                     *           "value": 86,
+                     *           "baseline": 45.2,
+                     *           "sample_size": 4,
+                     *           "window": {
+                     *             "from": "2026-09-02T00:00:00.000Z",
+                     *             "to": "2026-12-01T00:00:00.000Z"
+                     *           }
+                     *         },
+                     *         "recommendation": {
+                     *           "action": "schedule_at_slot",
+                     *           "params": {
+                     *             "platform": "linkedin",
+                     *             "day_of_week": 2,
+                     *             "hour_utc": 9
+                     *           }
+                     *         },
+                     *         "status": "new",
+                     *         "fingerprint": "6f1c0e2b9a7d4c3e8f5a1b2c3d4e5f60",
+                     *         "generated_by": {
+                     *           "engine": "rules",
+                     *           "provider": "deterministic",
+                     *           "model": null
+                     *         },
+                     *         "period": {
+                     *           "from": "2026-09-02T00:00:00.000Z",
+                     *           "to": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "created_at": "2026-12-01T00:00:01.000Z",
+                     *         "updated_at": "2026-12-01T00:00:01.000Z",
+                     *         "expires_at": "2026-12-31T00:00:01.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Insight"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listWorkspaces: {
         parameters: {
             query?: {
@@ -11851,7 +16549,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -11860,6 +16559,11 @@ export interface operations {
                         data: components["schemas"]["WorkspacePage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -12133,7 +16837,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -12142,6 +16847,11 @@ export interface operations {
                         data: components["schemas"]["BrandPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -12448,7 +17158,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:05:00Z",
                      *         "updated_at": "2026-11-24T16:40:12Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -12457,6 +17168,11 @@ export interface operations {
                         data: components["schemas"]["Brand"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -12843,7 +17559,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:05:00Z",
                      *         "updated_at": "2026-11-24T16:40:12Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -12852,6 +17569,11 @@ export interface operations {
                         data: components["schemas"]["Brand"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -13067,7 +17789,8 @@ export interface operations {
                      *         "object": "brand",
                      *         "deleted": true
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -13076,6 +17799,11 @@ export interface operations {
                         data: components["schemas"]["DeletedBrand"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -13511,7 +18239,8 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:05:00Z",
                      *         "updated_at": "2026-11-24T16:40:12Z"
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -13520,6 +18249,11 @@ export interface operations {
                         data: components["schemas"]["Brand"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -13856,7 +18590,8 @@ export interface operations {
                      *         "truncated": [],
                      *         "max_chars": 12000
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -13865,6 +18600,11 @@ export interface operations {
                         data: components["schemas"]["BrandContext"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -14034,6 +18774,3646 @@ export interface operations {
             };
         };
     };
+    getApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "approval_policy",
+                     *         "mode": "members",
+                     *         "sources": [
+                     *           "api",
+                     *           "mcp",
+                     *           "dashboard",
+                     *           "cli",
+                     *           "automation",
+                     *           "repurpose",
+                     *           "queue_import",
+                     *           "inbox_automation"
+                     *         ],
+                     *         "approver_roles": [
+                     *           "owner",
+                     *           "admin"
+                     *         ],
+                     *         "allow_self_approval": false,
+                     *         "expire_after": 259200,
+                     *         "on_expire": "to_draft",
+                     *         "require_reject_reason": true,
+                     *         "brand_overrides": {
+                     *           "brand_01jdq4x1k9m2v7c3r5t8w0yz6a": {
+                     *             "mode": "everyone"
+                     *           }
+                     *         },
+                     *         "version": 3,
+                     *         "updated_at": "2026-11-26T10:00:00.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalPolicy"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 2,
+                 *       "mode": "members",
+                 *       "expire_after": 259200,
+                 *       "brand_overrides": {
+                 *         "brand_01jdq4x1k9m2v7c3r5t8w0yz6a": {
+                 *           "mode": "everyone"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateApprovalPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "approval_policy",
+                     *         "mode": "members",
+                     *         "sources": [
+                     *           "api",
+                     *           "mcp",
+                     *           "dashboard",
+                     *           "cli",
+                     *           "automation",
+                     *           "repurpose",
+                     *           "queue_import",
+                     *           "inbox_automation"
+                     *         ],
+                     *         "approver_roles": [
+                     *           "owner",
+                     *           "admin"
+                     *         ],
+                     *         "allow_self_approval": false,
+                     *         "expire_after": 259200,
+                     *         "on_expire": "to_draft",
+                     *         "require_reject_reason": true,
+                     *         "brand_overrides": {
+                     *           "brand_01jdq4x1k9m2v7c3r5t8w0yz6a": {
+                     *             "mode": "everyone"
+                     *           }
+                     *         },
+                     *         "version": 3,
+                     *         "updated_at": "2026-11-26T10:00:00.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalPolicy"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApprovalItems: {
+        parameters: {
+            query?: {
+                /** @description Items in any of these statuses: `status=pending`. */
+                status?: ("pending" | "approved" | "rejected" | "expired" | "cancelled" | "superseded")[];
+                kind?: "post" | "inbox_reply";
+                /** @description Items from any of these sources. */
+                source?: ("api" | "mcp" | "dashboard" | "cli" | "automation" | "repurpose" | "queue_import" | "inbox_automation")[];
+                brand_id?: string;
+                platform?: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                /** @description Requested at or after. */
+                created_from?: string;
+                /** @description Requested before. */
+                created_to?: string;
+                batch_id?: string;
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "object": "approval_item",
+                     *             "batch_id": null,
+                     *             "kind": "post",
+                     *             "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *             "subject": {
+                     *               "type": "post",
+                     *               "id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c"
+                     *             },
+                     *             "proposed_action": {
+                     *               "type": "schedule",
+                     *               "at": "2026-12-01T09:00:00.000Z"
+                     *             },
+                     *             "source": {
+                     *               "type": "api",
+                     *               "id": null
+                     *             },
+                     *             "platforms": [
+                     *               "linkedin"
+                     *             ],
+                     *             "preview": {
+                     *               "content": "We ship on Monday.",
+                     *               "media_ids": [],
+                     *               "schedule_at": "2026-12-01T09:00:00.000Z",
+                     *               "platforms": [
+                     *                 {
+                     *                   "platform": "linkedin",
+                     *                   "text": "We ship on Monday."
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "version": 1,
+                     *             "status": "pending",
+                     *             "requested_by": "usr_01jdq4x1k9m2v7c3r5t8w0yz6d",
+                     *             "requested_at": "2026-11-26T10:00:00.000Z",
+                     *             "decided_by": null,
+                     *             "decided_at": null,
+                     *             "reason": null,
+                     *             "expires_at": "2026-11-29T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalItemPage"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApprovalItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path: {
+                /**
+                 * @description The approval item id (`apr_…`).
+                 * @example apr_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "approval_item",
+                     *         "batch_id": null,
+                     *         "kind": "post",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *         "subject": {
+                     *           "type": "post",
+                     *           "id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c"
+                     *         },
+                     *         "proposed_action": {
+                     *           "type": "schedule",
+                     *           "at": "2026-12-01T09:00:00.000Z"
+                     *         },
+                     *         "source": {
+                     *           "type": "api",
+                     *           "id": null
+                     *         },
+                     *         "platforms": [
+                     *           "linkedin"
+                     *         ],
+                     *         "preview": {
+                     *           "content": "We ship on Monday.",
+                     *           "media_ids": [],
+                     *           "schedule_at": "2026-12-01T09:00:00.000Z",
+                     *           "platforms": [
+                     *             {
+                     *               "platform": "linkedin",
+                     *               "text": "We ship on Monday."
+                     *             }
+                     *           ]
+                     *         },
+                     *         "version": 1,
+                     *         "status": "pending",
+                     *         "requested_by": "usr_01jdq4x1k9m2v7c3r5t8w0yz6d",
+                     *         "requested_at": "2026-11-26T10:00:00.000Z",
+                     *         "decided_by": null,
+                     *         "decided_at": null,
+                     *         "reason": null,
+                     *         "expires_at": "2026-11-29T10:00:00.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalItem"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    actOnApprovalItem: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The approval item id (`apr_…`).
+                 * @example apr_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "reject",
+                 *       "version": 1,
+                 *       "reason": "The launch date is wrong."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApprovalItemAction"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "approval_item",
+                     *         "batch_id": null,
+                     *         "kind": "post",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *         "subject": {
+                     *           "type": "post",
+                     *           "id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c"
+                     *         },
+                     *         "proposed_action": {
+                     *           "type": "schedule",
+                     *           "at": "2026-12-01T09:00:00.000Z"
+                     *         },
+                     *         "source": {
+                     *           "type": "api",
+                     *           "id": null
+                     *         },
+                     *         "platforms": [
+                     *           "linkedin"
+                     *         ],
+                     *         "preview": {
+                     *           "content": "We ship on Monday.",
+                     *           "media_ids": [],
+                     *           "schedule_at": "2026-12-01T09:00:00.000Z",
+                     *           "platforms": [
+                     *             {
+                     *               "platform": "linkedin",
+                     *               "text": "We ship on Monday."
+                     *             }
+                     *           ]
+                     *         },
+                     *         "version": 1,
+                     *         "status": "pending",
+                     *         "requested_by": "usr_01jdq4x1k9m2v7c3r5t8w0yz6d",
+                     *         "requested_at": "2026-11-26T10:00:00.000Z",
+                     *         "decided_by": null,
+                     *         "decided_at": null,
+                     *         "reason": null,
+                     *         "expires_at": "2026-11-29T10:00:00.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalItem"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApprovalBatches: {
+        parameters: {
+            query?: {
+                status?: "open" | "completed";
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "aprb_01jdq4x1k9m2v7c3r5t8w0yz6e",
+                     *             "object": "approval_batch",
+                     *             "source": {
+                     *               "type": "automation",
+                     *               "id": "auto_01jdq4x1k9m2v7c3r5t8w0yz6f"
+                     *             },
+                     *             "status": "completed",
+                     *             "item_counts": {
+                     *               "pending": 2,
+                     *               "approved": 1,
+                     *               "rejected": 0,
+                     *               "expired": 0,
+                     *               "cancelled": 0,
+                     *               "superseded": 0
+                     *             },
+                     *             "created_at": "2026-11-26T10:00:00.000Z",
+                     *             "completed_at": "2026-11-26T10:00:05.000Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalBatchPage"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApprovalBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path: {
+                /**
+                 * @description The approval batch id (`aprb_…`).
+                 * @example aprb_01jdq4x1k9m2v7c3r5t8w0yz6e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "aprb_01jdq4x1k9m2v7c3r5t8w0yz6e",
+                     *         "object": "approval_batch",
+                     *         "source": {
+                     *           "type": "automation",
+                     *           "id": "auto_01jdq4x1k9m2v7c3r5t8w0yz6f"
+                     *         },
+                     *         "status": "completed",
+                     *         "item_counts": {
+                     *           "pending": 2,
+                     *           "approved": 1,
+                     *           "rejected": 0,
+                     *           "expired": 0,
+                     *           "cancelled": 0,
+                     *           "superseded": 0
+                     *         },
+                     *         "created_at": "2026-11-26T10:00:00.000Z",
+                     *         "completed_at": "2026-11-26T10:00:05.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalBatch"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    actOnApprovalBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The approval batch id (`aprb_…`).
+                 * @example aprb_01jdq4x1k9m2v7c3r5t8w0yz6e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "approve_all",
+                 *       "expected_item_ids": [
+                 *         "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                 *         "apr_01jdq4x1k9m2v7c3r5t8w0yz6g"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApprovalBatchAction"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "batch_id": "aprb_01jdq4x1k9m2v7c3r5t8w0yz6e",
+                     *         "action": "approve_all",
+                     *         "results": [
+                     *           {
+                     *             "item_id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "outcome": "approved",
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "item_id": "apr_01jdq4x1k9m2v7c3r5t8w0yz6g",
+                     *             "outcome": "skipped",
+                     *             "error": {
+                     *               "code": "PUBLIC_API_STATE_CONFLICT",
+                     *               "message": "Item apr_… is superseded, not pending."
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalBatchResult"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRepurposeJobs: {
+        parameters: {
+            query?: {
+                /** @description Jobs in any of these statuses: `status=completed`. */
+                status?: ("queued" | "fetching" | "generating" | "completed" | "partially_completed" | "failed" | "cancelled")[];
+                brand_id?: string;
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "rep_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *             "object": "repurpose_job",
+                     *             "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *             "source": {
+                     *               "type": "url",
+                     *               "url": "https://example.com/blog/launch"
+                     *             },
+                     *             "targets": [
+                     *               {
+                     *                 "platform": "x",
+                     *                 "format": "thread",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "options": {
+                     *               "hashtags": true
+                     *             },
+                     *             "output": {
+                     *               "mode": "draft"
+                     *             },
+                     *             "status": "completed",
+                     *             "source_snapshot": {
+                     *               "title": "We ship on Monday",
+                     *               "excerpt": "After a year of work, the new editor ships on Monday.",
+                     *               "sha256": "9f2c0e4b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3",
+                     *               "fetched_at": "2026-11-26T10:00:01.000Z"
+                     *             },
+                     *             "outputs": [
+                     *               {
+                     *                 "id": "out_1",
+                     *                 "platform": "x",
+                     *                 "format": "thread",
+                     *                 "status": "created",
+                     *                 "content": "We ship on Monday 1/2\n\nAfter a year of work, the new editor ships. 2/2",
+                     *                 "parts": [
+                     *                   "We ship on Monday 1/2",
+                     *                   "After a year of work, the new editor ships. 2/2"
+                     *                 ],
+                     *                 "char_count": 47,
+                     *                 "within_limit": true,
+                     *                 "hashtags": [
+                     *                   "#editor"
+                     *                 ],
+                     *                 "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c",
+                     *                 "approval_item_id": null,
+                     *                 "error": null
+                     *               }
+                     *             ],
+                     *             "error": null,
+                     *             "generated_by": {
+                     *               "engine": "extractive",
+                     *               "provider": "deterministic",
+                     *               "model": null
+                     *             },
+                     *             "approval_batch_id": null,
+                     *             "created_at": "2026-11-26T10:00:00.000Z",
+                     *             "updated_at": "2026-11-26T10:00:02.000Z",
+                     *             "completed_at": "2026-11-26T10:00:02.000Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RepurposeJobPage"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createRepurposeJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "source": {
+                 *         "type": "url",
+                 *         "url": "https://example.com/blog/launch"
+                 *       },
+                 *       "targets": [
+                 *         {
+                 *           "platform": "x",
+                 *           "format": "thread"
+                 *         },
+                 *         {
+                 *           "platform": "linkedin",
+                 *           "format": "post"
+                 *         }
+                 *       ],
+                 *       "options": {
+                 *         "hashtags": true,
+                 *         "utm": {
+                 *           "campaign": "launch"
+                 *         }
+                 *       },
+                 *       "output": {
+                 *         "mode": "draft"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRepurposeJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "rep_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "repurpose_job",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *         "source": {
+                     *           "type": "url",
+                     *           "url": "https://example.com/blog/launch"
+                     *         },
+                     *         "targets": [
+                     *           {
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "options": {
+                     *           "hashtags": true
+                     *         },
+                     *         "output": {
+                     *           "mode": "draft"
+                     *         },
+                     *         "status": "completed",
+                     *         "source_snapshot": {
+                     *           "title": "We ship on Monday",
+                     *           "excerpt": "After a year of work, the new editor ships on Monday.",
+                     *           "sha256": "9f2c0e4b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3",
+                     *           "fetched_at": "2026-11-26T10:00:01.000Z"
+                     *         },
+                     *         "outputs": [
+                     *           {
+                     *             "id": "out_1",
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "status": "created",
+                     *             "content": "We ship on Monday 1/2\n\nAfter a year of work, the new editor ships. 2/2",
+                     *             "parts": [
+                     *               "We ship on Monday 1/2",
+                     *               "After a year of work, the new editor ships. 2/2"
+                     *             ],
+                     *             "char_count": 47,
+                     *             "within_limit": true,
+                     *             "hashtags": [
+                     *               "#editor"
+                     *             ],
+                     *             "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c",
+                     *             "approval_item_id": null,
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "generated_by": {
+                     *           "engine": "extractive",
+                     *           "provider": "deterministic",
+                     *           "model": null
+                     *         },
+                     *         "approval_batch_id": null,
+                     *         "created_at": "2026-11-26T10:00:00.000Z",
+                     *         "updated_at": "2026-11-26T10:00:02.000Z",
+                     *         "completed_at": "2026-11-26T10:00:02.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RepurposeJob"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRepurposeJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+            };
+            path: {
+                /**
+                 * @description The job id (`rep_…`).
+                 * @example rep_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "rep_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "repurpose_job",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *         "source": {
+                     *           "type": "url",
+                     *           "url": "https://example.com/blog/launch"
+                     *         },
+                     *         "targets": [
+                     *           {
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "options": {
+                     *           "hashtags": true
+                     *         },
+                     *         "output": {
+                     *           "mode": "draft"
+                     *         },
+                     *         "status": "completed",
+                     *         "source_snapshot": {
+                     *           "title": "We ship on Monday",
+                     *           "excerpt": "After a year of work, the new editor ships on Monday.",
+                     *           "sha256": "9f2c0e4b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3",
+                     *           "fetched_at": "2026-11-26T10:00:01.000Z"
+                     *         },
+                     *         "outputs": [
+                     *           {
+                     *             "id": "out_1",
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "status": "created",
+                     *             "content": "We ship on Monday 1/2\n\nAfter a year of work, the new editor ships. 2/2",
+                     *             "parts": [
+                     *               "We ship on Monday 1/2",
+                     *               "After a year of work, the new editor ships. 2/2"
+                     *             ],
+                     *             "char_count": 47,
+                     *             "within_limit": true,
+                     *             "hashtags": [
+                     *               "#editor"
+                     *             ],
+                     *             "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c",
+                     *             "approval_item_id": null,
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "generated_by": {
+                     *           "engine": "extractive",
+                     *           "provider": "deterministic",
+                     *           "model": null
+                     *         },
+                     *         "approval_batch_id": null,
+                     *         "created_at": "2026-11-26T10:00:00.000Z",
+                     *         "updated_at": "2026-11-26T10:00:02.000Z",
+                     *         "completed_at": "2026-11-26T10:00:02.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RepurposeJob"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelRepurposeJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
+                "x-herald-workspace-id"?: components["parameters"]["WorkspaceId"];
+                /** @description The brand to act for; default: the workspace's default brand (lists: all brands). */
+                "x-herald-brand-id"?: components["parameters"]["BrandId"];
+                /**
+                 * @description Required on every mutating call: a fresh random value (a UUID) per intended change. A retry with the same key replays the first answer (with `Idempotent-Replayed: true`) for 24 h; the same key with another body is a 422. The official client sets it for you.
+                 * @example 3f0c9a52-7d1e-4b8a-9c6f-2e5d8b1a7c40
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The job id (`rep_…`).
+                 * @example rep_01jdq4x1k9m2v7c3r5t8w0yz6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "rep_01jdq4x1k9m2v7c3r5t8w0yz6b",
+                     *         "object": "repurpose_job",
+                     *         "brand_id": "brand_01jdq4x1k9m2v7c3r5t8w0yz6a",
+                     *         "source": {
+                     *           "type": "url",
+                     *           "url": "https://example.com/blog/launch"
+                     *         },
+                     *         "targets": [
+                     *           {
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "options": {
+                     *           "hashtags": true
+                     *         },
+                     *         "output": {
+                     *           "mode": "draft"
+                     *         },
+                     *         "status": "completed",
+                     *         "source_snapshot": {
+                     *           "title": "We ship on Monday",
+                     *           "excerpt": "After a year of work, the new editor ships on Monday.",
+                     *           "sha256": "9f2c0e4b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3",
+                     *           "fetched_at": "2026-11-26T10:00:01.000Z"
+                     *         },
+                     *         "outputs": [
+                     *           {
+                     *             "id": "out_1",
+                     *             "platform": "x",
+                     *             "format": "thread",
+                     *             "status": "created",
+                     *             "content": "We ship on Monday 1/2\n\nAfter a year of work, the new editor ships. 2/2",
+                     *             "parts": [
+                     *               "We ship on Monday 1/2",
+                     *               "After a year of work, the new editor ships. 2/2"
+                     *             ],
+                     *             "char_count": 47,
+                     *             "within_limit": true,
+                     *             "hashtags": [
+                     *               "#editor"
+                     *             ],
+                     *             "post_id": "post_01jdq4x1k9m2v7c3r5t8w0yz6c",
+                     *             "approval_item_id": null,
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "generated_by": {
+                     *           "engine": "extractive",
+                     *           "provider": "deterministic",
+                     *           "model": null
+                     *         },
+                     *         "approval_batch_id": null,
+                     *         "created_at": "2026-11-26T10:00:00.000Z",
+                     *         "updated_at": "2026-11-26T10:00:02.000Z",
+                     *         "completed_at": "2026-11-26T10:00:02.000Z"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RepurposeJob"];
+                        /** @example req_3Jx9s0AqLZr6b2Vd */
+                        request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
+                    };
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_KEY_INVALID",
+                     *         "message": "This API key is not valid (unknown, revoked or malformed).",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_KEY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope, or cannot reach the workspace or brand. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_SCOPE_FORBIDDEN",
+                     *         "message": "This endpoint needs the `posts:write` scope, which this key lacks.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_SCOPE_FORBIDDEN"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_NOT_FOUND",
+                     *         "message": "No post with that id in this workspace.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description State conflict, or the first request with this Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_STATE_CONFLICT",
+                     *         "message": "The post is published; only drafts and scheduled posts can change.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_STATE_CONFLICT"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body, or a declared upload size, is over the limit.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "A body that is not JSON where JSON is required.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rule failed (details name platform and rule), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_VALIDATION_FAILED",
+                     *         "message": "The request is well-formed but breaks a rule (text too long for a platform, schedule in the past, …); `details` name platform and rule.",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_VALIDATION_FAILED",
+                     *         "details": [
+                     *           {
+                     *             "path": "/content",
+                     *             "message": "Text is 312 characters; X allows 280.",
+                     *             "platform": "x",
+                     *             "rule": "max_length"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable; nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_UNAVAILABLE",
+                     *         "message": "The database is unreachable or the server is shutting down; nothing was written.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_UNAVAILABLE"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listPlatforms: {
         parameters: {
             query?: never;
@@ -14098,7 +22478,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -14107,6 +22488,11 @@ export interface operations {
                         data: components["schemas"]["PlatformPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -14225,7 +22611,8 @@ export interface operations {
                      *           "max_bytes": 482113
                      *         }
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -14234,6 +22621,11 @@ export interface operations {
                         data: components["schemas"]["UploadInstructions"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -14560,7 +22952,8 @@ export interface operations {
                      *         "next_cursor": null,
                      *         "has_more": false
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -14569,6 +22962,11 @@ export interface operations {
                         data: components["schemas"]["MediaPage"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -14728,7 +23126,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`) or a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`). */
+        /** @description Either an upload request (`filename`, `content_type`, `size_bytes`: answered 201 with an upload URL, as `POST /media/upload-url`), a URL to fetch (`url`, `filename`: answered 202 with the media, `processing`), or one file a custom GPT action sends (`openaiFileIdRefs`: answered 202 as a URL). */
         requestBody: {
             content: {
                 /**
@@ -14770,7 +23168,8 @@ export interface operations {
                      *           "max_bytes": 482113
                      *         }
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -14779,6 +23178,11 @@ export interface operations {
                         data: components["schemas"]["UploadInstructions"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -14822,7 +23226,8 @@ export interface operations {
                      *         "completed_at": "2026-11-26T14:10:44Z",
                      *         "variants": []
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -14831,6 +23236,11 @@ export interface operations {
                         data: components["schemas"]["Media"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -15149,7 +23559,8 @@ export interface operations {
                      *         "completed_at": "2026-11-26T14:10:44Z",
                      *         "variants": []
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -15158,6 +23569,11 @@ export interface operations {
                         data: components["schemas"]["Media"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -15373,7 +23789,8 @@ export interface operations {
                      *         "object": "media",
                      *         "deleted": true
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -15382,6 +23799,11 @@ export interface operations {
                         data: components["schemas"]["DeletedMedia"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -15746,7 +24168,8 @@ export interface operations {
                      *         "completed_at": "2026-11-26T14:10:44Z",
                      *         "variants": []
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -15755,6 +24178,11 @@ export interface operations {
                         data: components["schemas"]["Media"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -16106,7 +24534,8 @@ export interface operations {
                      *         "completed_at": "2026-11-26T14:10:44Z",
                      *         "variants": []
                      *       },
-                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
+                     *       "replayed": true
                      *     }
                      */
                     "application/json": {
@@ -16115,6 +24544,11 @@ export interface operations {
                         data: components["schemas"]["Media"];
                         /** @example req_3Jx9s0AqLZr6b2Vd */
                         request_id: string;
+                        /**
+                         * @description Only for `actions` keys: this write repeated an earlier one, which was not done again; `data` is its answer.
+                         * @enum {boolean}
+                         */
+                        replayed?: true;
                     };
                 };
             };
@@ -16493,6 +24927,188 @@ export interface operations {
         };
     };
     getOpenApiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Herald API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOpenApiActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Herald API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/yaml": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Bad request: malformed body or query, missing Idempotency-Key or workspace header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_BODY_INVALID",
+                     *         "message": "The body is not valid JSON: Unexpected end of JSON input",
+                     *         "retryable": false,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_BODY_INVALID"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "PUBLIC_API_RATE_LIMITED",
+                     *         "message": "Rate limit of 600 read requests per minute reached; retry in 2 s.",
+                     *         "retryable": true,
+                     *         "doc_url": "https://herald.your-company.test/docs/errors#PUBLIC_API_RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_3Jx9s0AqLZr6b2Vd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOpenApiActionsJson: {
         parameters: {
             query?: never;
             header?: never;
@@ -17607,10 +26223,7 @@ export interface operations {
                     created_at: string;
                     /** Format: uuid */
                     workspace_id: string;
-                    /** @description The resource the event is about, as its own endpoint returns it. */
-                    data: {
-                        [key: string]: unknown;
-                    };
+                    data: components["schemas"]["ApprovalItem"];
                 };
             };
         };
@@ -17659,10 +26272,7 @@ export interface operations {
                     created_at: string;
                     /** Format: uuid */
                     workspace_id: string;
-                    /** @description The resource the event is about, as its own endpoint returns it. */
-                    data: {
-                        [key: string]: unknown;
-                    };
+                    data: components["schemas"]["ApprovalItem"];
                 };
             };
         };
@@ -17711,10 +26321,56 @@ export interface operations {
                     created_at: string;
                     /** Format: uuid */
                     workspace_id: string;
-                    /** @description The resource the event is about, as its own endpoint returns it. */
-                    data: {
-                        [key: string]: unknown;
-                    };
+                    data: components["schemas"]["ApprovalItem"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: Herald disables the endpoint and stops sending to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_approval_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry of this event, so use it to ignore duplicates. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. Reject messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with your `whsec_` secret. After a rotation, one per valid secret for 24 h. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event id, also sent as `webhook-id`.
+                     * @example evt_01jdq4x1k9m2v7c3r5t8w0yz6b
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "approval.expired";
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: uuid */
+                    workspace_id: string;
+                    data: components["schemas"]["ApprovalItem"];
                 };
             };
         };

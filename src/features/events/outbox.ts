@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   'approval.requested',
   'approval.approved',
   'approval.rejected',
+  'approval.expired',
   'inbox.item.created',
   'automation.run.completed',
   'repurpose.completed',

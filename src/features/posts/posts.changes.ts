@@ -6,17 +6,19 @@ import type { ServiceContext } from '../../app/context.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { queuePublishJobs, removePublishJobs } from '../../app/publish-queue.ts';
 import { findConnections as findConnectionsById } from '../connections/connections.repo.ts';
-import { refreshPostStatus } from '../publishing/post-status.ts';
 import * as targetsRepo from '../publishing/targets.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
 import { renderPost } from './posts.view.ts';
 import { asRuleIssues, checkPostBrand } from './posts.brand.ts';
-import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
+import { checkConnectionBoards, checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import { PlatformOptions, type UpdatePostBody } from './posts.schemas.ts';
 import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
 import { resolveSchedule } from './posts.schedule.ts';
 import { mergeMetadata } from '../../app/metadata.ts';
+import { cancelPending, supersedePending } from '../approvals/approvals.submit.ts';
+import { holdForApproval, isGated, originOf, withdrawRequest } from './posts.approval.ts';
+import { cancelPublishing, inFlight } from './posts.cancelling.ts';
 
 /** RFC 7396 JSON Merge Patch of plain objects. */
 function mergePatch(target: unknown, patch: unknown): unknown {
@@ -30,65 +32,24 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-/**
- * Seconds a client waits before asking again while a platform call is in flight: one call ends within seconds
- * (at most HERALD_PLATFORM_TIMEOUT_MS), and the target then waits for its next attempt or has settled.
- */
-const IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
-
-function inFlight(action: 'cancelled' | 'retried', targets: Array<{ platform: string }>): AppError {
-  const platforms = targets.map((t) => t.platform).join(', ');
-  return new AppError(
-    'PUBLIC_API_PUBLISH_IN_FLIGHT',
-    `A platform call for this post is in flight (${platforms}); it cannot be ${action} this instant. Try again in ${IN_FLIGHT_RETRY_AFTER_SECONDS} seconds.`,
-    {
-      details: targets.map((t) => ({
-        platform: t.platform,
-        rule: 'in_flight',
-        message: `${t.platform} is being called.`,
-      })),
-      headers: { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
-    },
-  );
-}
-
 async function loadForChange(ctx: ServiceContext, id: string): Promise<PostRow> {
   const post = await repo.findPost(ctx.db, ctx.workspaceId, id, true);
   if (!post || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(post.brand_id))) throw notFound('post');
   return post;
 }
 
-/**
- * Cancel of a post being published: every target that has not gone out and that no worker is publishing this
- * instant (scheduled, or waiting between attempts) is cancelled; published and failed targets stay as they are,
- * and the post's status is derived again (cancelled, or partially_published / failed beside settled targets). A
- * target a worker is calling its platform for makes the whole cancel a 409 with Retry-After: cancelling the rest
- * alone would leave a post half cancelled by surprise.
- */
-async function cancelPublishing(ctx: ServiceContext, post: PostRow, deps: PostsDeps): Promise<Record<string, unknown>> {
-  const busy = await targetsRepo.targetsInFlight(ctx.db, ctx.workspaceId, post.id);
-  if (busy.length > 0) throw inFlight('cancelled', busy);
-  const cancelled = await targetsRepo.cancelTargets(ctx.db, ctx.workspaceId, post.id);
-  if (cancelled.length === 0)
-    throw new AppError('PUBLIC_API_STATE_CONFLICT', 'Every target of this post has already published or failed.');
-  await removePublishJobs(ctx.db, cancelled);
-  // The status's own event (post.cancelled, or post.partially_published / post.failed when other targets had
-  // settled); the cancel is announced as post.cancelled in every case.
-  const status = await refreshPostStatus(ctx.db, ctx.workspaceId, post.id, deps.media);
-  const updated = (await repo.findPost(ctx.db, ctx.workspaceId, post.id))!;
-  return status === 'cancelled'
-    ? renderPost(ctx.db, ctx.workspaceId, updated, deps.media)
-    : emitPost(deps, ctx, updated, ['post.cancelled']);
-}
-
 export function createPostChanges(deps: PostsDeps) {
   return {
-    async update(ctx: ServiceContext, id: string, patch: UpdatePostBody) {
+    /**
+     * `approvalEdit`: a reviewer's edit_and_approve, which keeps the post held for the approval that follows; any
+     * other edit of a held post supersedes its request (and the gate decides again).
+     */
+    async update(ctx: ServiceContext, id: string, patch: UpdatePostBody, options: { approvalEdit?: boolean } = {}) {
       const post = await loadForChange(ctx, id);
-      if (post.status !== 'draft' && post.status !== 'scheduled') {
+      if (!['draft', 'scheduled', 'pending_approval'].includes(post.status)) {
         throw new AppError(
           'PUBLIC_API_STATE_CONFLICT',
-          `A ${post.status} post cannot be edited; only drafts and scheduled posts can.`,
+          `A ${post.status} post cannot be edited; only drafts, scheduled posts and posts awaiting approval can.`,
         );
       }
       const platforms = patch.platforms ?? post.platforms;
@@ -112,14 +73,18 @@ export function createPostChanges(deps: PostsDeps) {
         { scheduleAt: post.schedule_at, timezone: post.timezone },
       );
       const metadata = patch.metadata !== undefined ? mergeMetadata(post.metadata, patch.metadata) : undefined;
-      const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
+      // A post held for publish-now still wants to go out after an edit that leaves its schedule alone.
+      const publishNowHeld = post.status === 'pending_approval' && post.schedule_at === null;
+      const outgoing = scheduleAt !== null || (publishNowHeld && patch.schedule_at === undefined);
+      const held = options.approvalEdit === true || (outgoing && (await isGated(ctx, post.brand_id, originOf(post))));
+      const status: PostStatus = held ? 'pending_approval' : scheduleAt ? 'scheduled' : 'draft';
       const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
       // target still without a connection; connections already chosen are kept for the platforms that stay.
       const replan =
         (patch.platforms !== undefined && patch.platforms.join() !== post.platforms.join()) ||
         patch.connection_ids !== undefined ||
-        (status === 'scheduled' && oldTargets.some((t) => t.connection_id === null));
+        (status !== 'draft' && oldTargets.some((t) => t.connection_id === null));
       const kept = oldTargets
         .filter((t) => t.connection_id !== null && platforms.includes(t.platform))
         .map((t) => t.connection_id!);
@@ -129,7 +94,7 @@ export function createPostChanges(deps: PostsDeps) {
         post.brand_id,
         platforms,
         patch.connection_ids === undefined ? [...new Set(kept)] : (patch.connection_ids ?? []),
-        status === 'scheduled',
+        status !== 'draft',
       );
       // The brand's rules on the edited post, with the brand as it is now (additions are fixed again).
       const brand = await checkPostBrand(ctx.db, ctx.workspaceId, post.brand_id, {
@@ -152,6 +117,7 @@ export function createPostChanges(deps: PostsDeps) {
           limitsOf: resolution.limitsOf,
         })),
         ...resolution.issues,
+        ...checkConnectionBoards(platformOptions, resolution.targets),
       ];
       if (issues.length > 0) throw validationFailed(issues);
 
@@ -187,13 +153,18 @@ export function createPostChanges(deps: PostsDeps) {
       }
       if (status === 'scheduled') await queuePublishJobs(ctx.db, targetIds, scheduleAt!, scheduleAt);
       else if (wasScheduled) await removePublishJobs(ctx.db, targetIds);
-      return emitPost(deps, ctx, updated, rescheduled ? ['post.updated', 'post.scheduled'] : ['post.updated']);
+      if (options.approvalEdit) return emitPost(deps, ctx, updated, ['post.updated']);
+      // Editing a held post supersedes its request; if the gate still holds it, a new request replaces it.
+      const final = held
+        ? await holdForApproval(deps, ctx, updated, scheduleAt ? 'schedule' : 'publish_now', originOf(post))
+        : await withdrawRequest(ctx, updated, supersedePending);
+      return emitPost(deps, ctx, final, rescheduled ? ['post.updated', 'post.scheduled'] : ['post.updated']);
     },
 
     async cancel(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
       if (post.status === 'publishing') return cancelPublishing(ctx, post, deps);
-      if (post.status !== 'draft' && post.status !== 'scheduled')
+      if (!['draft', 'scheduled', 'pending_approval'].includes(post.status))
         throw new AppError('PUBLIC_API_STATE_CONFLICT', `A ${post.status} post cannot be cancelled.`);
       const targetIds = await targetsRepo.setTargetStatus(
         ctx.db,
@@ -204,7 +175,7 @@ export function createPostChanges(deps: PostsDeps) {
       );
       await removePublishJobs(ctx.db, targetIds);
       const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, { status: 'cancelled' });
-      return emitPost(deps, ctx, updated, ['post.cancelled']);
+      return emitPost(deps, ctx, await withdrawRequest(ctx, updated, cancelPending), ['post.cancelled']);
     },
 
     /** POST /posts/{id}/publish: a draft or scheduled post goes out now (its connections must be usable). */
@@ -242,6 +213,7 @@ export function createPostChanges(deps: PostsDeps) {
           limitsOf: resolution.limitsOf,
         })),
         ...resolution.issues,
+        ...checkConnectionBoards(post.platform_options, resolution.targets),
       ];
       if (issues.length > 0) throw validationFailed(issues);
       if (targets.some((t) => t.connection_id === null)) {
@@ -251,6 +223,20 @@ export function createPostChanges(deps: PostsDeps) {
         );
         await targetsRepo.deleteTargets(ctx.db, ctx.workspaceId, id);
         await createTargets(ctx, post, resolution.targets);
+      }
+      if (await isGated(ctx, post.brand_id, originOf(post))) {
+        // Held: the request asks to publish now; nothing is due until a reviewer approves.
+        await removePublishJobs(
+          ctx.db,
+          await targetsRepo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['scheduled'], 'pending'),
+        );
+        const held = await repo.updatePost(ctx.db, ctx.workspaceId, id, {
+          status: 'pending_approval',
+          scheduleAt: null,
+        });
+        return emitPost(deps, ctx, await holdForApproval(deps, ctx, held, 'publish_now', originOf(post)), [
+          'post.updated',
+        ]);
       }
       return emitPost(deps, ctx, await publishNow(deps, ctx, post, ['pending', 'scheduled']), ['post.publishing']);
     },
@@ -332,7 +318,7 @@ export function createPostChanges(deps: PostsDeps) {
      */
     async remove(ctx: ServiceContext, id: string) {
       const post = await loadForChange(ctx, id);
-      if (!['draft', 'scheduled', 'cancelled', 'failed'].includes(post.status)) {
+      if (!['draft', 'scheduled', 'pending_approval', 'cancelled', 'failed'].includes(post.status)) {
         throw new AppError(
           'PUBLIC_API_STATE_CONFLICT',
           `A ${post.status} post cannot be deleted; deleting it on the platforms is a separate action.`,
@@ -369,6 +355,7 @@ export function createPostChanges(deps: PostsDeps) {
         'cancelled',
       );
       await removePublishJobs(ctx.db, targetIds);
+      await withdrawRequest(ctx, post, cancelPending);
       const deleted = await repo.updatePost(ctx.db, ctx.workspaceId, id, { deleted: true });
       await emitPost(deps, ctx, deleted, ['post.deleted']);
       return { id: deleted.id, object: 'post', deleted: true };

@@ -10,11 +10,12 @@ import { appliedView, asRuleIssues, checkPostBrand } from './posts.brand.ts';
 import * as repo from './posts.repo.ts';
 import type { PostStatus } from './posts.repo.ts';
 import type { TargetPlan } from './posts.connections.ts';
-import { checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
+import { checkConnectionBoards, checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import type { CreatePostBody } from './posts.schemas.ts';
 import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
 import { resolveScheduleWithIssues } from './posts.schedule.ts';
 import { initialMetadata } from '../../app/metadata.ts';
+import { holdForApproval, isGated, type ApprovalOrigin } from './posts.approval.ts';
 
 export function createPostCreation(deps: PostsDeps) {
   /** The post's brand; read here (the brand's rules) only when the body names one the header did not check. */
@@ -52,6 +53,8 @@ export function createPostCreation(deps: PostsDeps) {
     ctx: ServiceContext,
     { id: brandId, brand: known }: { id: string; brand?: BrandForPosts },
     body: CreatePostBody,
+    /** Media the request brings that is not fetched yet (a GPT action's files): counted, not planned. */
+    pendingMedia = 0,
   ): Promise<{
     scheduleAt: Date | null;
     timezone: string | null;
@@ -81,7 +84,7 @@ export function createPostCreation(deps: PostsDeps) {
     const brand = await checkPostBrand(ctx.db, ctx.workspaceId, brandId, draft, known);
     const issues = [
       ...checkPlatformRules(
-        { ...draft, mediaCount: mediaIds.length, brandAdditions: brand.additions },
+        { ...draft, mediaCount: mediaIds.length + pendingMedia, brandAdditions: brand.additions },
         resolution.limitsOf,
       ),
       ...asRuleIssues(brand.errors),
@@ -92,17 +95,22 @@ export function createPostCreation(deps: PostsDeps) {
         limitsOf: resolution.limitsOf,
       })),
       ...resolution.issues,
+      ...checkConnectionBoards(draft.platformOptions, resolution.targets),
     ];
     return { scheduleAt, timezone, issues, targets: resolution.targets, brand };
   }
 
   return {
-    async create(ctx: ServiceContext, body: CreatePostBody) {
+    /** `origin`: for features that create posts for a run (automations, repurpose, imports): the approval source. */
+    async create(ctx: ServiceContext, body: CreatePostBody, origin: ApprovalOrigin = {}) {
       const resolved = await resolveBrand(ctx, body.brand_id);
       const brandId = resolved.id;
       const { scheduleAt, timezone, issues, targets, brand } = await checkCreate(ctx, resolved, body);
       if (issues.length > 0) throw validationFailed(issues);
-      const status: PostStatus = scheduleAt ? 'scheduled' : 'draft';
+      // The approval gate, for a post that would go out (docs/approvals.md): held, it waits for a reviewer.
+      const outgoing = scheduleAt !== null || body.publish_now === true;
+      const held = outgoing && (origin.review === 'always' || (await isGated(ctx, brandId, origin)));
+      const status: PostStatus = held ? 'pending_approval' : scheduleAt ? 'scheduled' : 'draft';
       const post = await repo.insertPost(ctx.db, {
         id: newId('post'),
         workspaceId: ctx.workspaceId,
@@ -114,7 +122,7 @@ export function createPostCreation(deps: PostsDeps) {
         status,
         publishNow: false,
         scheduleAt,
-        createdVia: ctx.via,
+        createdVia: origin.source?.type ?? ctx.via,
         createdBy: ctx.userId,
         timezone,
         metadata: initialMetadata(body.metadata),
@@ -123,6 +131,20 @@ export function createPostCreation(deps: PostsDeps) {
       const targetIds = await createTargets(ctx, post, targets);
       // Images fitted to each platform are made in a job now, so they are ready when the post goes out.
       await deps.media.prepareVariants(ctx, post.media_ids, post.platforms, { options: body.platform_options });
+      if (held) {
+        const pending = await holdForApproval(
+          deps,
+          ctx,
+          post,
+          body.publish_now === true ? 'publish_now' : 'schedule',
+          origin,
+        );
+        return {
+          post_id: post.id,
+          post: await emitPost(deps, ctx, pending, ['post.created']),
+          warnings: asRuleIssues(brand.warnings),
+        };
+      }
       if (body.publish_now === true) {
         const publishing = await publishNow(deps, ctx, post, ['pending']);
         return {
@@ -136,8 +158,9 @@ export function createPostCreation(deps: PostsDeps) {
       return { post_id: post.id, post: view, warnings: asRuleIssues(brand.warnings) };
     },
 
-    async validate(ctx: ServiceContext, body: CreatePostBody) {
-      const { issues, brand } = await checkCreate(ctx, await resolveBrand(ctx, body.brand_id), body);
+    /** `pendingMedia`: files the request names that are fetched only on create (they count toward media rules). */
+    async validate(ctx: ServiceContext, body: CreatePostBody, pendingMedia = 0) {
+      const { issues, brand } = await checkCreate(ctx, await resolveBrand(ctx, body.brand_id), body, pendingMedia);
       return {
         valid: issues.length === 0,
         issues,

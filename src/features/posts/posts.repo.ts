@@ -2,6 +2,7 @@
 // and publishing/target-parts.repo.ts).
 // Every function takes the workspace id, except the engine's batches (section at the end; docs/tables.md).
 import type { Queryable } from '../../db/pool.ts';
+import type { ServiceContext } from '../../app/context.ts';
 import type { CursorPosition } from '../../app/cursor.ts';
 import { JOB_ID } from '../../app/publish-queue.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
@@ -36,7 +37,7 @@ export interface PostRow {
   /** What the brand's rules added to each platform's first part, fixed at create/edit (src/features/brands). */
   brand_additions: BrandAdditions;
   published_at: Date | null;
-  created_via: 'api' | 'mcp' | 'dashboard' | 'automation';
+  created_via: ServiceContext['via'];
   approval: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
@@ -196,6 +197,8 @@ export interface PostChanges {
   brandAdditions?: BrandAdditions;
   publishNow?: boolean;
   deleted?: boolean;
+  /** The post's view of its approval request (src/features/approvals); null clears it. */
+  approval?: Record<string, unknown> | null;
 }
 
 export async function updatePost(db: Queryable, workspaceId: string, id: string, c: PostChanges): Promise<PostRow> {
@@ -215,6 +218,7 @@ export async function updatePost(db: Queryable, workspaceId: string, id: string,
   if (c.metadata !== undefined) set('metadata', JSON.stringify(c.metadata));
   if (c.brandAdditions !== undefined) set('brand_additions', JSON.stringify(c.brandAdditions));
   if (c.publishNow !== undefined) set('publish_now', c.publishNow);
+  if (c.approval !== undefined) set('approval', c.approval === null ? null : JSON.stringify(c.approval));
   if (c.deleted) sets.push('deleted_at = now()');
   const { rows } = await db.query<PostRow>(
     `UPDATE posts SET ${sets.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${POST_COLUMNS}`,

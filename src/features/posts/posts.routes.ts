@@ -9,9 +9,10 @@ import { deepObjectQuery, listQuery } from '../../http/query.ts';
 import { typed } from '../../http/type-provider.ts';
 import { type IdempotencyDeps } from '../../app/idempotency.ts';
 import type { PostsService } from './posts.service.ts';
+import type { MediaService } from '../media/media.service.ts';
 import {
   ActionBody,
-  CreatePostBody,
+  CreatePostRequestBody,
   CreatedPost,
   DeletedPost,
   ListPostsQuery,
@@ -27,7 +28,11 @@ const PostRef = Type.Ref('Post');
 
 export function registerPostsRoutes(
   fastify: FastifyInstance,
-  deps: IdempotencyDeps & { pool: Pool; posts: PostsService },
+  deps: IdempotencyDeps & {
+    pool: Pool;
+    posts: PostsService;
+    media: Pick<MediaService, 'createFromFileRefs' | 'checkFileRefs'>;
+  },
 ): void {
   const app = typed(fastify);
   const { posts } = deps;
@@ -36,21 +41,27 @@ export function registerPostsRoutes(
   app.post(
     '/posts',
     {
-      config: { access: write },
+      config: { access: { ...write, idempotencyField: true } },
       schema: {
         operationId: 'createPost',
         tags,
         summary: 'Create a post',
         description:
           "Creates a draft, a scheduled post (`schedule_at`) or a post published at once (`publish_now`), on one or more platforms. Text is checked against every platform's own limits.",
-        body: CreatePostBody,
+        body: CreatePostRequestBody,
         response: { 201: Envelope(CreatedPost, 'The post was created.') },
       },
     },
-    mutation(deps, async (request, tx) => ({
-      status: 201,
-      data: await posts.create(serviceContext(request, tx), request.body),
-    })),
+    mutation(deps, async (request, tx) => {
+      const ctx = serviceContext(request, tx);
+      const { openaiFileIdRefs: files, ...body } = request.body;
+      // Files from a custom GPT action become media by URL, attached after the media the body names.
+      if (files) {
+        const fetched = await deps.media.createFromFileRefs(ctx, files, '/openaiFileIdRefs');
+        body.media_ids = [...(body.media_ids ?? []), ...fetched.map((m) => (m as { id: string }).id)];
+      }
+      return { status: 201, data: await posts.create(ctx, body) };
+    }),
   );
 
   app.get(
@@ -204,10 +215,14 @@ export function registerPostsRoutes(
         tags,
         summary: 'Check a post without creating it',
         description: 'Runs every rule `POST /posts` runs and returns the issues; nothing is stored.',
-        body: CreatePostBody,
+        body: CreatePostRequestBody,
         response: { 200: Envelope(ValidateResult) },
       },
     },
-    async (request) => posts.validate(serviceContext(request, deps.pool), request.body),
+    async (request) => {
+      const { openaiFileIdRefs: files, idempotency_key: _unused, ...body } = request.body;
+      if (files) deps.media.checkFileRefs(files, '/openaiFileIdRefs');
+      return posts.validate(serviceContext(request, deps.pool), body, files?.length ?? 0);
+    },
   );
 }

@@ -74,7 +74,7 @@ export function checkPlatformRules(
     }
     for (const issue of limits.text.check(text))
       issues.push({ platform, rule: issue.rule, message: issue.message + withBrand, path: textPath });
-    for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount) ?? [])
+    for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount, text) ?? [])
       issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
     if ((options.alt_texts?.length ?? 0) > post.mediaCount) {
       issues.push({
@@ -127,4 +127,39 @@ export function checkSchedule(scheduleAt: Date | null, now: Date): RuleIssue[] {
     ];
   }
   return [];
+}
+
+/**
+ * Pinterest's per-connection boards (`platform_options.pinterest.boards`, docs/decisions.md): every Pinterest target
+ * whose connection is known needs a board, its own or `board_id`; a board for a connection the post does not
+ * publish through is a mistake worth naming rather than ignoring.
+ */
+export function checkConnectionBoards(
+  platformOptions: PlatformOptions,
+  targets: ReadonlyArray<{ platform: PlatformName; connectionId: string | null }>,
+): RuleIssue[] {
+  const options = platformOptions.pinterest;
+  const boards = options?.boards;
+  if (!boards) return [];
+  const connections = targets.filter((t) => t.platform === 'pinterest' && t.connectionId !== null);
+  const issues: RuleIssue[] = [];
+  const path = '/platform_options/pinterest/boards';
+  if (options.board_id === undefined)
+    for (const { connectionId } of connections)
+      if (boards[connectionId!] === undefined)
+        issues.push({
+          platform: 'pinterest',
+          rule: 'board_required',
+          message: `boards names no board for connection ${connectionId}, and there is no board_id for it to use.`,
+          path,
+        });
+  for (const id of Object.keys(boards))
+    if (!connections.some((t) => t.connectionId === id))
+      issues.push({
+        platform: 'pinterest',
+        rule: 'board_connection_not_targeted',
+        message: `boards names connection ${id}, which is not one of the post's Pinterest connections.`,
+        path: `${path}/${id}`,
+      });
+  return issues;
 }

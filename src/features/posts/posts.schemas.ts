@@ -1,197 +1,21 @@
 // TypeBox schemas of the posts API: they validate requests, type the handlers and write the OpenAPI document.
 // The post as the API shows it: posts.view.schemas.ts.
 import { Type, type Static } from 'typebox';
+import { IdempotencyKeyField } from '../../app/idempotency-field.ts';
+import { FileRefList } from '../media/media.file-refs.ts';
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
-import { MEDIA_FIT_MODES } from '../media/fit/plan.ts';
 import { MediaPlan } from '../media/media.schemas.ts';
 import { EnumList, named, StringEnum } from '../../app/envelope.ts';
+import { PlatformOptions } from './posts.platform-options.ts';
 import { CREATED_POST_EXAMPLE, DELETED_POST_EXAMPLE, VALIDATE_RESULT_EXAMPLE } from './posts.examples.ts';
 import { METADATA_LIMITS, MetadataInput, MetadataPatch } from '../../app/metadata.ts';
 
 export const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
-// The values of the enumerations below, exported for the API tables (docs/api.md); the post's own in
-// posts.view.schemas.ts.
+// Per-platform options live in posts.platform-options.ts; importers keep reading them from here.
+export * from './posts.platform-options.ts';
+
 export const POST_SORTS = ['-created_at', 'schedule_at', '-schedule_at'] as const;
-export const MASTODON_VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
-export const THREADS_REPLY_CONTROLS = [
-  'everyone',
-  'accounts_you_follow',
-  'mentioned_only',
-  'parent_post_author_only',
-  'followers_only',
-] as const;
-export const LINKEDIN_VISIBILITIES = ['PUBLIC', 'CONNECTIONS'] as const;
-export const INSTAGRAM_POST_TYPES = ['feed', 'reel', 'story'] as const;
-
-const ContentOverride = Type.String({
-  maxLength: 100_000,
-  description: "Replaces the post's `content` on this platform.",
-});
-const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
-  maxItems: 50,
-  description: 'Further parts of a thread, published as replies after the first post (whose text is `content`).',
-});
-const AltTexts = (max: number) =>
-  Type.Array(Type.String({ maxLength: max }), {
-    maxItems: 4,
-    description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
-  });
-const AltTextsUpTo = (max: number, items: number) =>
-  Type.Array(Type.String({ maxLength: max }), {
-    maxItems: items,
-    description: `Alt text of each media item on this platform, in \`media_ids\` order (at most ${max} characters each); an entry replaces the item's own alt text.`,
-  });
-const Language = Type.String({
-  pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$',
-  maxLength: 35,
-  description: 'BCP 47 language tag, e.g. `en` or `pt-BR`.',
-});
-// How images are fitted to the platform (docs/api.md "Images fitted to each platform"; src/features/media/fit/plan.ts).
-const MediaFitFields = {
-  media_fit: Type.Optional(
-    StringEnum(MEDIA_FIT_MODES, {
-      description:
-        "An image outside the platform's aspect-ratio range: `reject` (default, 422 naming the rule), `pad` (white borders) or `crop` (centred).",
-    }),
-  ),
-  keep_metadata: Type.Optional(
-    Type.Boolean({
-      description:
-        "Keep the images' metadata (EXIF, including the GPS position) on this platform; by default Herald strips it.",
-    }),
-  ),
-};
-
-const options = <T extends Record<string, ReturnType<typeof Type.Optional>>>(fields: T, description: string) =>
-  Type.Optional(Type.Object(fields, { additionalProperties: false, description }));
-
-export const PlatformOptions = Type.Object(
-  {
-    x: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        thread: Type.Optional(ThreadParts),
-        alt_texts: Type.Optional(AltTexts(1000)),
-      },
-      'Options for X.',
-    ),
-    bluesky: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        thread: Type.Optional(ThreadParts),
-        languages: Type.Optional(Type.Array(Language, { maxItems: 3 })),
-        alt_texts: Type.Optional(AltTexts(2000)),
-      },
-      'Options for Bluesky.',
-    ),
-    mastodon: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        thread: Type.Optional(ThreadParts),
-        alt_texts: Type.Optional(AltTexts(1500)),
-        visibility: Type.Optional(StringEnum(MASTODON_VISIBILITIES)),
-        spoiler_text: Type.Optional(
-          Type.String({ maxLength: 1000, description: 'Content warning shown before the text.' }),
-        ),
-        sensitive: Type.Optional(Type.Boolean({ description: 'Marks the media as sensitive.' })),
-        language: Type.Optional(Language),
-      },
-      'Options for Mastodon.',
-    ),
-    threads: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        thread: Type.Optional(ThreadParts),
-        alt_texts: Type.Optional(AltTextsUpTo(1000, 20)),
-        reply_control: Type.Optional(
-          StringEnum(THREADS_REPLY_CONTROLS, {
-            description: 'Who may reply to the post (Threads `reply_control`); default `everyone`.',
-          }),
-        ),
-      },
-      'Options for Threads.',
-    ),
-    linkedin: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        visibility: Type.Optional(
-          StringEnum(LINKEDIN_VISIBILITIES, {
-            description: 'Who sees the post; default `PUBLIC`. `CONNECTIONS` applies to member posts only.',
-          }),
-        ),
-        alt_texts: Type.Optional(
-          Type.Array(Type.String({ maxLength: 4086 }), {
-            maxItems: 20,
-            description:
-              "Alt text of each image, in `media_ids` order (at most 4,086 characters each); an entry replaces the item's own alt text.",
-          }),
-        ),
-        organization: Type.Optional(
-          Type.String({
-            pattern: '^urn:li:organization:[0-9]+$',
-            maxLength: 100,
-            description:
-              "Publish as this company page (`urn:li:organization:<id>`), which the connected member must administer; default: the connection's own account.",
-          }),
-        ),
-        document_title: Type.Optional(
-          Type.String({
-            minLength: 1,
-            maxLength: 400,
-            description: 'Title shown on a PDF document post; default `Document`.',
-          }),
-        ),
-        disable_reshare: Type.Optional(Type.Boolean({ description: 'Stops others from resharing the post.' })),
-      },
-      'Options for LinkedIn.',
-    ),
-    instagram: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        type: Type.Optional(StringEnum(INSTAGRAM_POST_TYPES, { description: 'What to publish; default `feed`.' })),
-        first_comment: Type.Optional(
-          Type.String({
-            maxLength: 2200,
-            description: 'A comment posted on the new post right after it is published.',
-          }),
-        ),
-        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
-        share_to_feed: Type.Optional(
-          Type.Boolean({ description: 'Reels only: also show the Reel in the main feed (default true).' }),
-        ),
-      },
-      'Options for Instagram.',
-    ),
-    facebook: options(
-      {
-        content: Type.Optional(ContentOverride),
-        ...MediaFitFields,
-        link: Type.Optional(
-          Type.String({
-            format: 'uri',
-            maxLength: 2048,
-            description:
-              'A link shared with the post (Facebook shows its preview). Ignored when the post carries media.',
-          }),
-        ),
-        alt_texts: Type.Optional(AltTextsUpTo(1000, 10)),
-      },
-      'Options for Facebook Pages.',
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'Per-platform options, keyed by platform name; each may only name a platform listed in `platforms`.',
-  },
-);
-export type PlatformOptions = Static<typeof PlatformOptions>;
 
 /** ISO 8601 date and time, with `Z` or an offset (absolute) or without (a local time read in `timezone`). */
 const ScheduleTime = (description: string) =>
@@ -245,6 +69,19 @@ export const CreatePostBody = Type.Object(
   },
 );
 export type CreatePostBody = Static<typeof CreatePostBody>;
+
+/**
+ * `POST /posts` and `/posts/validate` over REST: the post, and what a caller that sends no headers adds (a custom
+ * GPT action; docs/gpt-actions.md). MCP tools take CreatePostBody: they have their own idempotency_key.
+ */
+export const CreatePostRequestBody = Type.Object(
+  {
+    ...CreatePostBody.properties,
+    openaiFileIdRefs: Type.Optional(FileRefList(10, 'images or videos for the post, after `media_ids`')),
+    idempotency_key: IdempotencyKeyField,
+  },
+  { additionalProperties: false, examples: (CreatePostBody as { examples?: unknown[] }).examples },
+);
 
 export const UpdatePostBody = Type.Object(
   {
@@ -384,7 +221,7 @@ export const ActionBody = Type.Union([Type.Object({}, { additionalProperties: fa
 
 // Names and examples in the OpenAPI document (docs/conventions.md "Adding an endpoint").
 named('PlatformOptions', PlatformOptions);
-named('CreatePostRequest', CreatePostBody);
+named('CreatePostRequest', CreatePostRequestBody);
 named('UpdatePostRequest', UpdatePostBody);
 named('ValidationIssue', ValidationIssue);
 named('ValidationResult', ValidateResult, VALIDATE_RESULT_EXAMPLE);

@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import * as repo from './posts.repo.ts';
 import type { PostStatus } from './posts.repo.ts';
+import { createPostApprovals } from './posts.approval.ts';
 import { createPostChanges } from './posts.changes.ts';
 import { createPostCreation } from './posts.create.ts';
 import type { ListPostsQuery } from './posts.schemas.ts';
@@ -69,6 +70,7 @@ export function createPostsService(deps: PostsDeps) {
       };
     },
     ...createPostChanges(deps),
+    ...createPostApprovals(deps),
   };
 }
 

@@ -5,6 +5,7 @@ import { named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envel
 import { POST_EXAMPLE, TARGET_ERROR_EXAMPLE, TARGET_EXAMPLE } from './posts.examples.ts';
 import { Metadata } from '../../app/metadata.ts';
 import { PlatformName, PlatformOptions } from './posts.schemas.ts';
+import { ITEM_STATUSES } from '../approvals/approvals.repo.ts';
 
 // The values of the enumerations below, exported for the API tables (docs/api.md).
 export const POST_STATUSES = [
@@ -28,13 +29,32 @@ export const TARGET_ERROR_CATEGORIES = [
   'network',
   'unknown',
 ] as const;
-export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'automation'] as const;
+export const POST_ORIGINS = ['api', 'mcp', 'dashboard', 'cli', 'automation', 'repurpose', 'queue_import'] as const;
 
 export const PostStatus = StringEnum(POST_STATUSES, {
   description:
-    '`pending_approval` appears only in a workspace with an approval policy (approvals are not built yet, so no post has it today).',
+    '`pending_approval`: held by the approval policy until a reviewer decides (docs/approvals.md); its targets are `pending`.',
 });
 export const TargetStatus = StringEnum(TARGET_STATUSES);
+
+/** What a post shows of its approval request; the item itself is GET /v1/approvals/items/{item_id}. */
+export const PostApproval = named(
+  'PostApproval',
+  Type.Object({
+    status: StringEnum(ITEM_STATUSES),
+    item_id: Type.String({ description: 'The approval item (`apr_…`).' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected (or expired).' }),
+    decided_by: Type.Union([Type.String(), Type.Null()]),
+    decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+  {
+    status: 'rejected',
+    item_id: 'apr_01jdq4x1k9m2v7c3r5t8w0yz6b',
+    reason: 'Wrong launch date.',
+    decided_by: 'usr_01jdq4x1k9m2v7c3r5t8w0yz6c',
+    decided_at: '2026-11-20T10:00:00.000Z',
+  },
+);
 
 export const TargetError = Type.Object({
   code: Type.String({ description: 'A `PLATFORM_*` code.' }),
@@ -150,7 +170,10 @@ export const Post = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     created_via: StringEnum(POST_ORIGINS),
-    approval: Type.Union([Type.Object({ status: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    approval: Type.Union([PostApproval, Type.Null()], {
+      description:
+        'The last approval request of the post (docs/approvals.md): its item, status and, once rejected, the reason. Null: never gated.',
+    }),
     targets: Type.Array(Target),
   },
   { $id: 'Post', title: 'Post', examples: [POST_EXAMPLE] },

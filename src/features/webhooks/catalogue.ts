@@ -2,7 +2,8 @@
 // documentation — the OpenAPI 3.1 `webhooks` section is generated from it — and the list endpoints subscribe to.
 import { EVENT_TYPES, type EventType } from '../events/outbox.ts';
 
-type Payload = 'post' | 'media' | 'connection' | 'brand' | 'webhook_endpoint' | 'webhook_test' | 'resource';
+type Payload =
+  'post' | 'media' | 'connection' | 'brand' | 'webhook_endpoint' | 'webhook_test' | 'approval_item' | 'resource';
 
 interface EventDefinition {
   description: string;
@@ -68,9 +69,24 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
     description:
       "An endpoint was disabled automatically: it answered 410 Gone, or every attempt to it failed for 5 days (`disabled_reason`). Sent to the workspace's other endpoints.",
   },
-  'approval.requested': { payload: 'resource', description: 'A post awaits approval.', notYetEmitted: true },
-  'approval.approved': { payload: 'resource', description: 'A post was approved.', notYetEmitted: true },
-  'approval.rejected': { payload: 'resource', description: 'A post was rejected.', notYetEmitted: true },
+  'approval.requested': {
+    payload: 'approval_item',
+    description: 'An item entered the review queue (a post held by the approval policy); `data` is the item.',
+  },
+  'approval.approved': {
+    payload: 'approval_item',
+    description:
+      'An item was approved; its post is scheduled at its time or publishing (`post.scheduled` / `post.publishing` follow).',
+  },
+  'approval.rejected': {
+    payload: 'approval_item',
+    description: 'An item was rejected with its `reason`; its post is a draft again.',
+  },
+  'approval.expired': {
+    payload: 'approval_item',
+    description:
+      "An item waited past its `expires_at`; its post went back to draft or was cancelled (the policy's `on_expire`).",
+  },
   'inbox.item.created': {
     payload: 'resource',
     description: 'A comment, mention or message arrived in the inbox.',
@@ -83,10 +99,13 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
   },
   'repurpose.completed': {
     payload: 'resource',
-    description: 'A repurpose job produced its drafts.',
-    notYetEmitted: true,
+    description:
+      'A repurpose job finished with at least one output made into a post (`status` `completed` or `partially_completed`).',
   },
-  'repurpose.failed': { payload: 'resource', description: 'A repurpose job failed.', notYetEmitted: true },
+  'repurpose.failed': {
+    payload: 'resource',
+    description: 'A repurpose job failed: its source could not be read, or no output passed the platform rules.',
+  },
 };
 
 /** Types an endpoint may subscribe to (`webhook.test` is sent on request only, to the endpoint tested). */
@@ -99,6 +118,7 @@ const RESOURCE = {
 };
 const DATA_SCHEMAS: Record<Payload, object> = {
   post: { $ref: '#/components/schemas/Post' },
+  approval_item: { $ref: '#/components/schemas/ApprovalItem' },
   webhook_endpoint: { $ref: '#/components/schemas/WebhookEndpoint' },
   webhook_test: {
     type: 'object',

@@ -16,7 +16,7 @@ export function catalogueTools(pool: Pool): ToolDefinition[] {
       workspace: false,
       mutates: false,
       description:
-        "Lists the platforms Herald publishes to (x, linkedin, instagram, facebook, threads, bluesky, mastodon) with each one's text limit (in its own counting unit), media rules and thread support. Use it to write a text that fits before create_post.",
+        "Lists the platforms Herald publishes to (x, linkedin, instagram, facebook, threads, bluesky, mastodon, tiktok, youtube, pinterest, googlebusiness) with each one's text limit (in its own counting unit), media rules and thread support. Use it to write a text that fits before create_post.",
       annotations: read,
       run: async () => platformsDocument(),
       summarize: (r) =>

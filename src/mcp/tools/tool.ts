@@ -13,7 +13,15 @@ import type { ServiceContext } from '../../app/context.ts';
  * `post_id` create_post returns is the argument get_post takes. (A resource's own representation keeps `id`, as in
  * REST.)
  */
-export type ResourceArgument = 'post_id' | 'media_id' | 'connection_id' | 'brand_id';
+export type ResourceArgument =
+  | 'post_id'
+  | 'media_id'
+  | 'connection_id'
+  | 'brand_id'
+  | 'approval_id'
+  | 'approval_batch_id'
+  | 'insight_id'
+  | 'repurpose_job_id';
 
 export interface ToolInput<Body = Record<string, unknown>> {
   /** The resource argument's value (the REST path parameter), for tools that act on one resource. */
@@ -43,7 +51,12 @@ export interface ToolDefinition<S extends TObject = TObject> {
   /** The argument naming the resource acted on, for tools on one resource (the REST path's `{id}`). */
   id?: { argument: ResourceArgument; description: string };
   annotations: ToolAnnotations;
-  run(ctx: ToolRunContext, input: ToolInput<Static<S>>): Promise<Record<string, unknown>>;
+  /**
+   * A mutating tool's slow part that only reads (rules and a model's answer), run before the write's transaction
+   * opens, so no transaction waits on a model; what it returns is `run`'s `prepared`.
+   */
+  prepare?(ctx: ToolRunContext, input: ToolInput<Static<S>>): Promise<unknown>;
+  run(ctx: ToolRunContext, input: ToolInput<Static<S>>, prepared?: unknown): Promise<Record<string, unknown>>;
   /** One or two sentences for the model about the result. */
   summarize(result: Record<string, unknown>, input: ToolInput<Static<S>>): string;
 }
