@@ -3,8 +3,6 @@
 // Readability over a linkedom DOM; pasted text; a Herald post; a video's caller-supplied transcript.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
 import type { Queryable } from '../../db/pool.ts';
 import type { OutboundGuard } from '../../lib/ssrf.ts';
 import { fetchToSink, FetchFailure, temporarySink } from '../media/media.fetch.ts';
@@ -61,8 +59,12 @@ function snapshotOf(title: string | null, text: string, now: Date): SourceSnapsh
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 
-/** The article of an HTML page: Readability's title and text content, paragraphs kept as line breaks. */
-export function extractArticle(html: string, url: string): { title: string | null; text: string } {
+/**
+ * The article of an HTML page: Readability's title and text content, paragraphs kept as line breaks. The two
+ * libraries load on the first article (about 32 MiB that a server which never repurposes a URL does not carry).
+ */
+export async function extractArticle(html: string, url: string): Promise<{ title: string | null; text: string }> {
+  const [{ Readability }, { parseHTML }] = await Promise.all([import('@mozilla/readability'), import('linkedom')]);
   const { document } = parseHTML(html);
   // Readability resolves relative links against the document's URL; linkedom has none, so a <base> gives it one.
   if (!document.querySelector('base')) {
@@ -101,7 +103,7 @@ export async function fetchArticle(url: string, caps: FetchCaps, now: () => Date
         `The URL answered ${fetched.contentType ?? 'without a Content-Type'}; Herald reads HTML pages (text/html).`,
       );
     const html = await readFile(fetched.file, 'utf8');
-    const article = extractArticle(html, fetched.finalUrl);
+    const article = await extractArticle(html, fetched.finalUrl);
     if (article.text.trim().length === 0)
       throw new SourceFailure('source_empty', 'No article text could be found on the page.');
     return { ...article, url: fetched.finalUrl, snapshot: snapshotOf(article.title, article.text, now()) };
