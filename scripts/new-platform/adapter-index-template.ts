@@ -151,7 +151,7 @@ export function create__P__Adapter(config: AdapterConfig): PlatformAdapter {
       if (part.media.length > 0)
         body.media = part.media.map((m) => ({ id: m.platformRef, alt_text: m.altText ?? undefined }));
       if (part.parent) body.reply_to = part.parent.id;
-      // FILL IN: __D__'s own options (\`platform_options.__p__\`, declared in src/features/posts/posts.schemas.ts).
+      // FILL IN: __D__'s own options (\`platform_options.__p__\`, declared in src/features/posts/posts.platform-options.ts).
       const post = await client.createPost(session.http, session.credentials.accessToken, part.key, body);
       return { id: post.id, url: post.url };
     },

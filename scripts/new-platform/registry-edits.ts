@@ -208,11 +208,11 @@ export function edits(n: Names, platformNames: readonly string[]): Edit[] {
         ),
     },
     {
-      file: 'src/features/posts/posts.schemas.ts',
+      file: 'src/features/posts/posts.platform-options.ts',
       apply: (t) =>
         addObjectEntry(
           t,
-          'src/features/posts/posts.schemas.ts',
+          'src/features/posts/posts.platform-options.ts',
           /export const PlatformOptions\s*=\s*Type\.Object\(\s*\{/,
           `    // ${MARKER} ${display}'s own options (the adapter reads them from part.options); alt text length and count.
     ${name}: options(

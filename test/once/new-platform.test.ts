@@ -26,7 +26,7 @@ const EDITED = [
   'src/config/table.ts',
   'src/container.ts',
   'src/features/connections/platform-access.ts',
-  'src/features/posts/posts.schemas.ts',
+  'src/features/posts/posts.platform-options.ts',
   'src/mcp/tools/catalogue.tools.ts',
   'test/openapi.test.ts',
   'README.md',
@@ -141,21 +141,21 @@ describe('scripts/new-platform.ts', () => {
 
     assert.match(
       await read('src/platforms/limits.ts'),
-      /PLATFORM_NAMES = \[[^\]]*'mastodon',\s*'acme',?\s*\] as const/,
+      /PLATFORM_NAMES = \[[^\]]*'googlebusiness',\s*'acme',?\s*\] as const/,
     );
     assert.match(await read('src/platforms/registry.ts'), /acme: createAcmeAdapter,/);
     assert.match(await read('src/platforms/catalogue.ts'), /import \{ limits as acme \} from '\.\/acme\/limits\.ts';/);
     assert.match(await read('src/sandbox/server.ts'), /acme: acmeSimulator,/);
     assert.match(await read('src/config/platforms.ts'), /acme: appSettings\('acme', 'Acme Social'\),/);
-    assert.match(await read('src/config/platforms.ts'), /OAUTH_APP_PLATFORMS = \[[^\]]*'acme'\] as const/);
+    assert.match(await read('src/config/platforms.ts'), /OAUTH_APP_PLATFORMS = \[[^\]]*'acme',?\s*\] as const/);
     assert.match(await read('src/container.ts'), /acme: ACME_API_URL,/);
     assert.match(await read('src/features/connections/platform-access.ts'), /acme: 'https:\/\/www\.acme\.example'/);
-    assert.match(await read('src/features/posts/posts.schemas.ts'), /acme: options\(/);
+    assert.match(await read('src/features/posts/posts.platform-options.ts'), /acme: options\(/);
     assert.match(
       await read('README.md'),
       /\| `HERALD_ACME_CLIENT_ID` \| \(unset\) \| Client id of your Acme Social app/,
     );
-    assert.match(await read('docs/api.md'), /`mastodon`, `acme`/);
+    assert.match(await read('docs/api.md'), /`googlebusiness`, `acme`/);
     const doc = await read('docs/platforms/acme.md');
     for (const heading of [
       'Auth',
