@@ -159,7 +159,9 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 /** What is wrong with an answer (nothing: undefined). */
 function fault(res: Raw, path: string): string | undefined {
   if (res.status >= 500) return `status ${res.status}`;
-  if (!path.startsWith('/v1/openapi')) {
+  // A download (the analytics CSV export) answers in its own format when it succeeds; its errors are envelopes.
+  const download = res.status < 400 && !String(res.headers['content-type'] ?? '').startsWith('application/json');
+  if (!path.startsWith('/v1/openapi') && !download) {
     let body: {
       success?: unknown;
       request_id?: unknown;
