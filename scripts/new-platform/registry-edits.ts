@@ -217,7 +217,7 @@ export function edits(n: Names, platformNames: readonly string[]): Edit[] {
           `    // ${MARKER} ${display}'s own options (the adapter reads them from part.options); alt text length and count.
     ${name}: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1000)),
       },

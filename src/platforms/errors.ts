@@ -59,6 +59,18 @@ export const PLATFORM_ERRORS = {
     retryable: false,
     when: 'The platform refused the text or options (too long, invalid, not allowed).',
   },
+  PLATFORM_REPLY_WINDOW_CLOSED: {
+    kind: 'permanent',
+    category: 'content',
+    retryable: false,
+    when: 'The platform no longer accepts an answer to this item (a direct message older than its reply window, a thread closed to replies).',
+  },
+  PLATFORM_ITEM_DELETED: {
+    kind: 'permanent',
+    category: 'content',
+    retryable: false,
+    when: 'The comment, message or review being answered was deleted or hidden on the platform.',
+  },
   PLATFORM_DUPLICATE: {
     kind: 'invalid_content',
     category: 'content',

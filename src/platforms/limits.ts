@@ -108,6 +108,15 @@ export interface MediaRules {
   mixKinds: boolean;
 }
 
+/**
+ * How a platform takes a first comment on the account's own post. `reply`: a reply post to the post's last part,
+ * checked against the post's own text and media rules (a thread's next part). `comment`: a comment on the post, made
+ * through the adapter's `ownComments`, at most `maxLength` characters (Unicode code points), with at most
+ * `media.maxItems` media of `media.kinds` where the platform's comments take media (none where `media` is absent).
+ */
+export type FirstCommentRules =
+  { via: 'reply' } | { via: 'comment'; maxLength: number; media?: { maxItems: number; kinds: MediaKind[] } };
+
 export interface PlatformLimits {
   platform: PlatformName;
   /** Display name, e.g. "X", "LinkedIn". */
@@ -116,6 +125,13 @@ export interface PlatformLimits {
   media: MediaRules;
   /** Threads as chained posts (`platform_options.<p>.thread`): most parts, 0 when unsupported. */
   maxThreadParts: number;
+  /**
+   * Set where the platform refuses a post whose text repeats one of the account's own (recycling refuses a rule
+   * that would repeat a text there: docs/queues.md "Recycling"): how, in words for an API client.
+   */
+  duplicateText?: string;
+  /** First comments (`platform_options.<p>.first_comment`); absent where the platform's API cannot make one. */
+  firstComment?: FirstCommentRules;
   /**
    * Rules tying the platform's own options to the post (an Instagram story is one item; a YouTube video needs a
    * title from its options or its text), checked at creation. `text` is the post's text on this platform.

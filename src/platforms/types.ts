@@ -25,6 +25,8 @@ import type { MediaKind, PlatformLimits, PlatformName } from './limits.ts';
 
 export type { PlatformName } from './limits.ts';
 export type { PlatformErrorKind } from './errors.ts';
+export { METRIC_NAMES, definedCounts, type MetricName, type PostMetrics } from './metrics.ts';
+import type { PostMetrics } from './metrics.ts';
 
 /** A failure of a platform call, as plain data. Thrown by adapters and by the HTTP client. */
 export class PlatformError extends Error {
@@ -137,10 +139,10 @@ export type PendingRefs = Readonly<Record<string, string>>;
 
 /** One part to publish. */
 export interface OutgoingPart {
-  /** 0 for the post itself, n for the n-th thread reply. */
+  /** 0 for the post itself, n for the n-th thread reply (a first comment comes after the last). */
   index: number;
   text: string;
-  /** Media of the part (the first part carries the post's media). */
+  /** Media of the part (the first part carries the post's media, a first comment its own). */
   media: PreparedMedia[];
   /** The part this one replies to (the previous part), and the first part of the thread. */
   parent: PublishedPart | null;
@@ -177,39 +179,6 @@ export interface OutgoingPart {
   remember(refs: PendingRefs): Promise<void>;
 }
 
-/**
- * The metrics Herald records, in its own names (docs/analytics.md): impressions (times shown; views on platforms
- * that call them so), reach (distinct accounts), likes (reactions), comments (replies), shares (reposts, quotes
- * counted apart), quotes, saves, clicks (link clicks), video_views.
- */
-export const METRIC_NAMES = [
-  'impressions',
-  'reach',
-  'likes',
-  'comments',
-  'shares',
-  'quotes',
-  'saves',
-  'clicks',
-  'video_views',
-] as const;
-export type MetricName = (typeof METRIC_NAMES)[number];
-
-/**
- * Metrics of one published post (optional capability): a count per metric the platform gives for it. A metric
- * the platform does not give (or not to this app's permissions) is left out and recorded as `unavailable`,
- * never estimated.
- */
-export type PostMetrics = Partial<Record<MetricName, number>>;
-
-/** The counts an answer carried, without the ones it left out (those are unavailable, never 0). */
-export function definedCounts(counts: Partial<Record<MetricName, number | undefined>>): PostMetrics {
-  const out: PostMetrics = {};
-  for (const [name, value] of Object.entries(counts) as Array<[MetricName, number | undefined]>)
-    if (typeof value === 'number') out[name] = value;
-  return out;
-}
-
 /** A comment on / reply to a published post (optional capability). */
 export interface PlatformComment {
   id: string;
@@ -217,6 +186,82 @@ export interface PlatformComment {
   text: string;
   createdAt: string;
   url: string | null;
+}
+
+/** The streams an inbox is read in (docs/inbox.md "Ingestion"); each has its own cursor. */
+export type InboxStreamName = 'comments' | 'mentions' | 'dms' | 'reviews';
+
+/** One item of a connection's inbox as the platform gave it (optional capability `inbox`). */
+export interface PlatformInboxItem {
+  kind: 'comment' | 'reply' | 'dm' | 'mention' | 'review';
+  /** The platform's id of the item: unique within the connection. */
+  id: string;
+  /** The platform post it is on (a comment, a reply to a comment, a mention in a reply); null for DMs. */
+  postId: string | null;
+  /** The platform's thread or conversation root. */
+  threadId: string;
+  /** The item it answers, when it answers one. */
+  parentId: string | null;
+  author: { id: string; username: string | null; displayName: string | null; avatarUrl: string | null };
+  text: string;
+  url: string | null;
+  createdAt: string;
+  /** The connected account's own message (a reply made outside Herald). */
+  fromAccount: boolean;
+  /** Until when the platform accepts an answer (Messenger and Instagram DMs: 24 h after the last message). */
+  replyWindowEndsAt?: string | null;
+  /** What answering it needs beyond its id (Bluesky: uri and cid of the item and of its thread root). */
+  ref?: Record<string, string>;
+}
+
+/** One page of a stream: the items, and the cursor the next page (or the next poll) starts from. */
+export interface InboxPage {
+  items: PlatformInboxItem[];
+  /** Opaque to Herald; stored per connection and stream and given back on the next call. */
+  cursor: Record<string, unknown> | null;
+  /** More items are waiting now (poll again at once), not just at the next interval. */
+  more: boolean;
+}
+
+/** What an answer is sent to: an ingested item, with what the adapter recorded of it. */
+export interface InboxTarget {
+  kind: PlatformInboxItem['kind'];
+  id: string;
+  postId: string | null;
+  threadId: string;
+  author: { id: string; username: string | null };
+  ref?: Record<string, string>;
+}
+
+/**
+ * Reading and answering a connection's inbox (optional capability). `streams` lists what the platform gives to
+ * Herald's permissions; `list` reads one page after `cursor` (null: from now on, or the recent past the platform
+ * keeps); `answer` replies to a comment or review, answers a DM, or replies as a post (X, Bluesky, Mastodon,
+ * Threads). A closed reply window is a PlatformError `permanent` with code PLATFORM_REPLY_WINDOW_CLOSED, a
+ * deleted item PLATFORM_ITEM_DELETED.
+ */
+export interface InboxCapability {
+  readonly streams: readonly InboxStreamName[];
+  /** Whether `answer` can reply privately (a DM to a commenter, a direct status); else `private` is refused. */
+  readonly privateReplies: boolean;
+  list(session: PlatformSession, stream: InboxStreamName, cursor: Record<string, unknown> | null): Promise<InboxPage>;
+  answer(
+    session: PlatformSession,
+    target: InboxTarget,
+    text: string,
+    options: { private: boolean },
+  ): Promise<PublishedPart>;
+}
+
+/**
+ * Comments on the account's own published post (a first comment, `FirstCommentRules` `comment`), for platforms where
+ * a first comment is a comment rather than a reply post. `post` is the published part 0; `part` carries the text,
+ * the part key and `firstSentAt`. `find` is the reconciliation of a comment whose send had no answer: the account's
+ * comment on `post` with the part's text, made since its first send and held by no other part (lookup.ts), else null.
+ */
+export interface OwnCommentCapability {
+  create(session: PlatformSession, post: PublishedPart, part: OutgoingPart): Promise<PublishedPart>;
+  find(session: PlatformSession, post: PublishedPart, part: OutgoingPart): Promise<PublishedPart | null>;
 }
 
 /** How an adapter is built: its platform-wide configuration (OAuth client, API host). */
@@ -342,6 +387,10 @@ export interface PlatformAdapter {
   fetchMetrics?(session: PlatformSession, post: PublishedPart): Promise<PostMetrics>;
   listComments?(session: PlatformSession, post: PublishedPart): Promise<PlatformComment[]>;
   reply?(session: PlatformSession, post: PublishedPart, text: string): Promise<PublishedPart>;
+  /** The connection's inbox: comments, mentions, DMs and reviews, and answers to them (docs/inbox.md). */
+  readonly inbox?: InboxCapability;
+  /** Comments on its own posts: first comments where `limits.firstComment.via` is `comment`. */
+  readonly ownComments?: OwnCommentCapability;
 }
 
 export type AdapterFactory = (config: AdapterConfig) => PlatformAdapter;

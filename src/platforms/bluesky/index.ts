@@ -16,6 +16,7 @@ import {
 } from '../types.ts';
 import * as client from './client.ts';
 import { detectFacets } from './facets.ts';
+import { blueskyInbox } from './inbox.ts';
 import { limits } from './limits.ts';
 import { newTid } from './tid.ts';
 
@@ -74,6 +75,7 @@ export function createBlueskyAdapter(_config: AdapterConfig): PlatformAdapter {
     limits,
     limitsFor: () => limits,
     newPartKey: (now) => newTid(now),
+    inbox: blueskyInbox,
 
     async prepareMedia(session, media) {
       const out: PreparedMedia[] = [];

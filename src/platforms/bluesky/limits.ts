@@ -60,4 +60,6 @@ export const limits: PlatformLimits = {
   },
   // A reply chain (record.reply root/parent); 25 is Herald's own cap, not Bluesky's.
   maxThreadParts: 25,
+  // First comments (docs/platforms/bluesky.md "First comments").
+  firstComment: { via: 'reply' },
 };

@@ -15,6 +15,7 @@ import {
 import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import { graphTimeMs } from '../meta/graph.ts';
 import * as client from './client.ts';
+import { facebookInbox, facebookOwnComments } from './inbox.ts';
 import { limits } from './limits.ts';
 import { facebookMetrics } from './metrics.ts';
 import { comparable, feedParams, mediaRef, postUrl } from './map.ts';
@@ -62,6 +63,8 @@ export function createFacebookAdapter(config: AdapterConfig): PlatformAdapter {
 
   return {
     platform: 'facebook',
+    inbox: facebookInbox({ graphOf: g, postUrl: (s, id) => postUrl(webBase(s), id) }),
+    ownComments: facebookOwnComments({ graphOf: g, postUrl: (s, id) => postUrl(webBase(s), id) }),
     limits,
     limitsFor: () => limits,
     newPartKey: () => `fb-${randomBytes(8).toString('hex')}`,

@@ -42,4 +42,8 @@ export const limits: PlatformLimits = {
   },
   // No threads on Facebook (a "first comment" is a comment, not a chained post).
   maxThreadParts: 0,
+  // Duplicate text (docs/platforms/facebook.md; docs/queues.md "Recycling").
+  duplicateText: 'Facebook refuses the same message posted twice in a row on a Page (error 506).',
+  // First comments (docs/platforms/facebook.md "First comments"): one photo attached to the comment.
+  firstComment: { via: 'comment', maxLength: 8000, media: { maxItems: 1, kinds: ['image'] } },
 };

@@ -5,9 +5,9 @@
 import { classify } from '../classify.ts';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';
+import { GOOGLE_REVOKE_URL, GOOGLE_TOKEN_URL, type GoogleTokenAnswer } from '../google/oauth.ts';
 import { GOOGLEBUSINESS_ERRORS } from './errors.ts';
 
-const OAUTH = 'https://oauth2.googleapis.com';
 const ACCOUNTS = 'https://mybusinessaccountmanagement.googleapis.com';
 const INFORMATION = 'https://mybusinessbusinessinformation.googleapis.com';
 
@@ -44,20 +44,14 @@ export async function call(http: PlatformHttp, request: PlatformRequest): Promis
   );
 }
 
-export interface TokenAnswer {
-  access_token: string;
-  /** Only from the code exchange of an offline authorization; a refresh answers without one (no rotation). */
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
-}
+export type TokenAnswer = GoogleTokenAnswer;
 
 export async function token(http: PlatformHttp, sandbox: boolean, form: Record<string, string>): Promise<TokenAnswer> {
-  return (await call(http, { method: 'POST', path: on(sandbox, OAUTH, '/token'), form })).json<TokenAnswer>();
+  return (await call(http, { method: 'POST', path: sandbox ? '/token' : GOOGLE_TOKEN_URL, form })).json<TokenAnswer>();
 }
 
 export async function revoke(http: PlatformHttp, sandbox: boolean, tokenValue: string): Promise<void> {
-  await call(http, { method: 'POST', path: on(sandbox, OAUTH, '/revoke'), form: { token: tokenValue } });
+  await call(http, { method: 'POST', path: sandbox ? '/revoke' : GOOGLE_REVOKE_URL, form: { token: tokenValue } });
 }
 
 export interface GbpAccount {

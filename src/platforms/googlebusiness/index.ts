@@ -10,14 +10,9 @@ import { PlatformError, type AdapterConfig, type PlatformAdapter, type PlatformS
 import * as client from './client.ts';
 import { limits, type GooglebusinessOptions } from './limits.ts';
 import { localPostBody } from './map.ts';
-import {
-  connectSandbox,
-  credentialsFrom,
-  googlebusinessOAuth,
-  locationAccount,
-  refused,
-  SANDBOX_CLIENT,
-} from './oauth.ts';
+import { refreshGoogleCredentials } from '../google/oauth.ts';
+import { connectSandbox, googlebusinessOAuth, locationAccount, SANDBOX_CLIENT } from './oauth.ts';
+import { googlebusinessInbox } from './inbox.ts';
 import { followReview, locationOf, lookUp } from './publish.ts';
 
 /** My Business v4, where local posts live; the other Google hosts are in client.ts. */
@@ -77,26 +72,7 @@ export function createGooglebusinessAdapter(config: AdapterConfig): PlatformAdap
     },
 
     // Google's refresh tokens do not rotate: the answer has a new access token, and the connection keeps its refresh token.
-    async refreshCredentials(session: PlatformSession) {
-      const { refreshToken } = session.credentials;
-      if (!refreshToken)
-        throw new PlatformError(
-          'auth_expired',
-          'PLATFORM_RECONNECT_REQUIRED',
-          'Google gave no refresh token; reconnect.',
-        );
-      try {
-        const answer = await client.token(session.http, session.connection.sandbox, {
-          grant_type: 'refresh_token',
-          refresh_token: refreshToken,
-          client_id: app.id,
-          client_secret: app.secret,
-        });
-        return credentialsFrom(answer, session.clock.now(), refreshToken);
-      } catch (error) {
-        throw refused(error, 'refresh token');
-      }
-    },
+    refreshCredentials: (session: PlatformSession) => refreshGoogleCredentials(session, app, client),
 
     async verifyAccount(session) {
       const parent = locationOf(session);
@@ -111,6 +87,9 @@ export function createGooglebusinessAdapter(config: AdapterConfig): PlatformAdap
     },
 
     oauth: googlebusinessOAuth(),
+
+    /** The location's reviews and the owner's replies (docs/inbox.md "Platforms"). */
+    inbox: googlebusinessInbox,
 
     connectSandbox: (http, options) => connectSandbox(http, app, options),
   };

@@ -13,6 +13,7 @@ import {
   type OAuthCapability,
   type SandboxAccount,
 } from '../types.ts';
+import { credentialsFrom, googleOAuth } from '../google/oauth.ts';
 import * as client from './client.ts';
 
 export const SCOPES = ['https://www.googleapis.com/auth/business.manage'];
@@ -26,32 +27,6 @@ export interface LocationSettings {
   /** `locations/{l}`. */
   location: string;
   location_title: string;
-}
-
-/** The token answer as credentials; a refresh's answer keeps the refresh token the connection already holds. */
-export function credentialsFrom(
-  answer: client.TokenAnswer,
-  now: Date,
-  previousRefresh: string | null = null,
-): Credentials {
-  return {
-    accessToken: answer.access_token,
-    refreshToken: answer.refresh_token ?? previousRefresh,
-    expiresAt: answer.expires_in ? new Date(now.getTime() + answer.expires_in * 1000).toISOString() : null,
-  };
-}
-
-/** A refused code or refresh token (a 4xx other than 429) means the user must sign in again. */
-export function refused(error: unknown, what: string): unknown {
-  return error instanceof PlatformError &&
-    error.platformStatus !== undefined &&
-    error.platformStatus < 500 &&
-    error.platformStatus !== 429
-    ? new PlatformError('auth_expired', 'PLATFORM_RECONNECT_REQUIRED', `Google refused the ${what}: ${error.message}`, {
-        platformStatus: error.platformStatus,
-        platformBody: error.platformBody,
-      })
-    : error;
 }
 
 /** The connection's account for one location: its id is the location's v4 parent, `accounts/{a}/locations/{l}`. */
@@ -88,45 +63,11 @@ export async function locationsOf(
 }
 
 export function googlebusinessOAuth(): OAuthCapability {
-  return {
-    pkce: true,
+  return googleOAuth({
     scopes: SCOPES,
-    authorizeUrl(ctx, { state, codeChallenge }) {
-      const url = new URL(`${ctx.webUrl.replace(/\/+$/, '')}/o/oauth2/v2/auth`);
-      const params: Record<string, string> = {
-        response_type: 'code',
-        client_id: ctx.app.clientId,
-        redirect_uri: ctx.redirectUri,
-        scope: SCOPES.join(' '),
-        // A refresh token comes only with an offline authorization, and again only on a fresh consent.
-        access_type: 'offline',
-        prompt: 'consent',
-        state,
-      };
-      if (codeChallenge) Object.assign(params, { code_challenge: codeChallenge, code_challenge_method: 'S256' });
-      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-      return url.toString();
-    },
-    async exchangeCode(ctx, { code, codeVerifier }) {
-      const form: Record<string, string> = {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: ctx.redirectUri,
-        client_id: ctx.app.clientId,
-        client_secret: ctx.app.clientSecret ?? '',
-      };
-      if (codeVerifier) form.code_verifier = codeVerifier;
-      try {
-        return credentialsFrom(await client.token(ctx.http, ctx.sandbox, form), new Date());
-      } catch (error) {
-        throw refused(error, 'authorization code');
-      }
-    },
+    calls: client,
     accounts: (ctx, credentials) => locationsOf(ctx.http, ctx.sandbox, credentials),
-    async revoke(ctx, credentials) {
-      await client.revoke(ctx.http, ctx.sandbox, credentials.refreshToken ?? credentials.accessToken);
-    },
-  };
+  });
 }
 
 /** The sign-in against the simulator: authorize as `username`, exchange the code, take the first location. */

@@ -27,7 +27,6 @@ import {
 import { exchangeCode, refreshToken, sandboxCode, type CodeExchange } from '../meta/oauth.ts';
 import type { PlatformHttp } from '../http-contract.ts';
 import {
-  isPlatformError,
   PlatformError,
   type AdapterConfig,
   type Credentials,
@@ -41,6 +40,7 @@ import {
 } from '../types.ts';
 import { mayBeThisPart } from '../lookup.ts';
 import * as client from './client.ts';
+import { instagramInbox } from './inbox.ts';
 import { limits } from './limits.ts';
 
 const SCOPES = [
@@ -55,7 +55,6 @@ export const INSTAGRAM_API_URL = 'https://graph.instagram.com';
 
 interface InstagramOptions {
   type?: 'feed' | 'reel' | 'story';
-  first_comment?: string;
   share_to_feed?: boolean;
 }
 
@@ -172,30 +171,6 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     return match ? { id: match.id, url: postUrl(session, match) } : null;
   }
 
-  async function firstComment(
-    g: GraphClient,
-    token: string,
-    mediaId: string,
-    text: string,
-  ): Promise<Record<string, string>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return { first_comment_id: await client.comment(g, token, mediaId, text) };
-      } catch (error) {
-        // The post is out: a comment that fails does not fail it. Only a plain transient failure is tried again
-        // (an unknown outcome may have made the comment already).
-        if (
-          attempt < 3 &&
-          isPlatformError(error) &&
-          (error.kind === 'transient' || error.kind === 'rate_limited') &&
-          (error.retryAfterMs ?? 0) <= 5000
-        )
-          continue;
-        return { first_comment_error: isPlatformError(error) ? error.message : String(error) };
-      }
-    }
-  }
-
   /** Code → short-lived token (api.instagram.com) → long-lived token (graph.instagram.com, ig_exchange_token). */
   const exchange = (
     http: PlatformHttp,
@@ -263,6 +238,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
     platform: 'instagram',
     limits,
     limitsFor: () => limits,
+    inbox: instagramInbox({ graphOf: (session) => graphOf(session.http), mediaUrl: postUrl }),
     oauth,
     newPartKey: () => `ig-${randomBytes(8).toString('hex')}`,
 
@@ -273,12 +249,11 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
         throw new PlatformError(
           'invalid_content',
           'PLATFORM_CONTENT_REJECTED',
-          'Instagram has no threads; use platform_options.instagram.first_comment for a follow-up.',
+          'Instagram has no threads; a follow-up goes in platform_options.instagram.first_comment.',
         );
       const g = graphOf(session.http);
       const token = session.credentials.accessToken;
       const user = session.connection.accountId;
-      const options = part.options as InstagramOptions;
       const ready = await readyContainer(containers(g, session, part));
       if ('found' in ready) return ready.found;
       const id = ready.id;
@@ -292,10 +267,7 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
       }
       const mediaId = await client.publishContainer(g, token, user, id);
       const node = await client.mediaNode(g, token, mediaId).catch(() => ({ id: mediaId }) as client.IgMediaNode);
-      const ref = options.first_comment?.trim()
-        ? await firstComment(g, token, mediaId, options.first_comment)
-        : undefined;
-      return { id: mediaId, url: postUrl(session, node), ...(ref ? { ref } : {}) };
+      return { id: mediaId, url: postUrl(session, node) };
     },
 
     findPublished: (session, part) => findPublishedPart(containers(graphOf(session.http), session, part)),
@@ -341,6 +313,28 @@ export function createInstagramAdapter(config: AdapterConfig, pollOptions: Conta
         createdAt: graphTime(c.timestamp),
         url: null,
       }));
+    },
+
+    // First comments: a comment on the media, found again among its comments by the account's name and the text
+    // (docs/platforms/instagram.md "First comments").
+    ownComments: {
+      async create(session, post, part) {
+        const id = await client.comment(graphOf(session.http), session.credentials.accessToken, post.id, part.text);
+        return { id, url: post.url };
+      },
+      async find(session, post, part) {
+        const list = await client.comments(graphOf(session.http), session.credentials.accessToken, post.id);
+        const wanted = comparable(part.text);
+        const match = list
+          .filter(
+            (c) =>
+              c.username === session.connection.handle &&
+              comparable(c.text) === wanted &&
+              mayBeThisPart(part, { id: c.id, createdAt: graphTimeMs(c.timestamp) }),
+          )
+          .at(-1);
+        return match ? { id: match.id, url: post.url } : null;
+      },
     },
 
     // Instagram has no reply posts: a reply is a comment on the media

@@ -37,27 +37,29 @@ describe('instagram specifics', () => {
     assert.match(post.url, /\/web\/p\/[A-Za-z0-9_-]+\/$/);
   });
 
-  test('the first comment is posted on the new post', async () => {
-    const post = await r.adapter.publish(
-      r.session,
-      r.part(`with comment ${Date.now()}`, await r.image(), { first_comment: 'More in the link in bio #herald' }),
-    );
-    assert.ok(post.ref?.first_comment_id);
+  test('a first comment is a comment on the new post, found again by its text after an unknown outcome', async () => {
+    const post = await r.adapter.publish(r.session, r.part(`with comment ${Date.now()}`, await r.image()));
+    const comment = r.part('More in the link in bio #herald', []);
+    const made = await r.adapter.ownComments!.create(r.session, post, comment);
+    assert.equal(made.url, post.url);
     const res = await r.session.http.request({
       method: 'GET',
       path: `/v23.0/${post.id}/comments`,
       query: { fields: 'id,text', access_token: r.session.credentials.accessToken },
     });
     assert.deepEqual(res.json<{ data: Array<{ id: string; text: string }> }>().data, [
-      { id: post.ref!.first_comment_id, text: 'More in the link in bio #herald' },
+      { id: made.id, text: 'More in the link in bio #herald' },
     ]);
+    assert.deepEqual(await r.adapter.ownComments!.find(r.session, post, comment), made);
+    const held = { ...comment, heldElsewhere: new Set([made.id]) };
+    assert.equal(await r.adapter.ownComments!.find(r.session, post, held), null, 'a comment another part holds');
+    const other = r.part('Another text', []);
+    assert.equal(await r.adapter.ownComments!.find(r.session, post, other), null, 'another text');
   });
 
   test('comments are listed, and a reply is a comment on the post', async () => {
-    const post = await r.adapter.publish(
-      r.session,
-      r.part(`commented ${Date.now()}`, await r.image(), { first_comment: 'one' }),
-    );
+    const post = await r.adapter.publish(r.session, r.part(`commented ${Date.now()}`, await r.image()));
+    await r.adapter.ownComments!.create(r.session, post, r.part('one', []));
     const answer = await r.adapter.reply!(r.session, post, 'two');
     assert.equal(answer.url, post.url);
     const list = await r.adapter.listComments!(r.session, post);

@@ -99,6 +99,8 @@ export const limits: PlatformLimits = {
   },
   // Multi-post chains are not supported; replies are comments.
   maxThreadParts: 0,
+  // First comments (docs/platforms/instagram.md "First comments").
+  firstComment: { via: 'comment', maxLength: 2200 },
   checkOptions(options, mediaCount) {
     const issues: LimitIssue[] = [];
     // A story or a Reel is one image or video (a Reel: one video — the media kind is checked when it is published).

@@ -22,6 +22,7 @@ import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits } from './limits.ts';
 import { authorOf, connectionAuthor, createBody, escapeLittleText, postUrl } from './map.ts';
+import { linkedinInbox, linkedinOwnComments } from './inbox.ts';
 import { linkedinMetrics } from './metrics.ts';
 import { uploadMedia } from './media.ts';
 import { LINKEDIN_DEFAULT_VERSION } from './version.ts';
@@ -172,6 +173,10 @@ export function createLinkedinAdapter(config: AdapterConfig): PlatformAdapter {
     },
 
     fetchMetrics: (session, post) => linkedinMetrics(sessionApi(session), post.id),
+
+    /** Comments on the connection's recent posts (docs/inbox.md "Platforms"). */
+    inbox: linkedinInbox(version, WEB),
+    ownComments: linkedinOwnComments(version),
 
     async refreshCredentials(session) {
       const refresh = session.credentials.refreshToken;

@@ -52,4 +52,8 @@ export const limits: PlatformLimits = {
   },
   // No threads on LinkedIn (comments only).
   maxThreadParts: 0,
+  // Duplicate text (docs/platforms/linkedin.md; docs/queues.md "Recycling").
+  duplicateText: 'LinkedIn refuses a post whose text repeats one of the author’s recent posts (422 DUPLICATE_POST).',
+  // First comments (docs/platforms/linkedin.md "First comments").
+  firstComment: { via: 'comment', maxLength: 1250 },
 };

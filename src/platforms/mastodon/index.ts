@@ -15,6 +15,7 @@ import {
 import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import * as client from './client.ts';
 import { limits, mastodonLimitsFor, type MastodonInstanceConfig } from './limits.ts';
+import { mastodonInbox } from './inbox.ts';
 
 const PROCESSING_DEADLINE_MS = 10 * 60_000;
 const LOOKUP_PAGES = 3;
@@ -130,6 +131,7 @@ function mastodonOAuth(
 export function createMastodonAdapter(_config: AdapterConfig): PlatformAdapter {
   const adapter: PlatformAdapter = {
     platform: 'mastodon',
+    inbox: mastodonInbox,
     limits,
     limitsFor: (connection) => mastodonLimitsFor((connection.settings.instance ?? {}) as MastodonInstanceConfig),
     newPartKey: () => randomUUID(),

@@ -112,6 +112,8 @@ export function mastodonLimitsFor(instanceConfig: MastodonInstanceConfig): Platf
     },
     // A reply chain (in_reply_to_id); 25 is Herald's own cap, not the instance's.
     maxThreadParts: 25,
+    // First comments (docs/platforms/mastodon.md "First comments").
+    firstComment: { via: 'reply' },
   };
 }
 

@@ -39,6 +39,7 @@ import {
 } from '../types.ts';
 import { lookupSince, mayBeThisPart } from '../lookup.ts';
 import * as client from './client.ts';
+import { threadsInbox } from './inbox.ts';
 import { limits } from './limits.ts';
 
 /** The Threads API host (real connections). */
@@ -181,6 +182,10 @@ export function createThreadsAdapter(config: AdapterConfig, pollOptions: Contain
     limits,
     limitsFor: () => limits,
     oauth,
+    inbox: threadsInbox({
+      graphOf: (session) => graphOf(session.http),
+      reply: (session, id, text) => adapter.reply!(session, { id, url: '' }, text),
+    }),
     newPartKey: () => `th-${randomBytes(8).toString('hex')}`,
 
     prepareMedia: (_session, sources) => prepareUrlMedia('Threads', sources),

@@ -84,4 +84,6 @@ export const limits: PlatformLimits = {
   },
   // A reply chain (reply_to_id); 25 is Herald's own cap, not Threads'.
   maxThreadParts: 25,
+  // First comments (docs/platforms/threads.md "First comments").
+  firstComment: { via: 'reply' },
 };

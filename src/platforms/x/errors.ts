@@ -12,6 +12,18 @@ export const X_ERRORS: ErrorRule[] = [
   },
   {
     status: 403,
+    body: /reply to this conversation is not allowed/i,
+    kind: 'permanent',
+    code: 'PLATFORM_REPLY_WINDOW_CLOSED',
+  },
+  {
+    status: 400,
+    body: /replying to does not exist or was deleted/i,
+    kind: 'permanent',
+    code: 'PLATFORM_ITEM_DELETED',
+  },
+  {
+    status: 403,
     body: /suspended|client-forbidden|not allowed|not authorized|missing scopes/i,
     kind: 'permanent',
     code: 'PLATFORM_PERMISSION_DENIED',

@@ -16,6 +16,7 @@ import {
 import { lookupSince, mayBeThisPart, sameMedia } from '../lookup.ts';
 import { limits } from './limits.ts';
 import * as client from './client.ts';
+import { xInbox } from './inbox.ts';
 import { comparable, createBody, postUrl } from './map.ts';
 import { uploadMedia } from './media.ts';
 
@@ -110,6 +111,7 @@ export function createXAdapter(config: AdapterConfig): PlatformAdapter {
     limits,
     limitsFor: () => limits,
     newPartKey: () => `x-${randomBytes(8).toString('hex')}`,
+    inbox: xInbox((s, handle, id) => postUrl(webBase(s), handle, id)),
 
     prepareMedia: (session, media) => uploadMedia(session.http, session.credentials.accessToken, media),
 

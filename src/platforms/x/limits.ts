@@ -95,4 +95,8 @@ export const limits: PlatformLimits = {
   },
   // X has no documented cap on a reply chain; 25 is Herald's own reasonable cap on one thread.
   maxThreadParts: 25,
+  // Duplicate text (docs/platforms/x.md; docs/queues.md "Recycling").
+  duplicateText: 'X refuses a post whose text repeats one of the account’s recent posts (403 duplicate content).',
+  // First comments (docs/platforms/x.md "First comments").
+  firstComment: { via: 'reply' },
 };

@@ -4,6 +4,7 @@
 import { classify } from '../classify.ts';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from '../http-contract.ts';
 import { PlatformError } from '../types.ts';
+import { GOOGLE_REVOKE_URL, GOOGLE_TOKEN_URL, type GoogleTokenAnswer } from '../google/oauth.ts';
 import { YOUTUBE_ERRORS } from './errors.ts';
 import { nextPacificMidnight } from './quota.ts';
 
@@ -49,19 +50,16 @@ export async function call(http: PlatformHttp, request: PlatformRequest): Promis
   return res;
 }
 
-export interface TokenAnswer {
-  access_token: string;
-  /** Only on the code exchange of an offline authorization; a refresh answers none (the old one stays valid). */
-  refresh_token?: string;
-  expires_in?: number;
+export type TokenAnswer = GoogleTokenAnswer;
+
+/** Google's token endpoint, or the simulator's own path for a sandbox connection. */
+export async function token(http: PlatformHttp, sandbox: boolean, form: Record<string, string>): Promise<TokenAnswer> {
+  const path = sandbox ? '/token' : GOOGLE_TOKEN_URL;
+  return (await call(http, { method: 'POST', path, form })).json<TokenAnswer>();
 }
 
-export async function token(http: PlatformHttp, url: string, form: Record<string, string>): Promise<TokenAnswer> {
-  return (await call(http, { method: 'POST', path: url, form })).json<TokenAnswer>();
-}
-
-export async function revoke(http: PlatformHttp, url: string, token: string): Promise<void> {
-  await call(http, { method: 'POST', path: url, form: { token } });
+export async function revoke(http: PlatformHttp, sandbox: boolean, token: string): Promise<void> {
+  await call(http, { method: 'POST', path: sandbox ? '/revoke' : GOOGLE_REVOKE_URL, form: { token } });
 }
 
 export interface Channel {

@@ -13,10 +13,12 @@ import {
 } from '../types.ts';
 import { sandboxAuthorize } from '../sandbox-signin.ts';
 import * as client from './client.ts';
+import { youtubeInbox, youtubeOwnComments } from './inbox.ts';
 import { limits } from './limits.ts';
 import { CHUNK_QUANTUM, DEFAULT_CHUNK_BYTES } from './media.ts';
-import { account, credentialsFrom, refused } from './account.ts';
-import { youtubeOAuth, OAUTH_TOKEN_URL, SCOPES } from './oauth.ts';
+import { account } from './account.ts';
+import { youtubeOAuth, SCOPES } from './oauth.ts';
+import { credentialsFrom, refreshGoogleCredentials } from '../google/oauth.ts';
 import { publishVideo, findVideo } from './publish.ts';
 
 /** The Data API's host for real connections (src/container.ts `platformUrls`). */
@@ -76,27 +78,7 @@ export function createYoutubeAdapter(config: AdapterConfig, options: YoutubeAdap
       await client.deleteVideo(session.http, session.credentials.accessToken, post.id);
     },
 
-    async refreshCredentials(session) {
-      const { refreshToken } = session.credentials;
-      if (!refreshToken)
-        throw new PlatformError(
-          'auth_expired',
-          'PLATFORM_RECONNECT_REQUIRED',
-          'Google gave no refresh token; reconnect.',
-        );
-      const url = session.connection.sandbox ? `${session.http.baseUrl}/token` : OAUTH_TOKEN_URL;
-      try {
-        const answer = await client.token(session.http, url, {
-          grant_type: 'refresh_token',
-          refresh_token: refreshToken,
-          client_id: app.id,
-          client_secret: app.secret,
-        });
-        return credentialsFrom(answer, session.clock.now(), refreshToken);
-      } catch (error) {
-        throw refused(error, 'refresh token');
-      }
-    },
+    refreshCredentials: (session) => refreshGoogleCredentials(session, app, client),
 
     verifyAccount: (session) => account(session.http, session.credentials.accessToken),
 
@@ -115,6 +97,10 @@ export function createYoutubeAdapter(config: AdapterConfig, options: YoutubeAdap
 
     oauth: youtubeOAuth(),
 
+    /** Comments and replies on the channel's videos (docs/inbox.md "Platforms"). */
+    inbox: youtubeInbox,
+    ownComments: youtubeOwnComments,
+
     /** Google's sign-in against the simulator: authorize as `sandbox_username` (offline, PKCE), then the exchange. */
     async connectSandbox(http, { username, workspace }) {
       const { code, verifier, redirect } = await sandboxAuthorize(http, {
@@ -131,7 +117,7 @@ export function createYoutubeAdapter(config: AdapterConfig, options: YoutubeAdap
         workspace,
       });
       const credentials = credentialsFrom(
-        await client.token(http, `${http.baseUrl}/token`, {
+        await client.token(http, true, {
           grant_type: 'authorization_code',
           code,
           redirect_uri: redirect,

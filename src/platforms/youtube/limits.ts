@@ -69,6 +69,8 @@ export const limits: PlatformLimits = {
   },
   // A YouTube video has no reply chain (comments belong to the inbox).
   maxThreadParts: 0,
+  // First comments (docs/platforms/youtube.md "First comments").
+  firstComment: { via: 'comment', maxLength: 10_000 },
   checkOptions(options, _mediaCount, text) {
     const issues: LimitIssue[] = [];
     // The title is required: the option, else the text's first line (checked only when the text is known).

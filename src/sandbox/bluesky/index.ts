@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerBskyAuth } from './auth.ts';
 import { registerBskyFeed } from './feed.ts';
+import { injectBluesky, registerBskyNotifications } from './notifications.ts';
 import { registerBskyRepo } from './repo.ts';
 import { KIND, xrpcError, type BskyRecord } from './state.ts';
 
@@ -32,7 +33,9 @@ export function blueskySimulator(kit: SimulatorKit): PlatformSimulator {
       registerBskyAuth(app, ctx);
       registerBskyRepo(app, ctx);
       registerBskyFeed(app, ctx);
+      registerBskyNotifications(app, ctx);
     },
+    inject: (input) => injectBluesky({ kit, errorReply, prefix: '' }, input),
     posts: async () =>
       (
         await kit.store.list<BskyRecord>(KIND.record, { match: { collection: 'app.bsky.feed.post' }, ascending: true })

@@ -105,7 +105,8 @@ async function createRecord(ctx: BskyContext, request: FastifyRequest, reply: Fa
   const window = kit.windows.hit(`writes:${caller.did}`, kit.limit(1666), 3600_000);
   reply.headers(windowHeaders(window, 'ietf'));
   if (!window.allowed) return reply.code(429).send(xrpcError('RateLimitExceeded', 'Rate Limit Exceeded'));
-  const applied = applyFault(kit, { errorReply }, kit.faults.take('create_post', caller.did), request, reply, 'ietf');
+  const fault = kit.faults.take('create_post', caller.did);
+  const applied = applyFault(kit, { errorReply }, fault, request, reply, 'ietf');
   if (applied === 'sent') return reply;
   const { fields, valid } = parseBody(request.headers['content-type'], request.body);
   if (!valid) return reply.code(400).send(xrpcError('InvalidRequest', 'Request body must be JSON'));
@@ -127,6 +128,9 @@ async function createRecord(ctx: BskyContext, request: FastifyRequest, reply: Fa
     collection === POST ? loadReferences(kit.store, caller.did, record) : undefined,
   ]);
   if (refs) {
+    // The `item_deleted` fault: the post replied to is gone (as if deleted just before the reply).
+    const replyRef = record.reply as { parent?: { uri?: string } } | undefined;
+    if (fault?.fault === 'item_deleted' && replyRef?.parent?.uri) refs.records.delete(replyRef.parent.uri);
     const issue = postRecordIssue(refs, caller.did, record);
     if (issue?.startsWith('BlobNotFound:'))
       return reply.code(400).send(xrpcError('BlobNotFound', issue.slice('BlobNotFound:'.length)));

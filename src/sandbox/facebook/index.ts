@@ -5,6 +5,7 @@
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { graphStatusReply } from '../meta/graph.ts';
 import { registerFbAuth } from './auth.ts';
+import { injectFacebook, registerFbComments } from './comments.ts';
 import { registerFbInsights } from './insights.ts';
 import { registerFbObjects } from './objects.ts';
 import { registerFbPages } from './pages.ts';
@@ -22,8 +23,10 @@ export function facebookSimulator(kit: SimulatorKit): PlatformSimulator {
       registerFbPages(app, sim);
       registerFbObjects(app, sim);
       registerFbInsights(app, sim);
+      registerFbComments(app, sim);
       registerFbVideos(app, sim);
     },
+    inject: (input) => injectFacebook({ kit, errorReply, prefix: () => '' }, input),
     posts: async () =>
       (await kit.store.list<FbPost>(KIND.post, { ascending: true })).map((p) => ({
         id: p.id,

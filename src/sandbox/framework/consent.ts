@@ -73,13 +73,15 @@ export async function consentStep(
   reply: FastifyReply,
   platform: string,
   refuse: AuthorizeRefusal,
+  /** The name of the client's parameter: `client_id` in OAuth 2.0, `client_key` at TikTok. */
+  clientParam = 'client_id',
 ): Promise<{ q: AuthorizeQuery; redirect: URL; username: string } | undefined> {
   const posted = request.method === 'POST' ? parseBody(request.headers['content-type'], request.body).fields : {};
   const q: AuthorizeQuery = {
     ...request.query,
     ...(Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<string, string>),
   };
-  for (const name of ['client_id', 'redirect_uri', 'scope'] as const)
+  for (const name of [clientParam, 'redirect_uri', 'scope'])
     if (!q[name]) return void refuse(400, 'invalid_request', `Missing required parameter: ${name}`);
   if (q.response_type !== 'code') return void refuse(400, 'unsupported_response_type', 'response_type must be code.');
   let redirect: URL;

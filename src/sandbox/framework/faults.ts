@@ -11,6 +11,8 @@ export const FAULT_NAMES = [
   'media_failed', //  media processing ends in failure
   'duplicate', //     the platform's duplicate-content rejection
   'published_but_blocked', // the post goes live, yet the answer is a block (Instagram/Threads 2207051 "blocked your request")
+  'reply_window_closed', // an answer to an inbox item is refused: its reply window closed (DMs after 24 h)
+  'item_deleted', //  an answer to an inbox item is refused: the comment or message was deleted
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

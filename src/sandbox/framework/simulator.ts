@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformName } from '../../platforms/limits.ts';
 import { createFaultBoard, isFaultRule, type FaultBoard, type FaultRule } from './faults.ts';
 import { DEFAULT_BODY_LIMIT, registerIntake, type Admit } from './intake.ts';
+import { parseInjection, type InboxInjection, type InjectResult } from './inbox.ts';
 import { createRateWindows, type RateWindows, type WindowDecision } from './rate-windows.ts';
 import { memoryStore, type SandboxStore } from './store.ts';
 import { authorizeSigned, createTokenSigner, type TokenSigner } from './tokens.ts';
@@ -110,6 +111,8 @@ export interface PlatformSimulator {
   /** The platform's error body for a status (its own shape: problem JSON, XRPC, Mastodon's `{error}`). */
   errorReply(reply: FastifyReply, status: number, message: string): FastifyReply;
   posts(): Promise<SandboxPost[]>;
+  /** Makes other accounts comment, reply, mention, message or review (src/sandbox/framework/inbox.ts). */
+  inject?(input: InboxInjection): Promise<InjectResult>;
   /** Forgets what the simulator holds outside its store (caches); the store itself is cleared by the framework. */
   reset?(): void;
 }
@@ -119,6 +122,8 @@ export interface Simulator {
   readonly kit: SimulatorKit;
   readonly faults: FaultBoard;
   posts(): Promise<SandboxPost[]>;
+  /** Injects inbox items (the control switch of docs/inbox.md "Test mode"); an error when the platform has none. */
+  inject(input: InboxInjection): Promise<InjectResult>;
   /** Forgets every account, post and media item (ids handed out are still never reused), faults and windows. */
   reset(): Promise<void>;
   /** Registers the simulator's routes on `app` (use inside a prefixed plugin). */
@@ -211,6 +216,8 @@ export function createSimulator(
     kit,
     faults,
     posts: () => platform.posts(),
+    inject: (input) =>
+      platform.inject ? platform.inject(input) : Promise.resolve({ error: `The ${name} simulator has no inbox.` }),
     async reset() {
       await store.clear();
       platform.reset?.();
@@ -252,6 +259,12 @@ export function createSimulator(
 function registerControl(app: FastifyInstance, sim: Simulator): void {
   app.get('/_sandbox/posts', async () => ({ platform: sim.name, posts: await sim.posts() }));
   app.get('/_sandbox/faults', async () => ({ rules: sim.faults.rules(), fired: sim.faults.fired() }));
+  app.post('/_sandbox/inbox', async (request, reply) => {
+    const input = parseInjection(request.body);
+    if (typeof input === 'string') return reply.code(400).send({ error: input });
+    const result = await sim.inject(input);
+    return 'error' in result ? reply.code(400).send(result) : result;
+  });
   app.post('/_sandbox/faults', async (request, reply) => {
     let parsed: unknown;
     try {

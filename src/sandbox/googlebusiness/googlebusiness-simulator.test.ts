@@ -97,7 +97,11 @@ test('only an offline authorization gets a refresh token, and a refresh does not
   const refresh = async () =>
     fetch(`${base}/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: 'c' }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        client_id: 'test-client',
+      }),
     });
   const first = (await (await refresh()).json()) as Tokens;
   assert.ok(first.access_token);

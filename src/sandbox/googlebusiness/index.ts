@@ -7,6 +7,7 @@ import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts'
 import { registerGbpAccounts } from './accounts.ts';
 import { registerGbpAuth } from './auth.ts';
 import { registerGbpPosts } from './posts.ts';
+import { injectGbp, ownerReplies, registerGbpReviews } from './reviews.ts';
 import { KIND, type GbpContext, type GbpLocalPost } from './state.ts';
 
 /** google.rpc status names by HTTP status, as Google's JSON error body carries them. */
@@ -54,9 +55,11 @@ export function googlebusinessSimulator(kit: SimulatorKit): PlatformSimulator {
       registerGbpAuth(app, ctx);
       registerGbpAccounts(app, ctx);
       registerGbpPosts(app, ctx);
+      registerGbpReviews(app, ctx);
     },
-    posts: async () =>
-      (await kit.store.list<GbpLocalPost>(KIND.post, { ascending: true })).map((p) => ({
+    inject: (input) => injectGbp({ kit, errorReply, prefix: '' }, input),
+    posts: async () => [
+      ...(await kit.store.list<GbpLocalPost>(KIND.post, { ascending: true })).map((p) => ({
         id: p.name,
         account: p.parent,
         text: p.summary,
@@ -65,5 +68,16 @@ export function googlebusinessSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(p.createdAt).toISOString(),
         deleted: p.deleted,
       })),
+      // The owner's replies to reviews (the inbox's answers): `<review>/reply`, replying to the review.
+      ...(await ownerReplies({ kit, errorReply, prefix: '' })).map((r) => ({
+        id: `${r.name}/reply`,
+        account: r.parent,
+        text: r.reply!.comment,
+        replyTo: r.name,
+        media: 0,
+        createdAt: new Date(r.reply!.updatedAt).toISOString(),
+        deleted: false,
+      })),
+    ],
   };
 }

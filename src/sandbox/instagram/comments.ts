@@ -5,8 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { measure } from '../../platforms/instagram/limits.ts';
 import { nextGraphId } from '../meta/containers.ts';
 import { applyGraphFault, graphError } from '../meta/graph.ts';
-import { fieldsOf, type GraphMediaPath, isoTime, pick } from '../meta/publishing.ts';
+import { type GraphMediaPath } from '../meta/publishing.ts';
 import { beginIgCall, type IgSim } from './graph-call.ts';
+import { commentsJson, trickleIgComments } from './replies.ts';
 import { COMMENT, MEDIA, type IgComment, type IgMedia } from './state.ts';
 
 export function registerIgComments(app: FastifyInstance, sim: IgSim): void {
@@ -63,10 +64,8 @@ async function listComments(sim: IgSim, request: FastifyRequest<{ Params: GraphM
       code: 100,
       subcode: 33,
     });
-  const fields = fieldsOf(ctx.params, ['id', 'text', 'timestamp']);
-  return {
-    data: (await sim.kit.store.list<IgComment>(COMMENT, { owner: media.id, ascending: true })).map((c) =>
-      pick({ id: c.id, text: c.text, username: c.username, timestamp: isoTime(c.timestamp) }, fields),
-    ),
-  };
+  // Top-level comments only; their replies through `replies{…}` (src/sandbox/instagram/replies.ts).
+  if (media.owner === ctx.user.id) await trickleIgComments(sim, media);
+  const all = await sim.kit.store.list<IgComment>(COMMENT, { owner: media.id, ascending: true });
+  return { data: commentsJson(all, ctx.params.fields) };
 }

@@ -10,6 +10,7 @@ import { registerIgComments } from './comments.ts';
 import { registerIgContainers } from './containers.ts';
 import { registerIgMedia } from './media.ts';
 import { registerIgPublishing } from './publish.ts';
+import { injectInstagram, registerIgReplies } from './replies.ts';
 import { MEDIA, type IgMedia } from './state.ts';
 
 export function instagramSimulator(kit: SimulatorKit): PlatformSimulator {
@@ -22,7 +23,9 @@ export function instagramSimulator(kit: SimulatorKit): PlatformSimulator {
       registerIgPublishing(app, sim);
       registerIgMedia(app, sim);
       registerIgComments(app, sim);
+      registerIgReplies(app, sim);
     },
+    inject: (input) => injectInstagram({ kit }, input),
     posts: async () =>
       (await kit.store.list<IgMedia>(MEDIA, { ascending: true })).map((m) => ({
         id: m.id,

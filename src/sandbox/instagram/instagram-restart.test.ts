@@ -92,9 +92,9 @@ describe('the Instagram simulator on PostgreSQL', () => {
           ],
           {},
         ),
-        { first_comment: 'the first comment' },
       ),
     );
+    await adapter.ownComments!.create(session, carousel, part('the first comment', []));
     const single = await adapter.publish(
       session,
       part('a single image', await adapter.prepareMedia(session, [mediaSource(jpeg(50, 40), 'image/jpeg')], {})),
@@ -247,10 +247,8 @@ describe('the page of an Instagram post', () => {
       ],
       {},
     );
-    const post = await adapter.publish(
-      session,
-      part('Read https://example.org/a?b=1 & <more>', media, { first_comment: 'and a word below' }),
-    );
+    const post = await adapter.publish(session, part('Read https://example.org/a?b=1 & <more>', media));
+    await adapter.ownComments!.create(session, post, part('and a word below', []));
     const shown = await page(sandbox, post.url);
     assert.equal(shown.status, 200);
     assert.ok(shown.html.includes('<a style="color:#E1306C" href="https://example.org/a?b=1"'), 'the link');

@@ -38,6 +38,8 @@ export interface IgComment {
   text: string;
   username: string;
   timestamp: number;
+  /** The top-level comment this one replies to (Instagram replies are one level deep). */
+  parentId?: string;
 }
 
 export interface IgMedia {

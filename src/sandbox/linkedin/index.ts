@@ -8,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerLiAnalytics } from './analytics.ts';
 import { registerLiAuth } from './auth.ts';
+import { apiComments, injectLinkedin, registerLiComments } from './comments.ts';
 import { createGate } from './gate.ts';
 import { registerLiMedia } from './media.ts';
 import { registerLiOrganizations } from './organizations.ts';
@@ -37,9 +38,11 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
       registerLiPosts(app, ctx);
       registerLiOrganizations(app, ctx);
       registerLiAnalytics(app, ctx);
+      registerLiComments(app, ctx);
     },
-    posts: async () =>
-      (await kit.store.list<LiPost>(KIND.post, { ascending: true })).map((p) => ({
+    inject: (input) => injectLinkedin(kit, input),
+    posts: async () => [
+      ...(await kit.store.list<LiPost>(KIND.post, { ascending: true })).map((p) => ({
         id: p.urn,
         account: p.author,
         text: p.plain,
@@ -48,5 +51,16 @@ export function linkedinSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(p.createdAt).toISOString(),
         deleted: p.deleted,
       })),
+      // Replies to comments (the inbox's answers among them), each replying to its comment.
+      ...(await apiComments(kit)).map((c) => ({
+        id: c.urn,
+        account: c.actor,
+        text: c.text,
+        replyTo: c.parent,
+        media: 0,
+        createdAt: new Date(c.createdAt).toISOString(),
+        deleted: c.deleted,
+      })),
+    ],
   };
 }

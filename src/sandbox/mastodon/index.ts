@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerMastoAuth } from './auth.ts';
+import { injectMastodon, registerMastoNotifications } from './notifications.ts';
 import { KIND, type MastoStatus } from './state.ts';
 import { registerMastoStatuses } from './statuses.ts';
 
@@ -23,7 +24,9 @@ export function mastodonSimulator(kit: SimulatorKit): PlatformSimulator {
       const ctx = { kit, errorReply, prefix: app.prefix };
       registerMastoAuth(app, ctx);
       registerMastoStatuses(app, ctx);
+      registerMastoNotifications(app, ctx);
     },
+    inject: (input) => injectMastodon({ kit, errorReply, prefix: '' }, input),
     posts: async () =>
       (await kit.store.list<MastoStatus>(KIND.status, { ascending: true })).map((s) => ({
         id: s.id,

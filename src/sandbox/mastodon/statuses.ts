@@ -61,7 +61,7 @@ function attachmentJson(a: MastoAttachment, host: string): Record<string, unknow
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A status as the API gives it: built from its document alone (author, reply account and attachments are in it). */
-function statusJson(ctx: MastoContext, s: MastoStatus, request: FastifyRequest): Record<string, unknown> {
+export function statusJson(ctx: MastoContext, s: MastoStatus, request: FastifyRequest): Record<string, unknown> {
   const account = accountOf(s.username);
   const h = hostOf(request, ctx.prefix);
   const grown = growMetrics(s.id, s.createdAt, ctx.kit.now(), { audience: 400 });
@@ -92,12 +92,12 @@ function statusJson(ctx: MastoContext, s: MastoStatus, request: FastifyRequest):
 }
 
 /** Every authenticated call: the token, 300 requests per 5 minutes per account, and the operation's faults. */
-async function gate(
+export async function gate(
   ctx: MastoContext,
   request: FastifyRequest,
   reply: FastifyReply,
   operation: string,
-): Promise<{ account: MastoAccount; drop: boolean } | undefined> {
+): Promise<{ account: MastoAccount; drop: boolean; fault?: string } | undefined> {
   const { kit, errorReply } = ctx;
   const account = await authenticate(ctx, request, reply);
   if (!account) return undefined;
@@ -107,8 +107,9 @@ async function gate(
     errorReply(reply, 429, 'Too many requests');
     return undefined;
   }
-  const applied = applyFault(kit, { errorReply }, kit.faults.take(operation, account.id), request, reply, 'mastodon');
-  return applied === 'sent' ? undefined : { account, drop: applied === 'drop' };
+  const fault = kit.faults.take(operation, account.id);
+  const applied = applyFault(kit, { errorReply }, fault, request, reply, 'mastodon');
+  return applied === 'sent' ? undefined : { account, drop: applied === 'drop', fault: fault?.fault };
 }
 
 interface IdParams {
@@ -266,7 +267,8 @@ async function createStatus(ctx: MastoContext, request: FastifyRequest, reply: F
       .send({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' });
   if (media.some((m) => m!.type === 'video') && media.length > 1)
     return reply.code(422).send({ error: 'Cannot attach a video to a post that already contains images' });
-  if (inReplyTo !== null && (!parent || parent.deleted)) return reply.code(404).send({ error: 'Record not found' });
+  if (inReplyTo !== null && (!parent || parent.deleted || g.fault === 'item_deleted'))
+    return reply.code(404).send({ error: 'Record not found' });
   const bool = (v: unknown) => v === true || v === 'true' || v === '1';
   const id = await kit.snowflake();
   const status: MastoStatus = {

@@ -7,6 +7,7 @@ import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts'
 import { graphStatusReply } from '../meta/graph.ts';
 import { registerThreadsAuth } from './auth.ts';
 import { registerThreadsContainers } from './containers.ts';
+import { injectThreads, registerThreadsConversation } from './conversation.ts';
 import { registerThreadsPosts } from './posts.ts';
 import { registerThreadsPublishing } from './publish.ts';
 import { POST, type ThPost } from './state.ts';
@@ -19,8 +20,10 @@ export function threadsSimulator(kit: SimulatorKit): PlatformSimulator {
       const sim = { kit };
       registerThreadsContainers(app, sim);
       registerThreadsPublishing(app, sim);
+      registerThreadsConversation(app, sim);
       registerThreadsPosts(app, sim);
     },
+    inject: (input) => injectThreads({ kit }, input),
     posts: async () =>
       (await kit.store.list<ThPost>(POST, { ascending: true })).map((p) => ({
         id: p.id,

@@ -93,7 +93,8 @@ async function publishContainer(
   const d = container.data;
   if (d.replyTo) {
     const parent = await kit.store.get<ThPost>(POST, d.replyTo);
-    if (!parent || parent.deleted) {
+    // The `item_deleted` fault: the post replied to went away between the container and its publish.
+    if (!parent || parent.deleted || fault?.fault === 'item_deleted') {
       await releaseContainer(kit, container.id, id);
       return graphError(reply, 400, {
         message: 'The post you are replying to does not exist or was deleted.',

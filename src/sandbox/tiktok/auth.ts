@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody } from '../framework/body.ts';
-import { deniedRedirect, sendConsentPage } from '../framework/consent.ts';
+import { consentStep, type AuthorizeQuery } from '../framework/consent.ts';
 import { numericId } from '../framework/simulator.ts';
 import { ok } from './envelope.ts';
 import { KIND, type TiktokAccount, type TiktokContext } from './state.ts';
@@ -48,8 +48,6 @@ export async function authenticate(
   };
 }
 
-type AuthorizeQuery = Record<string, string | undefined>;
-
 export function registerTiktokAuth(app: FastifyInstance, ctx: TiktokContext): void {
   // GET shows the consent page (or approves at once for `sandbox_username`); the page posts back here.
   app.get<{ Querystring: AuthorizeQuery }>('/v2/auth/authorize/', (request, reply) => authorize(ctx, request, reply));
@@ -64,42 +62,16 @@ async function authorize(
   request: FastifyRequest<{ Querystring: AuthorizeQuery }>,
   reply: FastifyReply,
 ) {
-  const posted = request.method === 'POST' ? parseBody(request.headers['content-type'], request.body).fields : {};
-  const q: AuthorizeQuery = {
-    ...request.query,
-    ...(Object.fromEntries(Object.entries(posted).filter(([, v]) => typeof v === 'string')) as Record<string, string>),
-  };
-  for (const name of ['client_key', 'redirect_uri', 'scope'] as const)
-    if (!q[name]) return oauthError(ctx, reply, 400, 'invalid_request', `Missing ${name}.`);
-  if (q.response_type !== 'code')
-    return oauthError(ctx, reply, 400, 'unsupported_response_type', 'response_type must be code.');
-  let redirect: URL;
-  try {
-    redirect = new URL(q.redirect_uri!);
-  } catch {
-    return oauthError(ctx, reply, 400, 'invalid_request', 'redirect_uri is not a URL.');
-  }
-  if (request.method === 'GET' && !q.sandbox_username)
-    return sendConsentPage(reply, {
-      platform: 'TikTok',
-      action: request.url.split('?')[0]!,
-      params: q,
-      scopes: q.scope ?? '',
-      defaultUsername: 'sandbox_user',
-    });
-  if (q.decision === 'deny') return deniedRedirect(reply, redirect.toString(), q.state);
-  const username = q.sandbox_username ?? 'sandbox_user';
-  if (!/^[A-Za-z0-9_.]{1,64}$/.test(username))
-    return oauthError(ctx, reply, 400, 'invalid_request', 'sandbox_username is not a valid username.');
-  // Only a flow Herald started (or a trusted rig) may name the account, and only its own workspace's.
-  if (!(await ctx.kit.mayNameAccount(request, q, username)))
-    return oauthError(
-      ctx,
-      reply,
-      403,
-      'access_denied',
-      'This sign-in was not started by Herald (no valid sandbox_sig).',
-    );
+  const signIn = await consentStep(
+    ctx.kit,
+    request,
+    reply,
+    'TikTok',
+    (status, error, message) => oauthError(ctx, reply, status, error, message),
+    'client_key',
+  );
+  if (!signIn) return reply;
+  const { q, redirect, username } = signIn;
   const account = accountFor(username);
   // Kept for what shows the account without a token (the post page); a later sign-in refreshes it.
   await ctx.kit.store.put(KIND.account, account.id, account);

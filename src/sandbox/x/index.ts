@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerXAuth } from './auth.ts';
 import { registerXMedia } from './media.ts';
+import { injectX, registerXMentions } from './mentions.ts';
 import { KIND, problem, type XTweet } from './state.ts';
 import { registerXTweets } from './tweets.ts';
 
@@ -28,7 +29,9 @@ export function xSimulator(kit: SimulatorKit): PlatformSimulator {
       registerXAuth(app, ctx);
       registerXTweets(app, ctx);
       registerXMedia(app, ctx);
+      registerXMentions(app, ctx);
     },
+    inject: (input) => injectX({ kit, errorReply, prefix: '' }, input),
     posts: async () =>
       (await kit.store.list<XTweet>(KIND.tweet, { ascending: true })).map((t) => ({
         id: t.id,

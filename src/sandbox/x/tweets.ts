@@ -159,8 +159,21 @@ async function createTweet(ctx: XContext, request: FastifyRequest, reply: Fastif
   }
   const heavy = items.filter((m) => m && (m.category === 'tweet_video' || m.category === 'tweet_gif')).length;
   if (heavy > 0 && items.length > 1) return invalid(reply, 'A post may carry 4 photos or 1 GIF or 1 video; not a mix.');
-  if (replyTo !== undefined && (!parent || parent.deleted))
+  if (
+    (replyTo !== undefined && (!parent || parent.deleted)) ||
+    (replyTo !== undefined && fault?.fault === 'item_deleted')
+  )
     return invalid(reply, 'The post you are replying to does not exist or was deleted.');
+  if (replyTo !== undefined && fault?.fault === 'reply_window_closed')
+    return reply
+      .code(403)
+      .send(
+        problem(
+          403,
+          'Forbidden',
+          'Reply to this conversation is not allowed because you have not been mentioned or otherwise engaged by the author of the post you are replying to.',
+        ),
+      );
   const duplicate = () =>
     reply.code(403).send(problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.'));
   if (fault?.fault === 'duplicate') return duplicate();

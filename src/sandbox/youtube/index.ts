@@ -6,6 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import type { PlatformSimulator, SimulatorKit } from '../framework/simulator.ts';
 import { registerYoutubeAuth } from './auth.ts';
+import { injectYoutube, ownReplies, registerYoutubeComments } from './comments.ts';
 import { registerYoutubeUploads } from './uploads.ts';
 import { registerYoutubeVideos } from './videos.ts';
 import { KIND, type YoutubeContext, type YoutubeVideo } from './state.ts';
@@ -55,9 +56,11 @@ export function youtubeSimulator(kit: SimulatorKit): PlatformSimulator {
       registerYoutubeAuth(app, ctx);
       registerYoutubeUploads(app, ctx);
       registerYoutubeVideos(app, ctx);
+      registerYoutubeComments(app, ctx);
     },
-    posts: async () =>
-      (await kit.store.list<YoutubeVideo>(KIND.video, { ascending: true })).map((v) => ({
+    inject: (input) => injectYoutube({ kit, errorReply: googleError, prefix: '' }, input),
+    posts: async () => [
+      ...(await kit.store.list<YoutubeVideo>(KIND.video, { ascending: true })).map((v) => ({
         id: v.id,
         account: v.channelId,
         text: v.metadata.description,
@@ -66,5 +69,16 @@ export function youtubeSimulator(kit: SimulatorKit): PlatformSimulator {
         createdAt: new Date(v.createdAt).toISOString(),
         deleted: v.deleted,
       })),
+      // The channel's replies to comments (the inbox's answers), each replying to its top-level comment.
+      ...(await ownReplies({ kit, errorReply: googleError, prefix: '' })).map((c) => ({
+        id: c.id,
+        account: c.channelId,
+        text: c.text,
+        replyTo: c.parentId,
+        media: 0,
+        createdAt: new Date(c.createdAt).toISOString(),
+        deleted: c.deleted,
+      })),
+    ],
   };
 }
