@@ -1,14 +1,23 @@
 // Benchmark 1: POST /v1/posts (scheduled, one platform, a unique idempotency key and text per request) at 64
-// connections, against the floor server running the same transaction through `pg` (floor/posts-server.ts).
-// Each side runs alone on the same fresh database, warmed up first, loaded by the same autocannon process.
+// connections, against two floors: the server running the same transaction through `pg` (floor/posts-server.ts)
+// and one prepared durable INSERT … RETURNING per request (floor/durable-write.ts). Then the same creates with a
+// million future posts queued (lib/seed-queue.ts), which must stay within 10 % of the empty-queue figure. Each side
+// runs alone on the same database, warmed up first, loaded by the same autocannon process.
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepareWorkspace, startHerald } from './lib/herald.ts';
-import { alternateRounds, type LoadSpec } from './lib/load.ts';
-import { startNodeServer } from './lib/processes.ts';
+import { best, runLoad, warmUp, type LoadResult, type LoadSpec, type RoundServer } from './lib/load.ts';
+import { sleep, startNodeServer } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
+import { seedFutureQueue } from './lib/seed-queue.ts';
 
 export const CONNECTIONS = 64;
 export const TARGET = 0.7;
+/** Herald's create at least this share of one bare durable write over HTTP. */
+export const DURABLE_TARGET = 0.25;
+/** With the queue full, create throughput at least this share of its empty-queue figure. */
+export const QUEUE_TARGET = 0.9;
+const QUEUED = Number(process.env.BENCH_QUEUE_POSTS ?? 1_000_000);
 
 export function floorEnv(
   url: string,
@@ -24,9 +33,76 @@ export function floorEnv(
   };
 }
 
+/** The sides in turn, `rounds` times, each started, warmed up, loaded and stopped alone; each side's best. */
+async function alternate(
+  rounds: number,
+  spec: (url: string) => LoadSpec,
+  sides: Record<string, () => Promise<RoundServer>>,
+  onRound: (results: Record<string, LoadResult>, round: number) => void,
+): Promise<Record<string, LoadResult>> {
+  const runs: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(sides).map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, start] of Object.entries(sides)) {
+      const server = await start();
+      try {
+        await warmUp(spec(server.url));
+        runs[name]!.push(await runLoad(spec(server.url)));
+      } finally {
+        await server.stop();
+      }
+    }
+    onRound(Object.fromEntries(Object.entries(runs).map(([name, r]) => [name, r.at(-1)!])), round);
+  }
+  return Object.fromEntries(Object.entries(runs).map(([name, r]) => [name, best(r)]));
+}
+
+const COUNTER = path.join(import.meta.dirname, 'lib/count-statements.ts');
+
+/**
+ * Statements Herald sends per create, counted by a `pg` wrapper preloaded into it (lib/count-statements.ts) over
+ * `creates` sequential requests after one warm-up: the round trips of one transaction, the worker's polls included.
+ */
+async function statementsPerCreate(
+  start: (env: Record<string, string>) => Promise<RoundServer & { pid: number }>,
+  request: (url: string, n: number) => Promise<void>,
+  out: string,
+  creates = 50,
+): Promise<{ total: number; top: Array<[string, number]> }> {
+  await mkdir(path.dirname(out), { recursive: true });
+  const server = await start({ NODE_OPTIONS: `--import ${COUNTER}`, BENCH_STATEMENTS_OUT: out });
+  const snapshot = async (): Promise<Record<string, number>> => {
+    await rm(out, { force: true });
+    process.kill(server.pid, 'SIGUSR2');
+    for (let i = 0; i < 200; i++) {
+      try {
+        return JSON.parse(await readFile(out, 'utf8')) as Record<string, number>;
+      } catch {
+        await sleep(25);
+      }
+    }
+    throw new Error(`no statement tally in ${out}`);
+  };
+  try {
+    await request(server.url, 0);
+    const before = await snapshot();
+    for (let n = 1; n <= creates; n++) await request(server.url, n);
+    const after = await snapshot();
+    const per = Object.entries(after)
+      .map(([text, count]): [string, number] => [text, (count - (before[text] ?? 0)) / creates])
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => b[1] - a[1]);
+    return { total: per.reduce((sum, [, count]) => sum + count, 0), top: per };
+  } finally {
+    await server.stop();
+  }
+}
+
+const line = (r: LoadResult) => `${fmt.rps(r.requestsPerSecond)}, p50 ${fmt.ms(r.p50Ms)}, p99 ${fmt.ms(r.p99Ms)}`;
+
 export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
   const seconds = ctx.quick ? 5 : 20;
   const rounds = ctx.quick ? 1 : 2;
+  const queued = ctx.quick ? 20_000 : QUEUED;
   const db = await ctx.server.createDatabase();
   try {
     const ws = await prepareWorkspace(db.url);
@@ -48,20 +124,53 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
       seconds,
       unique: true,
     });
+    const herald = () =>
+      startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret });
+    const floor = () =>
+      startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
+    const durable = () =>
+      startNodeServer([path.join(import.meta.dirname, 'floor/durable-write.ts')], floorEnv(db.url, ws));
 
-    // Herald and the floor alternate, so a burst of load from elsewhere on the machine hits one round, not one side.
-    const { herald: h, floor: f } = await alternateRounds({
-      rounds,
-      spec,
-      herald: () =>
-        startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret }),
-      floor: () => startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws)),
-      onRound: (h, f, round) =>
-        ctx.log(
-          `create post, round ${round + 1}: Herald ${fmt.rps(h.requestsPerSecond)}, p50 ${fmt.ms(h.p50Ms)}, p99 ${fmt.ms(h.p99Ms)}; floor ${fmt.rps(f.requestsPerSecond)}, p50 ${fmt.ms(f.p50Ms)}, p99 ${fmt.ms(f.p99Ms)}`,
-        ),
-    });
+    // Herald and the floors alternate, so a burst of load from elsewhere on the machine hits one round, not one side.
+    const empty = await alternate(rounds, spec, { herald, floor, durable }, (r, round) =>
+      ctx.log(
+        `create post, round ${round + 1}: Herald ${line(r.herald!)}; floor ${line(r.floor!)}; durable write ${line(r.durable!)}`,
+      ),
+    );
+    const counted = await statementsPerCreate(
+      (env) =>
+        startHerald({ databaseUrl: db.url, dataDir: path.join(ctx.scratch, 'create-post'), secret: ws.secret, env }),
+      async (url, n) => {
+        const { headers, body } = spec(url);
+        const id = `count${n}-${Date.now()}`;
+        const response = await fetch(`${url}/v1/posts`, {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': `bench-${id}` },
+          body: body!.replaceAll('[<id>]', id),
+        });
+        if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
+      },
+      path.join(ctx.scratch, 'statements.json'),
+    );
+    ctx.log(
+      `create post: ${counted.total.toFixed(1)} statements per create:\n${counted.top.map(([text, count]) => `  ${count.toFixed(2)} × ${text}`).join('\n')}`,
+    );
+    const started = performance.now();
+    await seedFutureQueue(db.url, ws, queued);
+    ctx.log(`create post: seeded ${queued} future posts with their jobs in ${fmt.s(performance.now() - started)}`);
+    // The durable floor writes its own table, so the queue does not touch it: it shows what the machine did meanwhile.
+    const full = await alternate(rounds, spec, { herald, durable }, (r, round) =>
+      ctx.log(
+        `create post, ${queued} queued, round ${round + 1}: Herald ${line(r.herald!)}; durable write ${line(r.durable!)}`,
+      ),
+    );
+    const h = empty.herald!;
+    const f = empty.floor!;
+    const d = empty.durable!;
     const ratio = h.requestsPerSecond / f.requestsPerSecond;
+    const durableRatio = h.requestsPerSecond / d.requestsPerSecond;
+    const queueRatio = full.herald!.requestsPerSecond / h.requestsPerSecond;
+    const n = queued.toLocaleString('en');
     return [
       {
         benchmark: `Create post, ${CONNECTIONS} conn: throughput (best of ${rounds})`,
@@ -73,12 +182,39 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
         database: ctx.server.label,
       },
       {
+        benchmark: `Create post, ${CONNECTIONS} conn: against one durable write`,
+        herald: fmt.rps(h.requestsPerSecond),
+        floor: fmt.rps(d.requestsPerSecond),
+        ratio: durableRatio,
+        target: `≥ ${DURABLE_TARGET} × floor`,
+        pass: durableRatio >= DURABLE_TARGET,
+        database: ctx.server.label,
+      },
+      {
         benchmark: `Create post, ${CONNECTIONS} conn: p50 / p99`,
         herald: `${fmt.ms(h.p50Ms)} / ${fmt.ms(h.p99Ms)}`,
         floor: `${fmt.ms(f.p50Ms)} / ${fmt.ms(f.p99Ms)}`,
         ratio: null,
         target: '—',
         pass: null,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: 'Create post: statements sent per create (sequential, the worker’s polls included)',
+        herald: counted.total.toFixed(1),
+        floor: '1',
+        ratio: null,
+        target: '—',
+        pass: null,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: `Create post with ${n} future posts queued: throughput against the empty queue`,
+        herald: `${fmt.rps(full.herald!.requestsPerSecond)} (durable write ${fmt.rps(full.durable!.requestsPerSecond)})`,
+        floor: `${fmt.rps(h.requestsPerSecond)} (durable write ${fmt.rps(d.requestsPerSecond)})`,
+        ratio: queueRatio,
+        target: `≥ ${QUEUE_TARGET} × empty`,
+        pass: queueRatio >= QUEUE_TARGET,
         database: ctx.server.label,
       },
     ];

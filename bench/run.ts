@@ -13,6 +13,11 @@ import { createPostBenchmark } from './create-post.ts';
 import { listPostsBenchmark } from './list-posts.ts';
 import { approvalsListBenchmark } from './approvals-list.ts';
 import { analyticsSummaryBenchmark } from './analytics-summary.ts';
+import { inboxIngestBenchmark } from './inbox-ingest.ts';
+import { inboxListBenchmark } from './inbox-list.ts';
+import { calendarEventsBenchmark } from './calendar-events.ts';
+import { queueAddBenchmark } from './queue-add.ts';
+import { automationsDueBenchmark } from './automations-due.ts';
 import { schedulerBenchmark } from './scheduler.ts';
 import { uploadBenchmark } from './upload.ts';
 import { startupBenchmark } from './startup.ts';
@@ -27,6 +32,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'list-posts': listPostsBenchmark,
   'approvals-list': approvalsListBenchmark,
   'analytics-summary': analyticsSummaryBenchmark,
+  'inbox-ingest': inboxIngestBenchmark,
+  'inbox-list': inboxListBenchmark,
+  'calendar-events': calendarEventsBenchmark,
+  'queue-add': queueAddBenchmark,
+  'automations-due': automationsDueBenchmark,
   scheduler: schedulerBenchmark,
   upload: uploadBenchmark,
   startup: startupBenchmark,

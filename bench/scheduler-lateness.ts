@@ -3,7 +3,11 @@
 // Two loads: posts spread over a window, and a burst all due at the same instant. Publishing goes to the
 // simulators, so the figures are Herald's own.
 //
-//   node bench/scheduler-lateness.ts [posts=200] [spreadSeconds=8]
+//   node bench/scheduler-lateness.ts [posts=200] [spreadSeconds=8] [queued=0]
+//
+// With `queued` (e.g. 1000000), the spread posts with the waker run once more after that many posts have been
+// scheduled between a day and years ahead (bench/lib/seed-queue.ts): a due post's lateness must not grow with the
+// size of the future (docs/decisions.md "Due jobs are found by due time").
 //
 // Uses DATABASE_URL (a throwaway database is created and dropped) or an embedded PostgreSQL in a temp dir.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,9 +27,11 @@ import { startWorker } from '../src/jobs/worker.ts';
 import { hmac } from '../src/lib/crypto.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { startSandbox } from '../src/sandbox/server.ts';
+import { seedFutureQueue } from './lib/seed-queue.ts';
 
 const POSTS = Number(process.argv[2] ?? 200);
 const SPREAD_S = Number(process.argv[3] ?? 8);
+const QUEUED = Number(process.argv[4] ?? 0);
 const SECRET = 'bench-secret-0123456789abcdefghijklmnopqrstuv';
 
 function quantiles(values: number[]): Record<string, number> {
@@ -42,6 +48,26 @@ async function scenario(
 ): Promise<{ claim: number[]; published: number[] }> {
   const app = await buildServer(container);
   const worker = await startWorker(container, { waker });
+  // Stopped whatever happens: a run that throws must not leave the worker polling a pool main() then ends (which
+  // hid the real error behind "Cannot use a pool after calling end on the pool").
+  try {
+    return await publishAndMeasure(container, app, key, waker, burst);
+  } finally {
+    await worker.stop();
+    await app.close();
+  }
+}
+
+/** Longest wait for a run's posts to publish before the run is reported as failed. */
+const RUN_CEILING_MS = 10 * 60_000;
+
+async function publishAndMeasure(
+  container: Container,
+  app: Awaited<ReturnType<typeof buildServer>>,
+  key: string,
+  waker: boolean,
+  burst: boolean,
+): Promise<{ claim: number[]; published: number[] }> {
   const start = Date.now() + 3000;
   const ids: string[] = [];
   for (let i = 0; i < POSTS; i++) {
@@ -65,6 +91,8 @@ async function scenario(
       [ids],
     );
     if (rows[0]!.n === 0) break;
+    if (Date.now() - start > RUN_CEILING_MS)
+      throw new Error(`${rows[0]!.n} of ${POSTS} posts still unpublished ${RUN_CEILING_MS / 1000} s after their time`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const { rows } = await container.pool.query<{ claim: number; published: number }>(
@@ -72,8 +100,6 @@ async function scenario(
        FROM posts p JOIN post_targets t ON t.post_id = p.id JOIN target_attempts a ON a.target_id = t.id WHERE p.id = ANY($1)`,
     [ids],
   );
-  await worker.stop();
-  await app.close();
   return { claim: rows.map((r) => r.claim), published: rows.map((r) => r.published) };
 }
 
@@ -120,7 +146,7 @@ async function main(): Promise<void> {
   try {
     await migrate(container.pool);
     const boot = await ensureOwnerAndSandbox(container.pool, 'bench@herald.local');
-    await seedSandboxConnections({
+    const seeded = await seedSandboxConnections({
       pool: container.pool,
       access: container.platformAccess,
       simulators: container.simulators,
@@ -138,13 +164,44 @@ async function main(): Promise<void> {
       `Scheduler lateness, ${POSTS} scheduled posts per run (Mastodon simulator), poll interval ${config.workerPollIntervalMs} ms, concurrency ${config.workerConcurrency}`,
     );
     console.log('ms after schedule_at          claimed p50/p90/p99/max          published p50/p90/p99/max');
+    const fmt = (x: Record<string, number>) =>
+      `${x.p50!.toFixed(0)}/${x.p90!.toFixed(0)}/${x.p99!.toFixed(0)}/${x.max!.toFixed(0)}`.padEnd(32);
+    if (QUEUED > 0) {
+      // A first run is discarded: the first worker start and first creates pay for JIT and connections (seconds
+      // on a busy machine), which would flatter the queued run against the empty one.
+      await scenario(container, key, true, false);
+      const empty = await scenario(container, key, true, false);
+      console.log(
+        `${'spread'.padEnd(10)} ${'empty queue'.padEnd(16)} ${fmt(quantiles(empty.claim))} ${fmt(quantiles(empty.published))}`,
+      );
+      const started = Date.now();
+      await seedFutureQueue(
+        url.toString(),
+        {
+          secret: SECRET,
+          userId: boot.userId,
+          workspaceId: boot.workspaceId,
+          brandId: boot.brandId,
+          key,
+          connections: new Map(seeded.map((c) => [c.platform, c.id])),
+        },
+        QUEUED,
+      );
+      console.error(`seeded ${QUEUED} future posts in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      const full = await scenario(container, key, true, false);
+      console.log(
+        `${'spread'.padEnd(10)} ${`${QUEUED.toLocaleString('en')} ahead`.padEnd(16)} ${fmt(quantiles(full.claim))} ${fmt(quantiles(full.published))}`,
+      );
+      console.log(
+        `published p99: ${(quantiles(full.published).p99! / quantiles(empty.published).p99!).toFixed(2)} × the empty queue's (target ≤ 1.5)`,
+      );
+      return;
+    }
     for (const burst of [false, true]) {
       for (const waker of [false, true]) {
         const r = await scenario(container, key, waker, burst);
         const c = quantiles(r.claim);
         const p = quantiles(r.published);
-        const fmt = (x: Record<string, number>) =>
-          `${x.p50!.toFixed(0)}/${x.p90!.toFixed(0)}/${x.p99!.toFixed(0)}/${x.max!.toFixed(0)}`.padEnd(32);
         console.log(
           `${(burst ? 'burst' : `spread ${SPREAD_S}s`).padEnd(10)} ${(waker ? 'waker' : 'polling only').padEnd(16)} ${fmt(c)} ${fmt(p)}`,
         );

@@ -1,7 +1,8 @@
 // The floor for the posts benchmarks: a bare node:http server (no framework, no validation, no auth beyond one
 // string comparison) that runs the same SQL Herald runs for POST /v1/posts (one transaction, statement for
-// statement, as traced from Herald) and GET /v1/posts, through `pg` with a pool of the same size, and answers
-// the same JSON. Whatever Herald takes beyond this is the cost of its framework, checks and encryption.
+// statement, as lib/count-statements.ts counts them in Herald) and GET /v1/posts, through `pg` with a pool of the
+// same size, and answers the same JSON. Whatever Herald takes beyond this is the cost of its framework, checks and
+// encryption.
 //
 //   FLOOR_DATABASE_URL=… FLOOR_KEY=… FLOOR_WORKSPACE=… FLOOR_USER=… FLOOR_BRAND=… node bench/floor/posts-server.ts
 import { createHash, randomBytes } from 'node:crypto';
@@ -49,16 +50,18 @@ async function render(db: pg.Pool | pg.PoolClient, posts: PostRow[]): Promise<Re
   return posts.map((p) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, partsByTarget, []));
 }
 
-async function event(db: pg.PoolClient, type: string, data: unknown): Promise<void> {
-  await db.query('INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at', [
-    id('evt'),
-    workspaceId,
-    type,
-    JSON.stringify(data),
-  ]);
+async function events(db: pg.PoolClient, types: string[], data: unknown): Promise<void> {
   await db.query(
-    "SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND events && ARRAY[$2, '*'] ORDER BY id FOR KEY SHARE",
-    [workspaceId, type],
+    `INSERT INTO events (id, workspace_id, type, data)
+       SELECT e.id, $2::uuid, e.type, d.data
+         FROM unnest($1::text[], $3::text[]) WITH ORDINALITY AS e(id, type, n)
+         JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) ON d.n = e.n
+        ORDER BY e.n RETURNING created_at`,
+    [types.map(() => id('evt')), workspaceId, types, JSON.stringify(types.map(() => data))],
+  );
+  await db.query(
+    "SELECT id, events FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND events && ($2::text[] || '*'::text) ORDER BY id FOR KEY SHARE",
+    [workspaceId, types],
   );
 }
 
@@ -85,11 +88,21 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
          FROM brands WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
       [workspaceId, brandId],
     );
+    // The approval policy (the gate), read once.
+    await client.query(
+      `SELECT mode, sources, approver_roles, allow_self_approval, expire_after_seconds AS expire_after, on_expire,
+              require_reject_reason, brand_overrides, version, updated_at
+         FROM approval_policies WHERE workspace_id = $1`,
+      [workspaceId],
+    );
     const scheduleAt = new Date(body.schedule_at);
+    const targetIds = body.platforms.map(() => id('tgt'));
+    const connectionIds = body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null);
+    // The post, its target and its job in one call (migration 0031), as Herald's posts repository makes it.
     const post = (
       await client.query<PostRow>(
-        `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${POST_COLUMNS}`,
+        `SELECT ${POST_COLUMNS} FROM posts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+           $16, $17, $18, $19, $20, $21, $22, $23)`,
         [
           id('post'),
           workspaceId,
@@ -103,34 +116,38 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
           scheduleAt,
           'api',
           userId,
+          null,
+          '{}',
+          '{}',
+          targetIds,
+          body.platforms,
+          connectionIds,
+          true,
+          'scheduled',
+          scheduleAt,
+          scheduleAt.toISOString(),
+          120_000,
         ],
       )
     ).rows[0]!;
-    const targetIds = body.platforms.map(() => id('tgt'));
-    await client.query(
-      `INSERT INTO post_targets (id, workspace_id, post_id, position, platform, connection_id, sandbox, status)
-       SELECT t.id, $1, $2, t.ord - 1, t.platform, t.connection_id, t.sandbox, t.status
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, platform, connection_id, sandbox, status, ord)`,
-      [
-        workspaceId,
-        post.id,
-        targetIds,
-        body.platforms,
-        body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null),
-        body.platforms.map(() => true),
-        body.platforms.map(() => 'scheduled'),
-      ],
-    );
-    await client.query(
-      `SELECT graphile_worker.add_job('publish_target', json_build_object('target_id', t.id, 'schedule_at', $3::text),
-              run_at => $2::timestamptz, job_key => 'publish:' || t.id, max_attempts => 10, job_key_mode => 'replace')
-         FROM unnest($1::text[]) AS t(id)`,
-      [targetIds, scheduleAt, scheduleAt.toISOString()],
-    );
-    await client.query("SELECT pg_notify('herald_publish_scheduled', $1)", [scheduleAt.toISOString()]);
-    const [view] = await render(client, [post]);
-    await event(client, 'post.created', view);
-    await event(client, 'post.scheduled', view);
+    // The answer is rendered from the rows just written; both events go in with one insert and one look-up.
+    const targets = targetIds.map((tid, position) => ({
+      id: tid,
+      post_id: post.id,
+      position,
+      platform: body.platforms[position]!,
+      connection_id: connectionIds[position]!,
+      sandbox: true,
+      status: 'scheduled',
+      platform_post_id: null,
+      url: null,
+      published_at: null,
+      attempt_count: 0,
+      error: null,
+      next_attempt_at: null,
+    })) as TargetRow[];
+    const view = postJson(post, targets, new Map(), new Map(), []);
+    await events(client, ['post.created', 'post.scheduled'], view);
     const response = JSON.stringify({ success: true, data: { post_id: post.id, post: view } });
     await client.query(
       `INSERT INTO idempotency_keys (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at)

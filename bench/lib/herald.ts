@@ -69,7 +69,7 @@ export async function prepareWorkspace(url: string): Promise<Workspace> {
 }
 
 /** A container in the driver for admin work (bootstrap, extra connections); it serves nothing. */
-function adminContainer(url: string, secret: string): Container {
+export function adminContainer(url: string, secret: string): Container {
   const config = loadConfig({
     DATABASE_URL: url,
     HERALD_SECRET_KEY: secret,

@@ -12,6 +12,7 @@ const result = await autocannon({
   body: spec.body,
   connections: spec.connections,
   duration: spec.seconds,
+  ...(spec.amount ? { amount: spec.amount } : {}),
   idReplacement: spec.unique ?? false,
   timeout: 30,
 });

@@ -11,6 +11,8 @@ export interface LoadSpec {
   seconds: number;
   /** Replace `[<id>]` with a new id in every request. */
   unique?: boolean;
+  /** Stop after this many requests instead of after `seconds` (a fixed amount of work, e.g. 10,000 posts). */
+  amount?: number;
 }
 
 export interface LoadResult {
