@@ -9,6 +9,8 @@ export default tseslint.config(
       '**/node_modules/',
       '.herald/',
       'dashboard/dist/',
+      // The dashboard's build output (scripts/build-web.ts).
+      'web/dist/',
       'test/.tmp/',
       // The client package's build output and its generated types (clients/typescript/scripts/generate.ts).
       'clients/typescript/dist/',

@@ -36,8 +36,15 @@ import {
   SOURCE_TYPES,
 } from '../src/features/repurpose/repurpose.schemas.ts';
 import { OUTPUT_STATUSES } from '../src/features/repurpose/repurpose.view.schemas.ts';
+import * as automation from '../src/features/automations/automations.schemas.ts';
+import { CALENDAR_EVENT_STATUSES, CALENDAR_EVENT_TYPES } from '../src/features/calendar/calendar.schemas.ts';
+import { RECYCLE_STATUSES, RECYCLE_VARY } from '../src/features/recycling/recycling.schemas.ts';
+import { GAP_POLICIES, QUEUE_SLOT_STATUSES } from '../src/features/queues/queues.schemas.ts';
 import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes } from '../src/features/keys/scopes.ts';
 import { KEY_PROFILES } from '../src/features/keys/keys.repo.ts';
+import { SCOPE_AREAS } from '../src/features/keys/keys.schemas.ts';
+import { MEMBER_ROLES } from '../src/features/members/members.schemas.ts';
+import { INVITE_STATUSES } from '../src/features/members/members.service.ts';
 import { MEDIA_FIT_MODES } from '../src/features/media/fit/plan.ts';
 import { Media } from '../src/features/media/media.schemas.ts';
 import { CONNECT_METHODS } from '../src/features/platforms/platforms.routes.ts';
@@ -48,12 +55,14 @@ import {
   LINKEDIN_VISIBILITIES,
   MASTODON_VISIBILITIES,
   POST_SORTS,
+  QUEUE_POSITIONS,
   THREADS_REPLY_CONTROLS,
   TIKTOK_PRIVACY_LEVELS,
   TIKTOK_VIDEO_SOURCES,
   YOUTUBE_PRIVACY_STATUSES,
 } from '../src/features/posts/posts.schemas.ts';
 import {
+  PART_KINDS,
   PART_STATUSES,
   POST_ORIGINS,
   POST_STATUSES,
@@ -61,6 +70,17 @@ import {
   TARGET_STATUSES,
 } from '../src/features/posts/posts.view.schemas.ts';
 import { EVENT_CATALOGUE } from '../src/features/webhooks/catalogue.ts';
+import {
+  ACTION_TYPES as INBOX_ACTION_TYPES,
+  INTENTS,
+  LANGUAGES,
+  MATCH_MODES,
+  RESPONSE_MODES,
+  TRIGGER_TYPES,
+} from '../src/features/inbox/automations.rules.ts';
+import { RUN_OUTCOMES, RUN_REASONS } from '../src/features/inbox/automations.schemas.ts';
+import { RESPONSE_STATUSES } from '../src/features/inbox/inbox.schemas.ts';
+import { INBOX_KINDS, INBOX_STATUSES } from '../src/features/inbox/inbox.types.ts';
 import {
   DELIVERY_ATTEMPT_ERRORS,
   DELIVERY_ATTEMPT_TRIGGERS,
@@ -91,6 +111,7 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Post status', where: '`status` of a post', values: POST_STATUSES },
   { name: 'Target status', where: '`targets[].status` of a post', values: TARGET_STATUSES },
   { name: 'Part status', where: '`targets[].parts[].status` of a post', values: PART_STATUSES },
+  { name: 'Part kind', where: '`targets[].parts[].kind` of a post', values: PART_KINDS },
   { name: 'Target error category', where: '`targets[].error.category` of a post', values: TARGET_ERROR_CATEGORIES },
   { name: 'Post origin', where: '`created_via` of a post', values: POST_ORIGINS },
   { name: 'Post order', where: '`sort` of `GET /v1/posts`', values: POST_SORTS },
@@ -118,6 +139,9 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Connect method', where: '`connect.method` of a platform', values: CONNECT_METHODS },
   { name: 'Workspace mode', where: '`mode` of a workspace', values: WORKSPACE_MODES },
   { name: 'Key profile', where: '`profile` of an API key (`herald keys create --profile`)', values: KEY_PROFILES },
+  { name: 'Scope area', where: '`area` of a scope (`GET /v1/scopes`)', values: SCOPE_AREAS },
+  { name: 'Member role', where: '`role` of a member and of an invite', values: MEMBER_ROLES },
+  { name: 'Invite status', where: '`status` of an invite', values: INVITE_STATUSES },
   { name: 'Voice emoji', where: '`voice.emoji` of a brand', values: VOICE_EMOJI },
   { name: 'Voice hashtags', where: '`voice.hashtags` of a brand', values: VOICE_HASHTAGS },
   { name: 'Banned term severity', where: '`rules.banned_terms.severity` of a brand', values: BANNED_TERM_SEVERITIES },
@@ -179,6 +203,31 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Repurpose output mode', where: '`output.mode` of a repurpose job', values: OUTPUT_MODES },
   { name: 'Repurpose job status', where: '`status` of a repurpose job', values: JOB_STATUSES },
   { name: 'Repurpose output status', where: '`outputs[].status` of a repurpose job', values: OUTPUT_STATUSES },
+  { name: 'Automation status', where: '`status` of an automation', values: automation.AUTOMATION_STATUSES },
+  { name: 'Automation source', where: '`source.type` of an automation', values: automation.SOURCE_TYPES },
+  { name: 'Automation source event', where: '`source.event` of an automation', values: automation.SOURCE_EVENTS },
+  { name: 'Automation generator', where: '`generator.type` of an automation', values: automation.GENERATOR_TYPES },
+  { name: 'Automation output mode', where: '`output.mode` of an automation', values: automation.OUTPUT_MODES },
+  { name: 'Automation run trigger', where: '`trigger` of an automation run', values: automation.RUN_TRIGGERS },
+  { name: 'Automation run status', where: '`status` of an automation run', values: automation.RUN_STATUSES },
+  { name: 'Inbox item kind', where: '`kind` of an inbox item', values: INBOX_KINDS },
+  { name: 'Inbox item status', where: '`status` of an inbox item', values: INBOX_STATUSES },
+  { name: 'Inbox response status', where: '`responses[].status` of an inbox item', values: RESPONSE_STATUSES },
+  { name: 'Inbox trigger type', where: '`trigger.type` of an inbox automation', values: TRIGGER_TYPES },
+  { name: 'Inbox keyword match', where: '`trigger.match` of an inbox automation', values: MATCH_MODES },
+  { name: 'Inbox intent', where: '`trigger.intents` of an inbox automation', values: INTENTS },
+  { name: 'Inbox action', where: '`actions[].type` of an inbox automation', values: INBOX_ACTION_TYPES },
+  { name: 'Inbox response mode', where: '`response_mode` of an inbox automation', values: RESPONSE_MODES },
+  { name: 'Inbox language', where: '`conditions.languages` of an inbox automation', values: LANGUAGES },
+  { name: 'Inbox run outcome', where: '`outcome` of an inbox automation run', values: RUN_OUTCOMES },
+  { name: 'Inbox run reason', where: '`reason` of a skipped inbox automation run', values: RUN_REASONS },
+  { name: 'Calendar event type', where: '`type` of a calendar event', values: CALENDAR_EVENT_TYPES },
+  { name: 'Calendar event status', where: '`status` of a calendar event', values: CALENDAR_EVENT_STATUSES },
+  { name: 'Queue position', where: '`queue` of a new post', values: QUEUE_POSITIONS },
+  { name: 'Queue gap policy', where: '`gap_policy` of a queue', values: GAP_POLICIES },
+  { name: 'Queue slot status', where: '`status` of a slot in a queue’s preview', values: QUEUE_SLOT_STATUSES },
+  { name: 'Recycle variation', where: '`vary` of a post’s recycle rule', values: RECYCLE_VARY },
+  { name: 'Recycle rule status', where: '`status` of a post’s recycle rule', values: RECYCLE_STATUSES },
 ];
 
 const cell = (text: string) => text.replaceAll('|', '\\|');

@@ -19,6 +19,8 @@ import { SERVER_SETTINGS, type TrustProxy } from './config/server.ts';
 import { settingsReader, type Env, type ReadSetting, type Report } from './config/setting.ts';
 import { PUBLISHING_SETTINGS, WEBHOOK_SETTINGS, WORKER_SETTINGS } from './config/workers.ts';
 import { ANALYTICS_SETTINGS } from './config/analytics.ts';
+import { AUTOMATION_SETTINGS } from './config/automations.ts';
+import { INBOX_INGEST_SETTINGS } from './config/inbox-ingest.ts';
 
 export { OAUTH_APP_PLATFORMS, type OAuthAppPlatform } from './config/platforms.ts';
 export { SETTINGS } from './config/table.ts';
@@ -87,6 +89,10 @@ export interface Config {
   publishing: { heartbeatIntervalMs: number; workerDeadAfterMs: number; overdueAfterMs: number; maxAttempts: number };
   /** Metrics sync (docs/analytics.md "Sync"): days a published target keeps being read, targets per pass. */
   analytics: { syncMaxAgeDays: number; syncBatchSize: number };
+  /** Content automations (docs/automations.md "Settings"): feed poll interval, auto-pause, scheduler batch. */
+  automations: { rssPollMinutes: number; pauseAfterFailures: number; schedulerBatch: number };
+  /** Inbox ingestion (docs/inbox.md "Ingestion"): poll interval, streams per pass, pages per poll; sandbox trickle. */
+  inboxIngest: { pollSeconds: number; batchSize: number; maxPages: number; sandboxEverySeconds: number };
   /** Browser origins besides the public URL's that may call /mcp (normalised origins). */
   mcpAllowedOrigins: string[];
   oauth: { accessTokenTtlSeconds: number; grantTtlDays: number };
@@ -356,6 +362,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     analytics: {
       syncMaxAgeDays: read(ANALYTICS_SETTINGS.syncMaxAgeDays),
       syncBatchSize: read(ANALYTICS_SETTINGS.syncBatchSize),
+    },
+    automations: {
+      rssPollMinutes: read(AUTOMATION_SETTINGS.rssPollMinutes),
+      pauseAfterFailures: read(AUTOMATION_SETTINGS.pauseAfterFailures),
+      schedulerBatch: read(AUTOMATION_SETTINGS.schedulerBatch),
+    },
+    inboxIngest: {
+      pollSeconds: read(INBOX_INGEST_SETTINGS.pollSeconds),
+      batchSize: read(INBOX_INGEST_SETTINGS.pollBatchSize),
+      maxPages: read(INBOX_INGEST_SETTINGS.maxPages),
+      sandboxEverySeconds: read(INBOX_INGEST_SETTINGS.sandboxEverySeconds),
     },
     mcpAllowedOrigins,
     oauth: {

@@ -4,15 +4,26 @@ import type { Config } from './config.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { createAiService, type AiService } from './features/ai/ai.service.ts';
 import { createRepurposeService, type RepurposeService } from './features/repurpose/repurpose.service.ts';
+import { createBulkImportService, type BulkImportService } from './features/bulk-import/bulk-import.service.ts';
+import { createAutomationsService, type AutomationsService } from './features/automations/automations.service.ts';
+import { feedCaps } from './features/automations/automations.feed.ts';
+import { createInboxService, type InboxService } from './features/inbox/inbox.service.ts';
+import { createInboxAutomationsService, type InboxAutomationsService } from './features/inbox/automations.service.ts';
+import { sendPlatformReply } from './features/inbox/platform-reply.ts';
+import type { ReplySender } from './features/inbox/replies.ts';
 import { createAuthenticator, type Authenticator } from './features/keys/authenticator.ts';
 import { createMediaService, type MediaService } from './features/media/media.service.ts';
 import { createMediaStorage } from './features/media/storage/create.ts';
 import { signedReadUrlRules } from './features/media/storage/read-url-rules.ts';
 import { createPostsService, type PostsService } from './features/posts/posts.service.ts';
+import { createQueueClaims } from './features/queues/queues.claims.ts';
+import { createQueuesService, type QueuesService } from './features/queues/queues.service.ts';
 import { createApprovalsService, type ApprovalsService } from './features/approvals/approvals.service.ts';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.ts';
 import { createEventsService, type EventsService } from './features/events/events.service.ts';
 import { createAnalyticsService, type AnalyticsService } from './features/analytics/analytics.service.ts';
+import { createCalendarService, type CalendarService } from './features/calendar/calendar.service.ts';
+import { createRecyclingService, type RecyclingService } from './features/recycling/recycling.service.ts';
 import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimiter } from './app/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
@@ -62,6 +73,12 @@ export interface Container {
   events: EventsService;
   /** Analytics: post metrics, summaries, the CSV export and insights (docs/analytics.md). */
   analytics: AnalyticsService;
+  /** The calendar over posts and automation runs, and its ICS feeds (docs/calendar.md). */
+  calendar: CalendarService;
+  /** Posting queues with weekly time slots (docs/queues.md); posts join them through `posts`. */
+  queues: QueuesService;
+  /** Evergreen recycling's rules (docs/queues.md "Recycling"); the worker's `recycle_posts` task makes the copies. */
+  recycling: RecyclingService;
   /** Uploads, media records, and the streams and signed URLs the publishing engine reads media through. */
   media: MediaService;
   /** Where publishing reads a post's media from (the media feature's storage). */
@@ -70,6 +87,16 @@ export interface Container {
   ai: AiService;
   /** Repurpose jobs (docs/repurpose.md); the worker's `repurpose` task does their work. */
   repurpose: RepurposeService;
+  /** Bulk imports of posts (docs/queues.md "Bulk import"); the worker's `import_posts` task creates the posts. */
+  bulkImport: BulkImportService;
+  /** Content automations (docs/automations.md); the worker's `schedule_automations` and `run_automation` run them. */
+  automations: AutomationsService;
+  /** The inbox API (docs/inbox.md): items, drafts, replies. */
+  inbox: InboxService;
+  /** Inbox automations and their runs (docs/inbox.md "Automations"). */
+  inboxAutomations: InboxAutomationsService;
+  /** Where every inbox reply goes: the platform through its adapter (tests replace `send`). */
+  inboxSender: { send: ReplySender };
   close(): Promise<void>;
 }
 
@@ -159,7 +186,7 @@ export function createConfiguredSimulators(
     secret: hmac(keyring, 'sandbox-simulators', 'v1'),
     control: config.sandbox.control,
     rateLimitFactor: config.sandbox.rateLimitFactor,
-    settings: { mediaFetchUrls },
+    settings: { mediaFetchUrls, inboxEverySeconds: config.inboxIngest.sandboxEverySeconds },
     // Their state is in PostgreSQL (the `sandbox` schema): it survives restarts and every API node shares it.
     store: (name) => pgStore(pool, name),
   });
@@ -190,10 +217,15 @@ export function buildContainer(options: ContainerOptions): Container {
     logger,
     guard: outboundGuard,
   });
-  const posts = createPostsService({ clock, media, platforms });
+  // Queue slot claims run on a pool of their own: adds wait for them while holding a connection of the main pool.
+  const claimsPool = createPool(connectionString, 4, 'herald-queue-claims');
+  const posts = createPostsService({ clock, media, platforms, queueClaims: createQueueClaims(claimsPool) });
   const approvals = createApprovalsService({ clock, posts });
   const webhooks = createWebhooksService({ clock, keyring, guard: outboundGuard });
   const ai = createAiService({ config: config.ai, pool, clock, logger, metrics });
+  const inboxSender: { send: ReplySender } = {
+    send: (item, text, opts) => sendPlatformReply({ pool, access: platformAccess, logger, clock }, item, text, opts),
+  };
   return {
     config,
     logger,
@@ -210,6 +242,9 @@ export function buildContainer(options: ContainerOptions): Container {
     webhooks,
     events: createEventsService(),
     analytics: createAnalyticsService({ ai, clock }),
+    calendar: createCalendarService({ clock, posts, publicUrl: config.publicUrl }),
+    recycling: createRecyclingService({ clock }),
+    queues: createQueuesService({ clock, media }),
     media,
     platforms,
     platformAccess,
@@ -217,9 +252,22 @@ export function buildContainer(options: ContainerOptions): Container {
     mediaLibrary: options.mediaLibrary ?? mediaLibraryFrom(media, pool, clock),
     ai,
     repurpose: createRepurposeService({ clock, guard: outboundGuard }),
+    bulkImport: createBulkImportService({ guard: outboundGuard, posts, media }),
+    automations: createAutomationsService({
+      clock,
+      guard: outboundGuard,
+      ai,
+      posts,
+      caps: feedCaps(outboundGuard, config.media.fetchTimeoutSeconds),
+      rssPollMinutes: config.automations.rssPollMinutes,
+    }),
+    inbox: createInboxService({ clock, ai, sender: inboxSender }),
+    inboxAutomations: createInboxAutomationsService(),
+    inboxSender,
     async close() {
       await authenticator.close();
       await rateLimiter.close();
+      await claimsPool.end();
       await pool.end();
     },
   };

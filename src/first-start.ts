@@ -7,7 +7,7 @@ import type { Pool } from './db/pool.ts';
 import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { seedSandboxConnections } from './features/connections/sandbox-seed.ts';
 import { createKey } from './features/keys/keys.service.ts';
-import { SCOPES } from './features/keys/scopes.ts';
+import { ALL_SCOPES } from './features/keys/scopes.ts';
 import { ensurePassword } from './features/users/users.service.ts';
 import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.ts';
 import type { Logger } from './lib/logger.ts';
@@ -106,7 +106,7 @@ export async function firstStart(deps: FirstStartDeps, email = deps.config.owner
   const { key } = await createKey(pool, {
     userId: boot.userId,
     name: 'First-start key',
-    scopes: [...SCOPES],
+    scopes: [...ALL_SCOPES],
     workspaceIds: [boot.workspaceId],
     expiresAt: null,
   });

@@ -12,6 +12,7 @@ import { buildServer } from './http/server.ts';
 import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
+import { settleHeap } from './lib/young-gc.ts';
 import { createLogger, type Logger, type LoggerOptions } from './lib/logger.ts';
 import { PUBLIC_URL_SETTING, setSetting } from './features/workspaces/workspaces.repo.ts';
 import { resolveKeyring } from './lib/secrets.ts';
@@ -148,6 +149,9 @@ export async function serveUntilSignalled(config: Config, role: Role): Promise<v
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const running = await startHerald(config, role, { logger });
+  // Start-up's garbage (migrations checked, routes and simulators registered) filled a young generation V8 then
+  // keeps; one compacting collection now returns it before traffic comes (docs/operations.md "Memory").
+  settleHeap();
   await stopRequested;
   await running.stop().catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
 }

@@ -173,6 +173,19 @@ describe('workspaces', () => {
       decide_approval_batch: { action: 'approve_all', expected_item_ids: ['apr_01jdq4x1k9m2v7c3r5t8w0yz6b'] },
       update_insight: { status: 'viewed' },
       repurpose_content: { source: { type: 'text', text: 'into B?' }, targets: [{ platform: 'x', format: 'post' }] },
+      create_automation: {
+        name: 'into B?',
+        source: { type: 'schedule', rrule: 'FREQ=DAILY', timezone: 'UTC' },
+        generator: { type: 'library', items: ['into B?'] },
+        destinations: [{ platform: 'x' }],
+      },
+      list_calendar_events: { from: '2026-12-01', to: '2026-12-10' },
+      reschedule_calendar_event: { starts_at: new Date(Date.now() + 86_400_000).toISOString() },
+      update_inbox_item: { status: 'resolved' },
+      draft_inbox_reply: { text: 'into B?' },
+      respond_inbox_item: { text: 'into B?' },
+      add_to_queue: { content: 'into B?', platforms: ['x'] },
+      create_queue: { name: 'into B?', slots: [] },
     };
     for (const tool of workspaceTools) {
       const args = {
@@ -190,6 +203,14 @@ describe('workspaces', () => {
         ...(tool.inputSchema.required?.includes('repurpose_job_id')
           ? { repurpose_job_id: 'rep_01jdq4x1k9m2v7c3r5t8w0yz6b' }
           : {}),
+        ...(tool.inputSchema.required?.includes('automation_id')
+          ? { automation_id: 'auto_01jdq4x1k9m2v7c3r5t8w0yz6b' }
+          : {}),
+        ...(tool.inputSchema.required?.includes('calendar_event_id') ? { calendar_event_id: postInB } : {}),
+        ...(tool.inputSchema.required?.includes('inbox_item_id')
+          ? { inbox_item_id: 'inb_01jdq4x1k9m2v7c3r5t8w0yz6b' }
+          : {}),
+        ...(tool.inputSchema.required?.includes('queue_id') ? { queue_id: 'que_01jdq4x1k9m2v7c3r5t8w0yz6b' } : {}),
       };
       const viaArgument = await c.callTool({ name: tool.name, arguments: { ...args, workspace_id: b.workspaceId } });
       assert.equal(errorOf(viaArgument).code, 'PUBLIC_API_WORKSPACE_FORBIDDEN', `${tool.name} with workspace_id`);

@@ -199,6 +199,9 @@ describe('an assistant connects through OAuth and acts for one person in the wor
       const v1 = await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } });
       mcpStatus = mcp.status;
       v1Status = v1.status;
+      // Read both bodies: an unread response (tools/list is about 170 kB) holds its keep-alive socket paused, and
+      // the socket then outlives the server's close.
+      await Promise.all([mcp.arrayBuffer(), v1.arrayBuffer()]);
       if (mcpStatus === 401 && v1Status === 401) {
         assert.match(mcp.headers.get('www-authenticate')!, /error="invalid_token"/);
         break;

@@ -5,46 +5,22 @@
 // exactly once everywhere.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, type WorkerHandle } from '../src/jobs/worker.ts';
-import { signedReadUrlRules } from '../src/features/media/storage/read-url-rules.ts';
-import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
-import { sandboxSecret } from './helpers/app.ts';
-import { buildMediaTestApp, uploadBytes, type MediaTestApp } from './helpers/media.ts';
+import type { RunningSandbox } from '../src/sandbox/server.ts';
+import { uploadBytes, type MediaTestApp } from './helpers/media.ts';
 import { jpeg } from './helpers/media-sources.ts';
 import { pollFor } from './helpers/poll.ts';
+import { startMediaPublishing, type MediaPublishing } from './helpers/media-publishing.ts';
 
+let publishing: MediaPublishing;
 let sandbox: RunningSandbox;
 let t: MediaTestApp;
-let worker: WorkerHandle;
 let key: string;
 
 before(async () => {
-  const settings: Record<string, unknown> = {};
-  sandbox = await startSandbox({ secret: sandboxSecret(), settings });
-  t = await buildMediaTestApp({
-    env: { HERALD_SANDBOX_URL: sandbox.url, HERALD_WORKER_POLL_INTERVAL_MS: '200', HERALD_PLATFORM_TIMEOUT_MS: '2000' },
-  });
-  // Signed URLs name HERALD_PUBLIC_URL (http://herald.test in tests); the simulators must reach the listening app,
-  // as Meta reaches a correctly configured public URL.
-  // …and fetch Herald's signed read URLs only, as Herald sets its own simulators (src/container.ts).
-  settings.mediaFetchUrls = signedReadUrlRules({ ...t.config, publicUrl: t.origin });
-  const library = t.container.mediaLibrary;
-  t.container.mediaLibrary = {
-    async sources(workspaceId, ids, target) {
-      return (await library.sources(workspaceId, ids, target)).map((s) => ({
-        ...s,
-        signedUrl: async () => (await s.signedUrl!()).replace('http://herald.test', t.origin),
-      }));
-    },
-  };
-  worker = await startWorker(t.container);
-  key = await t.key();
+  publishing = await startMediaPublishing();
+  ({ sandbox, t, key } = publishing);
 });
-after(async () => {
-  await worker.stop();
-  await t.close();
-  await sandbox.close();
-});
+after(() => publishing.close());
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies, read field by field in assertions
 async function settle(id: string, label: string, ceilingMs = 60_000): Promise<any> {

@@ -91,9 +91,9 @@ describe('every part of a thread is visible', () => {
     });
     const x = post.targets.find((target) => target.platform === 'x')!;
     assert.deepEqual(x.parts, [
-      { index: 0, status: 'pending', platform_post_id: null, url: null, error: null },
-      { index: 1, status: 'pending', platform_post_id: null, url: null, error: null },
-      { index: 2, status: 'pending', platform_post_id: null, url: null, error: null },
+      { index: 0, kind: 'post', status: 'pending', platform_post_id: null, url: null, error: null },
+      { index: 1, kind: 'reply', status: 'pending', platform_post_id: null, url: null, error: null },
+      { index: 2, kind: 'reply', status: 'pending', platform_post_id: null, url: null, error: null },
     ]);
     assert.equal(x.next_attempt_at, null);
     assert.deepEqual(statuses(post.targets.find((target) => target.platform === 'linkedin')!), ['pending']);
@@ -129,6 +129,7 @@ describe('every part of a thread is visible', () => {
     const first = (await held('x', text))[0]!;
     assert.deepEqual(target.parts[0], {
       index: 0,
+      kind: 'post',
       status: 'published',
       platform_post_id: first.id,
       url: target.url,

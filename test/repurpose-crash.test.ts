@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { taskList } from '../src/jobs/worker.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
-import { buildTestApp, sandboxSecret, TEST_SECRET, type TestApp } from './helpers/app.ts';
+import { buildTestApp, sandboxSecret, type TestApp } from './helpers/app.ts';
 import { pollFor } from './helpers/poll.ts';
-import { spawnHerald, type HeraldProcess } from './helpers/processes.ts';
+import { crashWorkers } from './helpers/crash-workers.ts';
 import { ARTICLE_HTML, jobEnded, startJob } from './helpers/repurpose.ts';
 
 let sandbox: RunningSandbox;
@@ -24,20 +24,12 @@ let hits = 0;
 /** While true, the article is held: the first worker dies with the request open. */
 let holding = true;
 const held = new Set<http.ServerResponse>();
-const workers: HeraldProcess[] = [];
-
-const env = () => ({
+const workers = crashWorkers(() => ({
   DATABASE_URL: t.db.connectionString,
-  HERALD_SECRET_KEY: TEST_SECRET,
-  HERALD_PUBLIC_URL: 'http://herald.test',
   HERALD_DATA_DIR: dataDir,
   HERALD_SANDBOX_URL: sandbox.url,
   HERALD_OUTBOUND_ALLOWLIST: '127.0.0.1',
-  HERALD_LOG_LEVEL: 'warn',
-  HERALD_WORKER_POLL_INTERVAL_MS: '200',
-  HERALD_HEARTBEAT_INTERVAL_MS: '250',
-  HERALD_WORKER_DEAD_AFTER_MS: '1500',
-});
+}));
 
 before(async () => {
   server = http.createServer((_request, response) => {
@@ -58,7 +50,7 @@ before(async () => {
   });
 });
 after(async () => {
-  for (const w of workers) await w.stop('SIGKILL');
+  await workers.killAll();
   for (const r of held) r.destroy();
   await t.close();
   await sandbox.close();
@@ -77,15 +69,14 @@ test('a worker killed mid-job: the next worker completes the job exactly once', 
     ],
   });
 
-  const first = spawnHerald(['serve', '--role', 'worker'], env());
-  workers.push(first);
+  const first = workers.start();
   await pollFor('first worker fetching the article', async () => hits >= 1);
   const row = await t.container.pool.query('SELECT status FROM repurpose_jobs WHERE id = $1', [job.id]);
   assert.equal(row.rows[0].status, 'fetching');
-  await first.stop('SIGKILL');
+  await workers.kill(first);
 
   holding = false;
-  workers.push(spawnHerald(['serve', '--role', 'worker'], env()));
+  workers.start();
   const done = await jobEnded(t, key, job.id);
   assert.equal(done.status, 'completed', JSON.stringify(done.error ?? done.outputs));
   assert.equal(done.outputs.length, 2);

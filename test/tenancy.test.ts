@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { SCOPES, type Scope } from '../src/features/keys/scopes.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { onePost, seedPublishedPost } from './helpers/analytics.ts';
+import { seedItems } from './helpers/inbox.ts';
 
 interface Operation {
   method: string;
@@ -173,6 +174,59 @@ factories['/repurpose/{id}'] = async (key, workspaceId) => {
   assert.equal(res.statusCode, 202, res.body);
   return res.json().data.id;
 };
+factories['/posts/bulk/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/posts/bulk',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { rows: [{ content: 'Their import', platforms: ['x'] }] },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().data.id;
+};
+// A calendar event of theirs is their post; a feed of theirs, made with their key.
+factories['/calendar/events/{id}'] = async (key, workspaceId) => factories['/posts/{id}']!(key, workspaceId);
+factories['/calendar/feeds/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/calendar/feeds',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { name: 'Their plan' },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.feed.id;
+};
+// An automation of theirs, made with their key (a library posted daily to X).
+factories['/automations/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/automations',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: {
+      name: 'Their tips',
+      source: { type: 'schedule', rrule: 'FREQ=DAILY', timezone: 'UTC' },
+      generator: { type: 'library', items: ['Their tip.'] },
+      destinations: [{ platform: 'x' }],
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+};
+// A queue of theirs, made with their key (one weekly slot).
+factories['/queues/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/queues',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { name: 'Their queue', slots: [{ day_of_week: 1, time: '09:00', timezone: 'UTC' }] },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+};
 factories['/approvals/batches/{id}'] = async (key, workspaceId) => {
   const { openBatch } = await import('../src/features/approvals/approvals.submit.ts');
   const batch = await openBatch(
@@ -191,10 +245,81 @@ factories['/approvals/batches/{id}'] = async (key, workspaceId) => {
   return batch.id;
 };
 
+// The dashboard's keys, members and invites (docs/api.md "Sessions"): made in the other workspace by its own key.
+factories['/keys/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/keys',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { name: 'tenant key', scopes: ['posts:read'] },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+};
+factories['/invites/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/invites',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { email: `tenant-${Date.now()}-${Math.random()}@example.com`, role: 'member' },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+};
+factories['/members/{id}'] = async (key, workspaceId) => {
+  const made = await t.inject({
+    method: 'POST',
+    url: '/v1/invites',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: { email: `member-${Date.now()}@example.com`, role: 'member' },
+  });
+  assert.equal(made.statusCode, 201, made.body);
+  const token = String(made.json().data.url).split('/app/invite/')[1];
+  const accepted = await t.inject({
+    method: 'POST',
+    url: `/app/api/invites/${token}/accept`,
+    payload: { password: 'a tenant member password' },
+  });
+  assert.equal(accepted.statusCode, 200, accepted.body);
+  return accepted.json().data.user.id;
+};
+
+// An inbox item of theirs (as ingestion writes it) on their own connection, and an inbox automation of theirs.
+factories['/inbox/{id}'] = async (key, workspaceId) => {
+  const connectionId = await factories['/connections/{id}']!(key, workspaceId);
+  const { rows } = await t.container.pool.query<{ platform: string; brand_id: string | null }>(
+    'SELECT platform, brand_id FROM connections WHERE id = $1',
+    [connectionId],
+  );
+  const [item] = await seedItems(t, [
+    { workspaceId, connectionId, platform: rows[0]!.platform, brandId: rows[0]!.brand_id },
+  ]);
+  return item!.id;
+};
+factories['/inbox/automations/{id}'] = async (key, workspaceId) => {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/v1/inbox/automations',
+    key,
+    headers: { 'x-herald-workspace-id': workspaceId },
+    payload: {
+      name: 'Their prices',
+      trigger: { type: 'keyword', keywords: ['price'] },
+      actions: [{ type: 'reply_public', template: 'Hi {{author}}, see our prices.' }],
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+};
+
 /** A valid body per action route (the id check must be what answers, not the body's schema). */
 const actionBodies: Record<string, object> = {
   '/approvals/items/{id}/actions': { action: 'approve', version: 1 },
   '/approvals/batches/{id}/actions': { action: 'approve_all', expected_item_ids: ['apr_x'] },
+  'POST /posts/{id}/recycle': { every_days: 1, times: 1 },
 };
 
 /** A valid PATCH body per resource (the id check must be what answers, not the body's schema). */
@@ -203,6 +328,12 @@ const patchBodies: Record<string, object> = {
   '/webhooks/{id}': { enabled: false },
   '/media/{id}': { metadata: { hijack: 'yes' } },
   '/brands/{id}': { version: 1, name: 'hijack' },
+  '/members/{id}': { role: 'owner' },
+  '/calendar/events/{id}': { starts_at: new Date(Date.now() + 7_200_000).toISOString() },
+  '/automations/{id}': { name: 'hijack' },
+  '/queues/{id}': { name: 'hijack' },
+  '/inbox/{id}': { status: 'resolved' },
+  '/inbox/automations/{id}': { name: 'hijack' },
 };
 
 function resourcePrefix(path: string): string | undefined {
@@ -303,7 +434,7 @@ describe('tenant isolation', () => {
             ? undefined
             : op.method === 'PATCH'
               ? (patchBodies[prefix] ?? { content: 'hijack' })
-              : (actionBodies[op.path] ?? {}),
+              : (actionBodies[`${op.method} ${op.path}`] ?? actionBodies[op.path] ?? {}),
       });
       assert.equal(res.statusCode, 404, `${op.method} ${op.path}: ${res.body}`);
       assert.equal(res.json().error.code, 'PUBLIC_API_NOT_FOUND');

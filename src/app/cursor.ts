@@ -53,3 +53,24 @@ export function decodeCursor(cursor: string, binding: unknown): CursorPosition {
   }
   return { value: c.v as string | null, id: c.i };
 }
+
+/**
+ * One page of a keyset list whose rows were read with `limit + 1` (the extra row only says that more follow): the
+ * page's rows, and the cursor after its last row, bound to `binding`.
+ */
+export function keysetPage<R extends { id: string }>(
+  rows: readonly R[],
+  limit: number,
+  binding: unknown,
+  sortKey: (row: R) => Date | null,
+): { page: R[]; next_cursor: string | null; has_more: boolean } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > limit && last !== undefined;
+  const value = last ? sortKey(last) : null;
+  return {
+    page,
+    next_cursor: hasMore ? encodeCursor({ value: value ? value.toISOString() : null, id: last.id }, binding) : null,
+    has_more: hasMore,
+  };
+}

@@ -21,6 +21,36 @@ export const ERROR_CATALOGUE = {
     when: 'The bearer token is not a live key: unknown, revoked, malformed or checksum-invalid.',
   },
   PUBLIC_API_KEY_EXPIRED: { status: 401, retryable: false, when: 'The key is past its expiry.' },
+  PUBLIC_API_SESSION_INVALID: {
+    status: 401,
+    retryable: false,
+    when: 'The session cookie is not a live session (signed out, expired or unknown): sign in again.',
+  },
+  PUBLIC_API_CREDENTIALS_INVALID: {
+    status: 401,
+    retryable: false,
+    when: 'Signing in (`POST /app/api/session`): that email and password do not match an account.',
+  },
+  PUBLIC_API_CREDENTIALS_AMBIGUOUS: {
+    status: 400,
+    retryable: false,
+    when: 'The request carries both a session cookie and an `Authorization` header: send one credential.',
+  },
+  PUBLIC_API_CSRF_TOKEN_INVALID: {
+    status: 403,
+    retryable: false,
+    when: "A mutating call made with the session cookie without the session's `X-CSRF-Token` header, with a wrong one, or from another origin.",
+  },
+  PUBLIC_API_SESSION_REQUIRED: {
+    status: 403,
+    retryable: false,
+    when: 'The endpoint acts on a signed-in session (sign out everywhere, change the password) and was called with an API key.',
+  },
+  PUBLIC_API_INVITE_INVALID: {
+    status: 410,
+    retryable: false,
+    when: 'The invite link is unknown, already used, cancelled or expired: ask for a new one.',
+  },
   PUBLIC_API_SCOPE_FORBIDDEN: {
     status: 403,
     retryable: false,

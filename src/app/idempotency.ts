@@ -86,9 +86,54 @@ export interface IdempotentAnswer {
   replayed: boolean;
 }
 
+interface StoredAnswer {
+  fingerprint: Buffer;
+  response_status: number;
+  response_body: Buffer;
+  encrypted: boolean;
+  brand_ids: string[] | null;
+}
+
+const STORED = `fingerprint, response_status, response_body, encrypted, brand_ids`;
+
+/** An earlier answer under the claim's key, replayed when the caller may see it and asked the same thing. */
+function replay(deps: IdempotencyDeps, claim: IdempotencyClaim, stored: StoredAnswer): IdempotentAnswer {
+  // Access before replay: a key of the same user with narrower brand access (not a rotation of the first key)
+  // gets a conflict, neither the answer nor a second run of the request.
+  if (!reachesAll(claim.brandIds, stored.brand_ids)) {
+    throw new AppError(
+      'PUBLIC_API_IDEMPOTENCY_CONFLICT',
+      'This Idempotency-Key was already used by a key that reaches brands this key cannot; use a new key.',
+    );
+  }
+  if (!stored.fingerprint.equals(claim.fingerprint)) {
+    throw new AppError(
+      'PUBLIC_API_IDEMPOTENCY_CONFLICT',
+      'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+    );
+  }
+  const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
+  return { status: stored.response_status, text: body.toString('utf8'), replayed: true };
+}
+
+const inProgress = () =>
+  new AppError(
+    'PUBLIC_API_IDEMPOTENCY_IN_PROGRESS',
+    'A request with this Idempotency-Key (or, sent without one, the same request) is still running; retry in a second.',
+    { headers: { 'retry-after': '1' } },
+  );
+
+/** The answer stored meanwhile by a request that held the key until just before this one took it. */
+class AnsweredMeanwhile extends Error {}
+
 /**
  * The core of every idempotent write, REST or MCP: claims the key, runs `handler` in a transaction, stores its
  * enveloped answer in that same transaction, or returns the stored answer of an earlier identical request.
+ *
+ * The lock and the look-up of a stored answer are one statement, whose snapshot can predate the moment the lock
+ * was taken: a request that held the key and committed in between is not seen by the look-up. The store then
+ * finds its live answer (it only overwrites an expired one), everything this request did is rolled back, and
+ * that answer is replayed instead.
  */
 export async function runIdempotent(
   deps: IdempotencyDeps,
@@ -104,47 +149,18 @@ export async function runIdempotent(
   try {
     await client.query('BEGIN');
     open = true;
-    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
-      lockKey(workspaceId, claim.userId, claim.key).toString(),
-    ]);
-    if (!lock[0]?.ok) {
-      throw new AppError(
-        'PUBLIC_API_IDEMPOTENCY_IN_PROGRESS',
-        'A request with this Idempotency-Key (or, sent without one, the same request) is still running; retry in a second.',
-        { headers: { 'retry-after': '1' } },
-      );
-    }
-    const { rows } = await client.query<{
-      fingerprint: Buffer;
-      response_status: number;
-      response_body: Buffer;
-      encrypted: boolean;
-      brand_ids: string[] | null;
-    }>(
-      `SELECT fingerprint, response_status, response_body, encrypted, brand_ids FROM idempotency_keys
-        WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
-      [workspaceId, claim.userId, claim.key],
+    const { rows } = await client.query<{ ok: boolean } & Partial<StoredAnswer>>(
+      `SELECT l.ok, k.fingerprint, k.response_status, k.response_body, k.encrypted, k.brand_ids
+         FROM (SELECT pg_try_advisory_xact_lock($4) AS ok) l
+         LEFT JOIN idempotency_keys k
+           ON l.ok AND k.workspace_id = $1 AND k.user_id = $2 AND k.key = $3 AND k.expires_at > now()`,
+      [workspaceId, claim.userId, claim.key, lockKey(workspaceId, claim.userId, claim.key).toString()],
     );
-    const stored = rows[0];
-    if (stored) {
+    if (!rows[0]?.ok) throw inProgress();
+    if (rows[0].fingerprint) {
       await client.query('ROLLBACK');
       open = false;
-      // Access before replay: a key of the same user with narrower brand access (not a rotation of the first key)
-      // gets a conflict, neither the answer nor a second run of the request.
-      if (!reachesAll(claim.brandIds, stored.brand_ids)) {
-        throw new AppError(
-          'PUBLIC_API_IDEMPOTENCY_CONFLICT',
-          'This Idempotency-Key was already used by a key that reaches brands this key cannot; use a new key.',
-        );
-      }
-      if (!stored.fingerprint.equals(claim.fingerprint)) {
-        throw new AppError(
-          'PUBLIC_API_IDEMPOTENCY_CONFLICT',
-          'This Idempotency-Key was already used for a different request; use a new key for a new request.',
-        );
-      }
-      const body = stored.encrypted ? decrypt(deps.keyring, PURPOSE, stored.response_body) : stored.response_body;
-      return { status: stored.response_status, text: body.toString('utf8'), replayed: true };
+      return replay(deps, claim, rows[0] as StoredAnswer);
     }
     // SKIP LOCKED: a row another write is deleting at the same moment is gone anyway, and waiting for it could
     // deadlock two writes of one key.
@@ -158,14 +174,15 @@ export async function runIdempotent(
     const result = await handler(client);
     const text = JSON.stringify(successBody(requestId, result.data));
     const bytes = Buffer.from(text, 'utf8');
-    await client.query(
+    const { rowCount } = await client.query(
       `INSERT INTO idempotency_keys
          (workspace_id, user_id, key, fingerprint, response_status, response_body, encrypted, expires_at, brand_ids)
        VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8), $9)
        ON CONFLICT (workspace_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
          response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
          encrypted = EXCLUDED.encrypted, created_at = now(), expires_at = EXCLUDED.expires_at,
-         brand_ids = EXCLUDED.brand_ids`,
+         brand_ids = EXCLUDED.brand_ids
+       WHERE idempotency_keys.expires_at <= now()`,
       [
         workspaceId,
         claim.userId,
@@ -178,6 +195,7 @@ export async function runIdempotent(
         claim.brandIds === null ? null : [...claim.brandIds],
       ],
     );
+    if (rowCount === 0) throw new AnsweredMeanwhile();
     await client.query('COMMIT');
     open = false;
     return { status: result.status, text, replayed: false };
@@ -186,6 +204,15 @@ export async function runIdempotent(
       await client.query('ROLLBACK').catch(() => {
         broken = true; // the connection itself failed: do not return it to the pool
       });
+    }
+    if (error instanceof AnsweredMeanwhile && !broken) {
+      const { rows } = await client.query<StoredAnswer>(
+        `SELECT ${STORED} FROM idempotency_keys
+          WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()`,
+        [workspaceId, claim.userId, claim.key],
+      );
+      if (rows[0]) return replay(deps, claim, rows[0]);
+      throw inProgress();
     }
     throw error;
   } finally {

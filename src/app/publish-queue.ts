@@ -51,6 +51,25 @@ export async function queuePublishJobs(
   await db.query(`SELECT pg_notify('herald_publish_scheduled', $1)`, [runAt.toISOString()]);
 }
 
+/**
+ * Re-queues publish jobs, each target at its own time (a queue moving its posts to new slots), replacing the pending
+ * ones, in one statement; `schedule_at` of each job is its run time (the post's new schedule_at).
+ */
+export async function queuePublishJobsAt(
+  db: Queryable,
+  jobs: ReadonlyArray<{ targetId: string; runAt: Date }>,
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const at = jobs.map((j) => j.runAt.toISOString());
+  await db.query(
+    `SELECT graphile_worker.add_job('publish_target', json_build_object('target_id', t.id, 'schedule_at', t.at),
+              run_at => t.at::timestamptz, job_key => 'publish:' || t.id, max_attempts => 10, job_key_mode => 'replace')
+       FROM unnest($1::text[], $2::text[]) AS t(id, at)`,
+    [jobs.map((j) => j.targetId), at],
+  );
+  await db.query(`SELECT pg_notify('herald_publish_scheduled', $1)`, [at.toSorted()[0]]);
+}
+
 /** Removes the pending publish jobs of these targets (a job already running is left to its own checks). */
 export async function removePublishJobs(db: Queryable, targetIds: string[]): Promise<void> {
   if (targetIds.length === 0) return;

@@ -2,7 +2,8 @@
 // A request is allowed when, after adding one emission interval, the TAT is at most one window ahead of now.
 // Budgets live in memory by default, or in Redis (one Lua script, Redis's own clock) when REDIS_URL is set so
 // that several API processes share them. A Redis failure fails open and is counted.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis as RedisClient } from 'ioredis';
 import type { Logger } from '../lib/logger.ts';
 
 export interface Budget {
@@ -80,6 +81,9 @@ return {1, nxt, now}`;
 
 export function createRedisStore(url: string, logger: Logger, onError: () => void): RateLimitStore {
   // No offline queue and a short timeout: when Redis is away, requests go on (fail open) instead of waiting.
+  // Loaded here, not at start: only a deployment with REDIS_URL pays for the client (docs/decisions.md "Start-up
+  // loads what serving needs").
+  const { Redis } = createRequire(import.meta.url)('ioredis') as { Redis: typeof RedisClient };
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -24,11 +24,24 @@ const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 const cache = new WeakMap<object, ValidateFunction>();
 
+/**
+ * A validator compiled on its first use. Compiling every route's and tool's schemas at start cost most of the
+ * start-up's CPU and some 20 MiB of generated code kept for routes a deployment may never call; the schemas
+ * themselves are checked by the tests that call every route (test/tenancy.test.ts and each area's API tests).
+ */
+function compiledOnUse(ajv: Ajv, schema: object): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const validate = ((data: unknown) => (compiled ??= ajv.compile(schema))(data)) as ValidateFunction;
+  // Fastify and the MCP dispatcher read `errors` off the function after a failed call.
+  Object.defineProperty(validate, 'errors', { get: () => compiled?.errors ?? null, configurable: true });
+  return validate;
+}
+
 /** The validator for a body schema (shared by REST routes and MCP tools). */
 export function bodyValidator(schema: object): ValidateFunction {
   let fn = cache.get(schema);
   if (!fn) {
-    fn = bodyAjv.compile(schema);
+    fn = compiledOnUse(bodyAjv, schema);
     cache.set(schema, fn);
   }
   return fn;
@@ -40,5 +53,5 @@ export function addSharedSchema(schema: { $id?: string }): void {
 
 /** The validator for a query string, path or header schema: values arrive as text, so numbers are coerced. */
 export function textValidator(schema: object): ValidateFunction {
-  return textAjv.compile(schema);
+  return compiledOnUse(textAjv, schema);
 }

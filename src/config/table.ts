@@ -1,7 +1,9 @@
 // Every setting Herald reads, in the order the configuration tables (README, docs/api.md) list them.
 import { ACCESS_SETTINGS } from './access.ts';
 import { ANALYTICS_SETTINGS } from './analytics.ts';
+import { AUTOMATION_SETTINGS } from './automations.ts';
 import { AI_SETTINGS } from './ai.ts';
+import { INBOX_INGEST_SETTINGS } from './inbox-ingest.ts';
 import { MEDIA_SETTINGS, S3_SETTINGS } from './media.ts';
 import {
   CONNECT_LINK_SETTINGS,
@@ -23,6 +25,8 @@ export const SETTINGS: readonly Setting<unknown>[] = [
   ...Object.values(PUBLISHING_SETTINGS),
   ...Object.values(WEBHOOK_SETTINGS),
   ...Object.values(ANALYTICS_SETTINGS),
+  ...Object.values(AUTOMATION_SETTINGS),
+  ...Object.values(INBOX_INGEST_SETTINGS),
   ...Object.values(MEDIA_SETTINGS),
   ...Object.values(S3_SETTINGS),
   ...Object.values(ACCESS_SETTINGS),

@@ -1,10 +1,12 @@
-// The request pipeline in front of every /v1 handler, in order: key (401), rate limit (429), scope (403),
-// workspace and brand (400/403), the caller's role there (403), Idempotency-Key header (400). Calls without a
-// valid key spend the client IP's budget; routes that need no key too. Nothing here writes to the database.
+// The request pipeline in front of every /v1 handler, in order: key or session cookie (401; with the cookie, the
+// CSRF token of a write, 403), rate limit (429), scope (403), workspace and brand (400/403), the caller's role
+// there (403), Idempotency-Key header (400). Calls without a valid credential spend the client IP's budget;
+// routes that need none too. Nothing here writes to the database.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Authenticator, Principal } from '../features/keys/authenticator.ts';
+import type { SessionPrincipals } from '../features/users/session-principal.ts';
 import { findBrand } from '../features/workspaces/workspaces.repo.ts';
 import { assertRoleAllows } from '../features/workspaces/roles.ts';
 import { AppError } from '../app/errors.ts';
@@ -40,6 +42,8 @@ export interface AccessDeps {
   config: Config;
   db: Queryable;
   authenticator: Authenticator;
+  /** The dashboard's session cookie as a second credential (docs/api.md "Sessions"); absent: keys only. */
+  sessions?: SessionPrincipals;
   rateLimiter: RateLimiter;
   isClosing(): boolean;
   /** Paths outside /v1 whose bodies use the envelope (the local upload URL). */
@@ -174,6 +178,57 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
     }
   });
 
+  /**
+   * The caller: a bearer key, or the dashboard's session cookie (never both: which one would the call be?). A
+   * mutating call with the cookie carries the session's CSRF token, since a browser sends cookies by itself.
+   */
+  async function authenticate(
+    request: FastifyRequest,
+    access: RouteAccess,
+    ip: string,
+    bearer: string | undefined,
+  ): Promise<Principal> {
+    const session = deps.sessions?.tokenOf(request);
+    if (session !== undefined) {
+      if (request.headers.authorization !== undefined) {
+        await spend(request, ip, budgets.anonymous);
+        throw new AppError(
+          'PUBLIC_API_CREDENTIALS_AMBIGUOUS',
+          'Send either the session cookie or `Authorization: Bearer <key>`, not both.',
+        );
+      }
+      const principal = await deps.sessions!.authenticate(session);
+      if (!principal) {
+        await spend(request, ip, budgets.anonymous);
+        throw new AppError(
+          'PUBLIC_API_SESSION_INVALID',
+          'This session has ended (signed out or expired): sign in again.',
+        );
+      }
+      if (access.mutates && !deps.sessions!.csrfValid(session, request))
+        throw new AppError(
+          'PUBLIC_API_CSRF_TOKEN_INVALID',
+          "A change made with the session cookie needs the session's `X-CSRF-Token` header (GET /app/api/session answers it).",
+        );
+      return principal;
+    }
+    if (!bearer) {
+      await spend(request, ip, budgets.anonymous);
+      throw new AppError('PUBLIC_API_AUTH_REQUIRED', 'Send your API key as `Authorization: Bearer <key>`.');
+    }
+    const result = await deps.authenticator.authenticate(bearer);
+    if (!result.ok) {
+      await spend(request, ip, budgets.anonymous);
+      throw new AppError(
+        result.code,
+        result.code === 'PUBLIC_API_KEY_EXPIRED'
+          ? 'This API key has expired.'
+          : 'This API key is not valid (unknown, revoked or malformed).',
+      );
+    }
+    return result.principal;
+  }
+
   async function authorise(request: FastifyRequest, access: RouteAccess, ip: string): Promise<void> {
     // An unknown /v1 route answers 404 whoever asks; with a valid key, the call is charged to that key's read
     // budget, not to the anonymous budget of its address (which the key's other callers may share).
@@ -184,21 +239,7 @@ export function registerAccess(app: FastifyInstance, deps: AccessDeps): void {
       return result?.ok ? spend(request, result.principal.keyId, budgets.read) : spend(request, ip, budgets.anonymous);
     }
     if (access.scopes === 'public') return spend(request, ip, budgets.anonymous);
-    if (!match) {
-      await spend(request, ip, budgets.anonymous);
-      throw new AppError('PUBLIC_API_AUTH_REQUIRED', 'Send your API key as `Authorization: Bearer <key>`.');
-    }
-    const result = await deps.authenticator.authenticate(match[1]!);
-    if (!result.ok) {
-      await spend(request, ip, budgets.anonymous);
-      throw new AppError(
-        result.code,
-        result.code === 'PUBLIC_API_KEY_EXPIRED'
-          ? 'This API key has expired.'
-          : 'This API key is not valid (unknown, revoked or malformed).',
-      );
-    }
-    const principal = result.principal;
+    const principal = await authenticate(request, access, ip, match?.[1]);
     request.ctx.principal = principal;
     await spend(request, principal.keyId, access.mutates ? budgets.write : budgets.read);
     // An empty list means any valid key (GET /v1/workspaces).

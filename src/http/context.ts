@@ -73,6 +73,7 @@ export function serviceContext(request: FastifyRequest, db: Queryable): ServiceC
     brandFromHeader: ctx.brandId !== null,
     allowedBrandIds: ctx.principal.brandIds,
     userId: ctx.principal.userId,
-    via: 'api',
+    // A signed-in browser is the dashboard (docs/dashboard.md); a bearer key is the API.
+    via: ctx.principal.kind === 'session' ? 'dashboard' : 'api',
   };
 }

@@ -321,6 +321,10 @@ const ID_EXAMPLES: Record<string, string> = {
   connections: 'conn_01jdq4x1k9m2v7c3r5t8w0yz6b',
   events: 'evt_01jdq4x1k9m2v7c3r5t8w0yz6b',
   brands: 'brand_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  keys: 'key_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  members: 'user_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  invites: 'inv_01jdq4x1k9m2v7c3r5t8w0yz6b',
+  queues: 'que_01jdq4x1k9m2v7c3r5t8w0yz6b',
 };
 
 const ERROR_EXAMPLE_CODES: Record<string, ErrorCode> = {

@@ -85,6 +85,26 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         },
         { name: 'Workspaces', description: 'Workspaces a key reaches.' },
         {
+          name: 'Me',
+          description:
+            'Who is calling (a signed-in session or a key) and what it reaches; a session changes its password and signs out everywhere here.',
+        },
+        {
+          name: 'Keys',
+          description:
+            'Your API keys, over HTTP (scope `keys:manage`, never part of `all`): create one (its secret shown once), list, revoke at once. A key never holds more than its maker. `GET /v1/scopes` lists every scope with its sentence.',
+        },
+        {
+          name: 'Members',
+          description:
+            'Who is in the workspace with which role, and single-use invite links (scope `members:manage`, never part of `all`).',
+        },
+        {
+          name: 'Automations',
+          description:
+            'Content automations: rules that create posts on a schedule (RRULE in an IANA time zone), from RSS/Atom feeds (each item once) or on events, as drafts, review items, scheduled or published posts. Read with `automations:read`; create, change, trigger, pause, resume and preview with `automations:write`.',
+        },
+        {
           name: 'Brands',
           description:
             "A workspace's brands: identity, voice, audience, the rules applied to their posts without any model, and the compiled brand context text generation reads. Read with `brand:read`; change with `brand:write` (Herald's addition to the seed's scope list).",
@@ -104,6 +124,11 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           description:
             'Repurpose jobs: one article, text, post or transcribed video turned into drafts, review items or scheduled posts fitted to each platform. Read with `repurpose:read`; start and cancel with `repurpose:write`.',
         },
+        {
+          name: 'Inbox',
+          description:
+            'Comments, replies, mentions, direct messages and reviews from the connected accounts: triage, drafts, replies that never post twice, and inbox automations with their runs. Read with `inbox:read`; change, reply and manage automations with `inbox:write`.',
+        },
         { name: 'Platforms', description: 'Platforms and their limits.' },
         { name: 'Reference', description: 'This API description itself, for generators and the reference.' },
         {
@@ -115,6 +140,16 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           name: 'Analytics',
           description:
             "Each post's metrics as the platforms report them over time, summaries over a window with deltas and a CSV export, and insights from a deterministic rules engine. Read with `analytics:read`; generate insights and change their status with `analytics:write`.",
+        },
+        {
+          name: 'Calendar',
+          description:
+            'A view over posts and the runs schedule automations will make, bucketed by day in a time zone of your choice; move and remove posts from it (`calendar:write`), and ICS feeds that calendar apps subscribe to (`calendar:read`).',
+        },
+        {
+          name: 'Queues',
+          description:
+            'Posting queues: weekly time slots in IANA zones, pauses and a minimum spacing per connection; `POST /v1/posts` with `queue: "next" | "last"` gives a post the next or the last free slot. Preview the slots, taken and free. Read with `queues:read`; create, change and delete with `queues:write`.',
         },
       ],
     },

@@ -1,13 +1,6 @@
 // Builds the Fastify app from a container. Tests build the same app (app.inject) as `herald serve` does.
 // The order of registration below is the order of the pipeline: errors, body parsing, access, then routes.
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
-import { stringify as toYaml } from 'yaml';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { Connection, registerConnectionsRoutes } from '../features/connections/connections.routes.ts';
@@ -21,19 +14,35 @@ import { platformErrorRows } from '../platforms/errors.ts';
 import { mountSimulators } from '../sandbox/server.ts';
 import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
+import { registerRecyclingRoutes } from '../features/recycling/recycling.routes.ts';
 import { Post } from '../features/posts/posts.view.schemas.ts';
 import { registerBrandsRoutes } from '../features/brands/brands.routes.ts';
 import { registerApprovalsRoutes } from '../features/approvals/approvals.routes.ts';
 import { registerRepurposeRoutes } from '../features/repurpose/repurpose.routes.ts';
+import { registerBulkImportRoutes } from '../features/bulk-import/bulk-import.routes.ts';
+import { registerAutomationsRoutes } from '../features/automations/automations.routes.ts';
+import { registerQueuesRoutes } from '../features/queues/queues.routes.ts';
+import { registerBestTimesRoutes } from '../features/queues/best-times.routes.ts';
+import { registerInboxRoutes } from '../features/inbox/inbox.routes.ts';
+import { registerInboxAutomationRoutes } from '../features/inbox/automations.routes.ts';
 import { Brand, BrandContextSchema } from '../features/brands/brands.view.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
 import { Event } from '../features/events/events.schemas.ts';
 import { registerEventsRoutes } from '../features/events/events.routes.ts';
 import { registerAnalyticsRoutes } from '../features/analytics/analytics.routes.ts';
+import { registerCalendarRoutes } from '../features/calendar/calendar.routes.ts';
+import { registerCalendarFeedRoute } from '../features/calendar/calendar.feed.routes.ts';
 import { registerDeprecation } from './deprecation.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
+import { registerSessionRoutes } from '../features/users/session.routes.ts';
+import { registerMeRoutes } from '../features/users/me.routes.ts';
+import { createSessionPrincipals } from '../features/users/session-principal.ts';
+import { registerKeysRoutes } from '../features/keys/keys.routes.ts';
+import { registerMembersRoutes } from '../features/members/members.routes.ts';
+import { registerDashboard } from '../features/dashboard/static.ts';
+import { cookieName } from './forms.ts';
 import { registerMcp } from '../mcp/register.ts';
 import { registerConnectRoutes } from '../features/connections/connect.routes.ts';
 import { connectAvailability } from '../features/connections/connect.platform.ts';
@@ -48,8 +57,11 @@ import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { registerOpenApi, errorCatalogueRows, openApiRouteSchema } from './openapi.ts';
 import { actionsDocument, actionsRouteSchema } from './openapi.actions.ts';
-import { FAVICON, referenceConfiguration, referenceDocument } from './reference.ts';
+import { registerReferencePage } from './reference.ts';
 import { createValidatorCompiler } from './validation.ts';
+
+/** The YAML writer, loaded by the first request for YAML rather than at start (docs/decisions.md "Start-up loads what serving needs"). */
+const toYaml = async () => (await import('yaml')).stringify;
 
 export interface ServerOptions {
   /** Paths outside /v1 whose bodies use the envelope (the local upload URL, added by the media feature). */
@@ -97,13 +109,16 @@ export async function buildServer(container: Container, options: ServerOptions =
   limitConnections(app.server, config);
   registerBodyDeadline(app, config, `${UPLOAD_PATH}/`);
   registerBodyParsers(app);
+  // The dashboard's session cookie is a second /v1 credential (docs/api.md "Sessions").
+  const sessions = createSessionPrincipals({ db: container.pool, keyring: container.keyring, config });
   registerAccess(app, {
     config,
     db: container.pool,
     authenticator: container.authenticator,
+    sessions,
     rateLimiter: container.rateLimiter,
     isClosing: () => closing,
-    envelopePrefixes: [...TRANSFER_ENVELOPE_PREFIXES, ...(options.envelopePrefixes ?? [])],
+    envelopePrefixes: [...TRANSFER_ENVELOPE_PREFIXES, '/app/api/', ...(options.envelopePrefixes ?? [])],
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -144,6 +159,7 @@ export async function buildServer(container: Container, options: ServerOptions =
         posts: container.posts,
         media: container.media,
       });
+      registerRecyclingRoutes(v1, { pool: container.pool, keyring: container.keyring, recycling: container.recycling });
       registerConnectionsRoutes(v1, {
         pool: container.pool,
         keyring: container.keyring,
@@ -155,16 +171,55 @@ export async function buildServer(container: Container, options: ServerOptions =
       registerWebhooksRoutes(v1, { pool: container.pool, keyring: container.keyring, webhooks: container.webhooks });
       registerEventsRoutes(v1, { pool: container.pool, events: container.events });
       registerAnalyticsRoutes(v1, { pool: container.pool, keyring: container.keyring, analytics: container.analytics });
+      registerCalendarRoutes(v1, { pool: container.pool, keyring: container.keyring, calendar: container.calendar });
       registerWorkspacesRoutes(v1, { pool: container.pool });
+      registerKeysRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        authenticator: container.authenticator,
+        clock: container.clock,
+      });
+      registerMembersRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        clock: container.clock,
+        publicUrl: config.publicUrl,
+      });
+      registerMeRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        sessions,
+        clearSessionCookie: clearedSessionCookie(config.publicUrl),
+      });
       registerBrandsRoutes(v1, { pool: container.pool, keyring: container.keyring });
       registerApprovalsRoutes(v1, { pool: container.pool, keyring: container.keyring, approvals: container.approvals });
       registerRepurposeRoutes(v1, { pool: container.pool, keyring: container.keyring, repurpose: container.repurpose });
+      registerBulkImportRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        bulkImport: container.bulkImport,
+      });
+      registerAutomationsRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        automations: container.automations,
+      });
+      registerInboxRoutes(v1, { pool: container.pool, keyring: container.keyring, inbox: container.inbox });
+      registerQueuesRoutes(v1, { pool: container.pool, keyring: container.keyring, queues: container.queues });
+      registerBestTimesRoutes(v1, { pool: container.pool, clock: container.clock });
+      registerInboxAutomationRoutes(v1, {
+        pool: container.pool,
+        keyring: container.keyring,
+        automations: container.inboxAutomations,
+      });
       registerPlatformsRoutes(v1, container.platforms, connectAvailability(container.platformAccess));
       registerMediaRoutes(v1, { pool: container.pool, keyring: container.keyring, media: container.media });
       const describe = openApiRouteSchema;
       const anyone = { access: { scopes: 'public' as const, workspace: false, mutates: false } };
       v1.get('/openapi', { config: anyone, schema: describe('yaml') }, async (_request, reply) =>
-        reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger(), { aliasDuplicateObjects: false })),
+        reply
+          .type('application/yaml; charset=utf-8')
+          .send((await toYaml())(app.swagger(), { aliasDuplicateObjects: false })),
       );
       v1.get('/openapi.json', { config: anyone, schema: describe('json') }, async (_request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
@@ -172,7 +227,9 @@ export async function buildServer(container: Container, options: ServerOptions =
       // The action profile for custom GPT actions (openapi.actions.ts, docs/gpt-actions.md).
       const actions = () => actionsDocument(app.swagger() as Record<string, unknown>, config.publicUrl);
       v1.get('/openapi/actions', { config: anyone, schema: actionsRouteSchema('yaml') }, async (_request, reply) =>
-        reply.type('application/yaml; charset=utf-8').send(toYaml(actions(), { aliasDuplicateObjects: false })),
+        reply
+          .type('application/yaml; charset=utf-8')
+          .send((await toYaml())(actions(), { aliasDuplicateObjects: false })),
       );
       v1.get('/openapi/actions.json', { config: anyone, schema: actionsRouteSchema('json') }, async (_request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(actions())),
@@ -188,6 +245,16 @@ export async function buildServer(container: Container, options: ServerOptions =
     config,
     rateLimiter: container.rateLimiter,
   });
+  // The dashboard: its JSON sign-in under /app/api and its build at /app (docs/dashboard.md).
+  await registerSessionRoutes(app, {
+    pool: container.pool,
+    keyring: container.keyring,
+    config,
+    rateLimiter: container.rateLimiter,
+    sessions,
+    clock: container.clock,
+  });
+  registerDashboard(app);
   await registerMcp(app, container);
   await registerConnectRoutes(app, {
     pool: container.pool,
@@ -195,6 +262,12 @@ export async function buildServer(container: Container, options: ServerOptions =
     ttlSeconds: config.connectLinkTtlSeconds,
   });
   if (container.media.storage.driver === 'local') await registerLocalTransferRoutes(app, { media: container.media });
+  registerCalendarFeedRoute(app, {
+    pool: container.pool,
+    calendar: container.calendar,
+    rateLimiter: container.rateLimiter,
+    limits: config.rateLimits,
+  });
 
   app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok', version: heraldVersion() }));
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {
@@ -242,49 +315,6 @@ export async function buildServer(container: Container, options: ServerOptions =
   return app;
 }
 
-/**
- * The API reference page under /docs. Its plugin keeps a 4 MB browser bundle as a string in the heap (12 MiB),
- * which a smaller resident heap — every garbage collection costs in proportion to it — is better without until
- * someone opens the page: then it loads into a Fastify instance of its own, and /docs requests are answered
- * through it.
- */
-function registerReferencePage(app: FastifyInstance, publicUrl: string): void {
-  let page: Promise<FastifyInstance> | undefined;
-  const load = () =>
-    (page ??= (async () => {
-      const { default: scalar } = await import('@scalar/fastify-api-reference');
-      const docs = Fastify({ logger: false });
-      await docs.register(scalar, { routePrefix: '/docs', configuration: referenceConfiguration(publicUrl) });
-      docs.get('/docs/favicon.svg', (_request, reply) =>
-        reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
-      );
-      await docs.ready();
-      return docs;
-    })());
-  const hop = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
-  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-    const docs = await load();
-    const answer = await docs.inject({
-      method: request.method as 'GET' | 'HEAD',
-      url: request.url,
-      headers: { accept: request.headers.accept ?? '*/*' },
-    });
-    reply.code(answer.statusCode);
-    for (const [name, value] of Object.entries(answer.headers))
-      if (!hop.has(name) && value !== undefined) reply.header(name, value);
-    return reply.send(answer.rawPayload);
-  };
-  app.get('/docs', { schema: { hide: true } }, serve);
-  app.get('/docs/*', { schema: { hide: true } }, serve);
-  // The description the page renders: /v1/openapi.json with a fresh Idempotency-Key in its samples.
-  app.get('/docs/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(referenceDocument(app)),
-  );
-  app.addHook('onClose', async () => {
-    if (page) await (await page).close();
-  });
-}
-
 function errorPage(): string {
   const escape = (s: string) =>
     s
@@ -313,4 +343,10 @@ ${rows}
 <table><thead><tr><th>Code</th><th>Category</th><th>Kind</th><th>Retryable</th><th>When</th></tr></thead><tbody>
 ${platformRows}
 </tbody></table></body></html>`;
+}
+
+/** The Set-Cookie that ends the session cookie in the browser (sign out everywhere answers it under /v1). */
+function clearedSessionCookie(publicUrl: string): string {
+  const secure = publicUrl.startsWith('https:');
+  return `${cookieName('herald_session', secure)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }

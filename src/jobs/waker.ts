@@ -13,6 +13,18 @@ export const WAKE_CHANNEL = 'herald_publish_scheduled';
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * The next publish job due, read from graphile-worker's index of available jobs (priority, run_at): one index
+ * entry whatever the length of the queue. The `jobs` view with min(run_at) scanned every job, a second per refresh
+ * with a million posts scheduled ahead (docs/decisions.md "The waker reads the next job from the index").
+ * Publish jobs are queued at the default priority (0); a job that has used its attempts is not available and
+ * never runs, so it arms nothing.
+ */
+export const NEXT_PUBLISH_JOB = `SELECT j.run_at AS at FROM graphile_worker._private_jobs j
+  WHERE j.is_available AND j.priority = 0 AND j.run_at > now()
+    AND j.task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'publish_target')
+  ORDER BY j.priority, j.run_at LIMIT 1`;
+
 export interface Waker {
   stop(): Promise<void>;
 }
@@ -44,9 +56,7 @@ export async function startWaker(o: {
   };
   const refresh = async () => {
     try {
-      const { rows } = await o.pool.query<{ at: Date | null }>(
-        `SELECT min(run_at) AS at FROM graphile_worker.jobs WHERE task_identifier = 'publish_target' AND locked_at IS NULL AND run_at > now()`,
-      );
+      const { rows } = await o.pool.query<{ at: Date | null }>(NEXT_PUBLISH_JOB);
       if (rows[0]?.at) arm(rows[0].at.getTime());
     } catch (error) {
       o.logger.warn({ err: error }, 'waker could not read the queue');

@@ -22,8 +22,15 @@ import { expireApprovalsTask } from './tasks/expire-approvals.ts';
 import { publishTargetTask } from './tasks/publish-target.ts';
 import { refreshConnectionsTask } from './tasks/refresh-connections.ts';
 import { repurposeJobTask } from './tasks/repurpose.ts';
+import { importPostsTask } from './tasks/import-posts.ts';
+import { runAutomationTask } from './tasks/run-automation.ts';
+import { scheduleAutomationsTask } from './tasks/schedule-automations.ts';
+import { recyclePostsTask } from './tasks/recycle-posts.ts';
+import { feedCaps } from '../features/automations/automations.feed.ts';
 import { repurposeFetchCaps } from '../features/repurpose/repurpose.extract.ts';
 import { syncMetricsTask } from './tasks/sync-metrics.ts';
+import { ingestInboxTask } from './tasks/ingest-inbox.ts';
+import { sendInboxReplyTask } from './tasks/send-inbox-reply.ts';
 import { guardLocalQueueRelease } from './release-guard.ts';
 import { superviseRunner } from './supervisor.ts';
 import { startWaker } from './waker.ts';
@@ -57,6 +64,36 @@ export function taskList(container: Container): TaskList {
       logger: container.logger,
       caps: repurposeFetchCaps(container.outboundGuard, container.config.media.fetchTimeoutSeconds),
     }),
+    import_posts: importPostsTask({
+      pool: container.pool,
+      posts: container.posts,
+      media: container.media,
+      guard: container.outboundGuard,
+      logger: container.logger,
+    }),
+    run_automation: runAutomationTask({
+      pool: container.pool,
+      ai: container.ai,
+      posts: container.posts,
+      media: container.media,
+      clock: container.clock,
+      logger: container.logger,
+      caps: feedCaps(container.outboundGuard, container.config.media.fetchTimeoutSeconds),
+      pauseAfterFailures: container.config.automations.pauseAfterFailures,
+    }),
+    schedule_automations: scheduleAutomationsTask({
+      pool: container.pool,
+      clock: container.clock,
+      logger: container.logger,
+      batchSize: container.config.automations.schedulerBatch,
+      rssPollMinutes: container.config.automations.rssPollMinutes,
+    }),
+    recycle_posts: recyclePostsTask({
+      pool: container.pool,
+      posts: container.posts,
+      clock: container.clock,
+      logger: container.logger,
+    }),
     refresh_connections: refreshConnectionsTask({
       pool: container.pool,
       access: container.platformAccess,
@@ -71,6 +108,19 @@ export function taskList(container: Container): TaskList {
       maxAgeDays: container.config.analytics.syncMaxAgeDays,
       batchSize: container.config.analytics.syncBatchSize,
     }),
+    ingest_inbox: ingestInboxTask({
+      pool: container.pool,
+      access: container.platformAccess,
+      logger: container.logger,
+      clock: container.clock,
+      pollSeconds: container.config.inboxIngest.pollSeconds,
+      batchSize: container.config.inboxIngest.batchSize,
+      maxPages: container.config.inboxIngest.maxPages,
+    }),
+    send_inbox_reply: sendInboxReplyTask({
+      pool: container.pool,
+      sendReply: (item, text, opts) => container.inboxSender.send(item, text, opts),
+    }),
   };
 }
 
@@ -80,7 +130,10 @@ const CRONTAB = [
   '*/15 * * * * media_cleanup',
   '*/5 * * * * refresh_connections',
   '* * * * * sync_metrics',
+  '* * * * * ingest_inbox',
   '* * * * * expire_approvals',
+  '* * * * * schedule_automations',
+  '* * * * * recycle_posts',
 ].join('\n');
 
 /** graphile-worker logs through the process logger (its debug chatter at debug level). */

@@ -1,7 +1,7 @@
 // Local times in IANA zones across daylight-saving changes: whole-hour and half-hour shifts, both hemispheres.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalZone, hasZone, localIso, resolveLocal } from './timezone.ts';
+import { canonicalZone, hasZone, localIso, offsetMinutes, resolveLocal } from './timezone.ts';
 
 test('an ordinary local time names one instant', () => {
   assert.deepEqual(resolveLocal('2026-07-01T09:00', 'America/New_York'), {
@@ -55,4 +55,44 @@ test('dates that do not exist, zone names and offsets', () => {
   assert.equal(hasZone('2026-01-01T00:00:00-03:30'), true);
   assert.equal(hasZone('2026-01-01T00:00:00'), false);
   assert.equal(localIso(Date.parse('2026-01-01T00:00:00Z'), 'Asia/Kathmandu'), '2026-01-01T05:45:00+05:45');
+});
+
+test('offsetMinutes, cached by the hour, agrees with the zone data minute by minute across changes', () => {
+  const truth = (instant: number, zone: string) => {
+    const p = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      })
+        .formatToParts(new Date(instant))
+        .map((x) => [x.type, x.value]),
+    );
+    const wall = Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!);
+    return Math.round((wall - (instant - (instant % 1000))) / 60_000);
+  };
+  // Each window holds a change: New York and Paris (an hour), Lord Howe (half an hour), Chatham (at :45 local).
+  const windows: Array<[string, string]> = [
+    ['America/New_York', '2027-03-14T05:00:00Z'],
+    ['America/New_York', '2027-11-07T04:00:00Z'],
+    ['Europe/Paris', '2027-03-28T00:00:00Z'],
+    ['Australia/Lord_Howe', '2027-04-03T14:00:00Z'],
+    ['Pacific/Chatham', '2027-09-25T13:00:00Z'],
+  ];
+  let changes = 0;
+  for (const [zone, start] of windows) {
+    let previous: number | undefined;
+    for (let t = Date.parse(start); t < Date.parse(start) + 4 * 3_600_000; t += 60_000) {
+      const offset = offsetMinutes(t, zone);
+      assert.equal(offset, truth(t, zone), `${zone} at ${new Date(t).toISOString()}`);
+      if (previous !== undefined && offset !== previous) changes++;
+      previous = offset;
+    }
+  }
+  assert.equal(changes, windows.length, 'each window crossed its change');
 });

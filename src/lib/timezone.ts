@@ -37,16 +37,26 @@ export function hasZone(value: string): boolean {
  * offset (`+05:00`), which the engine also takes, is not a zone: it knows no daylight-saving rules.
  */
 export function canonicalZone(zone: string): string | null {
-  if (zone.trim() === '' || zone.length > 64 || /^\s*[+-]/.test(zone)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
+  const known = canonical.get(zone);
+  if (known !== undefined) return known;
+  let name: string | null = null;
+  if (zone.trim() !== '' && zone.length <= 64 && !/^\s*[+-]/.test(zone)) {
+    try {
+      name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    } catch {
+      name = null;
+    }
   }
+  // Bounded: the names asked for come from clients; a full map starts again.
+  if (canonical.size >= 1000) canonical.clear();
+  canonical.set(zone, name);
+  return name;
 }
 
-/** The zone's offset from UTC at an instant, in minutes (New York in winter: -300). */
-export function offsetMinutes(instant: number, zone: string): number {
+const canonical = new Map<string, string | null>();
+
+/** The zone's offset from UTC at an instant, read from the engine's zone data (one formatToParts). */
+function offsetAt(instant: number, zone: string): number {
   const parts = Object.fromEntries(
     formatter(zone)
       .formatToParts(new Date(instant))
@@ -61,6 +71,31 @@ export function offsetMinutes(instant: number, zone: string): number {
     Number(parts.second),
   );
   return Math.round((wall - (instant - (((instant % 1000) + 1000) % 1000))) / 60_000);
+}
+
+/** The span of one cached offset: a zone's offset changes at most once in it (a change a year or two). */
+const SPAN_MS = 3_600_000;
+/** Per zone, the offset of each span whose two ends agree (so no change happens inside it). */
+const spans = new Map<string, Map<number, number>>();
+
+/**
+ * The zone's offset from UTC at an instant, in minutes (New York in winter: -300). Reading the engine's zone data
+ * costs some microseconds; a calendar page or a queue preview asks hundreds of times, mostly within a few hours.
+ * So the offset of each hour is kept once both its ends give the same answer; an hour holding a change is read
+ * instant by instant.
+ */
+export function offsetMinutes(instant: number, zone: string): number {
+  const span = Math.floor(instant / SPAN_MS);
+  let cache = spans.get(zone);
+  const cached = cache?.get(span);
+  if (cached !== undefined) return cached;
+  const start = offsetAt(span * SPAN_MS, zone);
+  if (offsetAt(span * SPAN_MS + SPAN_MS - 1000, zone) !== start) return offsetAt(instant, zone);
+  if (!cache) spans.set(zone, (cache = new Map()));
+  // Bounded: about a year of hours per zone, then it starts again.
+  if (cache.size >= 10_000) cache.clear();
+  cache.set(span, start);
+  return start;
 }
 
 /** `+05:45`, `-04:00`. */

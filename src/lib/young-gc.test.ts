@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
-import { scavenging, youngCollector } from './young-gc.ts';
+import v8 from 'node:v8';
+import { scavenging, settleHeap, youngCollector } from './young-gc.ts';
 
 test('a scavenge runs each time another everyBytes have been counted, and V8 reports it as a minor collection', async () => {
   const minor: number[] = [];
@@ -53,4 +54,20 @@ test("scavenging passes every byte through in order, carries the source's error 
   reader.destroy();
   await new Promise((resolve) => endless.once('close', resolve));
   assert.equal(endless.destroyed, true);
+});
+
+test('settleHeap shrinks a young generation that surviving allocations grew back to a small size', () => {
+  const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_size;
+  // Objects that survive scavenges make V8 grow the young generation, as start-up does.
+  const keep: unknown[] = [];
+  for (let round = 0; round < 40; round++) {
+    keep.push(Array.from({ length: 20_000 }, (_, i) => ({ i, s: `item ${i}` })));
+    if (keep.length > 8) keep.shift();
+  }
+  const grown = young();
+  keep.length = 0;
+  assert.equal(settleHeap(), true, 'V8 ran the collection');
+  const settled = young();
+  assert.ok(settled < grown || settled <= 2 * 1024 * 1024, `young generation ${grown} -> ${settled} bytes`);
+  console.log(`# young generation ${(grown / 1048576).toFixed(1)} MiB -> ${(settled / 1048576).toFixed(1)} MiB`);
 });

@@ -15,7 +15,11 @@ import vm from 'node:vm';
 
 export const YOUNG_GC_EVERY_BYTES = 8 * 1024 * 1024;
 
-type Gc = (options: { type: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
+type Gc = (options: {
+  type: 'minor' | 'major';
+  execution?: 'sync' | 'async';
+  flavor?: 'regular' | 'last-resort';
+}) => void;
 
 let collect: Gc | null | undefined;
 
@@ -52,6 +56,18 @@ export function youngCollector(everyBytes = YOUNG_GC_EVERY_BYTES): {
       return runs;
     },
   };
+}
+
+/**
+ * One compacting, memory-reducing collection (V8's "last resort" flavour): the young generation shrinks back from
+ * the size start-up's allocations grew it to, and the old generation is compacted. For a process about to idle;
+ * it pauses the main thread for some 100–400 ms. Returns whether V8 ran it.
+ */
+export function settleHeap(): boolean {
+  const gc = collector();
+  if (!gc) return false;
+  gc({ type: 'major', flavor: 'last-resort' });
+  return true;
 }
 
 /**

@@ -23,6 +23,8 @@ import { authServerUrls, registerWellKnownRoutes } from './oauth/metadata.ts';
 import { registerTokenRoutes } from './oauth/token.routes.ts';
 import { approvalsTools } from './tools/approvals.tools.ts';
 import { repurposeTools } from './tools/repurpose.tools.ts';
+import { automationsTools } from './tools/automations.tools.ts';
+import { inboxTools } from './tools/inbox.tools.ts';
 import { brandsTools } from './tools/brands.tools.ts';
 import { catalogueTools } from './tools/catalogue.tools.ts';
 import { connectionsTools } from './tools/connections.tools.ts';
@@ -30,6 +32,9 @@ import { mediaTools } from './tools/media.tools.ts';
 import { postsTools } from './tools/posts.tools.ts';
 import { eventsTools } from './tools/events.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
+import { calendarTools } from './tools/calendar.tools.ts';
+import { bestTimesTools } from './tools/best-times.tools.ts';
+import { queuesTools } from './tools/queues.tools.ts';
 import { describeTool, type ToolDefinition } from './tools/tool.ts';
 
 /** Every tool, in the order tools/list shows them. Later features add theirs here. */
@@ -41,8 +46,13 @@ export function mcpTools(container: Container): ToolDefinition[] {
     ...brandsTools(),
     ...approvalsTools(container.approvals),
     ...repurposeTools(container.repurpose),
+    ...automationsTools(container.automations),
+    ...inboxTools(container.inbox, container.pool),
     ...eventsTools(container.events),
     ...analyticsTools(container.analytics),
+    ...calendarTools(container.calendar),
+    ...queuesTools(container.queues, container.posts),
+    ...bestTimesTools(container.clock),
     ...catalogueTools(container.pool),
   ];
 }

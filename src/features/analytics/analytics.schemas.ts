@@ -38,6 +38,11 @@ const WindowFilters = {
     }),
   ),
   platform: Type.Optional(EnumList(PLATFORM_NAMES, 'Only these platforms: `platform=x,linkedin` or repeated.')),
+  family: Type.Optional(
+    Id(
+      'Only one recycled family (docs/queues.md "Recycling"): this post and every copy whose `recycled_from` names it.',
+    ),
+  ),
   from: Type.Optional(
     Time(`Start of the window (inclusive), by publication time. Default: ${SUMMARY_DEFAULT_DAYS} days before \`to\`.`),
   ),

@@ -2,7 +2,7 @@
 // the generation of the last 24 hours for the same platforms and period — and stores each finding under its
 // fingerprint; GET lists and reads them; PATCH records what the client did with one.
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -207,14 +207,8 @@ export function createInsightsService(deps: InsightsDeps) {
       const binding = { list: 'insights', ...filters, currentAt: undefined };
       const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
       const rows = await repo.listInsights(ctx.db, ctx.workspaceId, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map(insightJson),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
+      return { items: page.map(insightJson), ...more };
     },
 
     async get(ctx: ServiceContext, id: string) {

@@ -12,6 +12,8 @@ export interface SummaryFilters {
   brandIds: readonly string[] | null;
   connectionIds?: readonly string[];
   platforms?: readonly string[];
+  /** Only a recycled family: the original post (this id) and its copies (`posts.recycled_from`). */
+  family?: string;
 }
 
 /** Sums of one group of targets (a platform, or all): metric sums over the targets that report each metric. */
@@ -43,6 +45,13 @@ function windowWhere(filters: SummaryFilters, values: unknown[]): string {
   if (filters.brandIds) where.push(`brand_id = ANY(${param(filters.brandIds)}::text[])`);
   if (filters.connectionIds?.length) where.push(`connection_id = ANY(${param(filters.connectionIds)}::text[])`);
   if (filters.platforms?.length) where.push(`platform = ANY(${param(filters.platforms)}::text[])`);
+  // $1 is the workspace in every query built on this clause.
+  if (filters.family) {
+    const family = param(filters.family);
+    where.push(
+      `post_id IN (SELECT id FROM posts WHERE workspace_id = $1 AND (id = ${family} OR recycled_from = ${family}))`,
+    );
+  }
   return where.join(' AND ');
 }
 

@@ -50,7 +50,7 @@ function excerpt(text: string, max = 120): string {
 
 export function summaryFilters(
   ctx: ServiceContext,
-  query: Pick<SummaryQuery, 'brand_id' | 'connection_id' | 'platform' | 'from' | 'to'>,
+  query: Pick<SummaryQuery, 'brand_id' | 'connection_id' | 'platform' | 'from' | 'to' | 'family'>,
   clock: Clock,
 ): SummaryFilters {
   const window = summaryWindow(query, clock.now());
@@ -59,6 +59,7 @@ export function summaryFilters(
     brandIds: brandScope(ctx, query.brand_id),
     connectionIds: query.connection_id ? [...new Set(query.connection_id)].sort() : undefined,
     platforms: query.platform ? [...new Set(query.platform)].sort() : undefined,
+    ...(query.family !== undefined ? { family: query.family } : {}),
   };
 }
 

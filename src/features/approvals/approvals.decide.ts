@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../app/context.ts';
 import { AppError, isAppError, notFound, validationFailed } from '../../app/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { appendEvent } from '../events/outbox.ts';
+import { discardReply, releaseApprovedReply } from '../inbox/replies.ts';
 import { findPost } from '../posts/posts.repo.ts';
 import { checkSchedule } from '../posts/posts.rules.ts';
 import type { UpdatePostBody } from '../posts/posts.schemas.ts';
@@ -133,10 +134,10 @@ export function createApprovalDecisions(deps: DecisionDeps) {
     }
     if (item.status !== 'pending')
       throw new AppError('PUBLIC_API_STATE_CONFLICT', `Item ${id} is ${item.status}; only pending items are decided.`);
-    if (item.kind !== 'post')
+    if (item.kind === 'inbox_reply' && body.action === 'edit_and_approve')
       throw new AppError(
         'PUBLIC_API_STATE_CONFLICT',
-        `Items of kind ${item.kind} cannot be decided by this server yet.`,
+        'An inbox reply is approved or rejected as it is: reject it and answer with POST /inbox/{id}/respond instead.',
       );
     const policy = effectivePolicy(await repo.findPolicy(ctx.db, ctx.workspaceId), item.brand_id);
     const refusal = mayDecide({
@@ -154,6 +155,11 @@ export function createApprovalDecisions(deps: DecisionDeps) {
       if (policy.require_reject_reason && body.reason === undefined)
         throw ruleError('reason_required', '/reason', 'This approval policy needs a reason to reject.');
       const settled = await settle(ctx, item, 'rejected', ctx.userId, body.reason ?? null);
+      // An inbox reply rejected is discarded, never sent (docs/inbox.md "Approval mode").
+      if (item.kind === 'inbox_reply') {
+        await discardReply(ctx.db, ctx.workspaceId, item.subject_id);
+        return renderItem(settled);
+      }
       await deps.posts.returnToDraft(ctx, item.subject_id, postApproval(settled));
       return renderItem(settled);
     }
@@ -174,6 +180,12 @@ export function createApprovalDecisions(deps: DecisionDeps) {
         actorId: ctx.userId,
         data: { fields: Object.keys(body.patch).sort() },
       });
+    }
+    if (item.kind === 'inbox_reply') {
+      // Approved: the reply is queued to be sent by the worker, at most once (src/features/inbox/replies.ts).
+      const settled = await settle(ctx, item, 'approved', ctx.userId, body.reason ?? null);
+      await releaseApprovedReply(ctx.db, ctx.workspaceId, item.subject_id);
+      return renderItem(settled);
     }
     const when = await releaseTime(ctx, item, body);
     const settled = await settle(ctx, item, 'approved', ctx.userId, body.reason ?? null);
@@ -239,6 +251,7 @@ export function createApprovalDecisions(deps: DecisionDeps) {
       if (item.status !== 'pending' || item.expires_at === null || item.expires_at > deps.clock.now()) return false;
       const reason = `No decision before ${item.expires_at.toISOString()}.`;
       const settled = await settle(ctx, item, 'expired', null, reason);
+      if (item.kind === 'inbox_reply') await discardReply(ctx.db, ctx.workspaceId, item.subject_id);
       if (item.kind !== 'post') return true;
       const approval = postApproval(settled);
       if (item.on_expire === 'cancel') await deps.posts.cancelHeld(ctx, item.subject_id, approval);

@@ -1,7 +1,8 @@
 // Approvals (docs/approvals.md): the policy (read, change), the queue's items and batches (read, list), and the
 // decisions (approvals.decide.ts). Every write commits in the caller's transaction.
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { brandScope } from '../../app/brand-scope.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { findBrand } from '../workspaces/workspaces.repo.ts';
 import { roleMay } from '../workspaces/roles.ts';
@@ -15,18 +16,6 @@ import { createApprovalDecisions, visibleItem, type DecisionDeps } from './appro
 import { renderBatch, renderItem, renderPolicy } from './approvals.view.ts';
 
 export type ApprovalsDeps = DecisionDeps;
-
-function brandScope(ctx: ServiceContext, brandId: string | undefined): readonly string[] | undefined {
-  if (ctx.brandFromHeader && brandId !== undefined && brandId !== ctx.brandId) {
-    throw new AppError('PUBLIC_API_QUERY_INVALID', `brand_id ${brandId} differs from the x-herald-brand-id header.`, {
-      details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }],
-    });
-  }
-  const brand = brandId ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
-  if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand))
-    throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
-  return brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined);
-}
 
 export function createApprovalsService(deps: ApprovalsDeps) {
   return {
@@ -88,7 +77,7 @@ export function createApprovalsService(deps: ApprovalsDeps) {
         statuses: query.status ? ([...new Set(query.status)].toSorted() as ItemStatus[]) : undefined,
         kind: query.kind,
         sources: query.source ? [...new Set(query.source)].toSorted() : undefined,
-        brandIds: brandScope(ctx, query.brand_id),
+        brandIds: brandScope(ctx, query.brand_id) ?? undefined,
         platform: query.platform,
         createdFrom: time(query.created_from, '/created_from'),
         createdTo: time(query.created_to, '/created_to'),
@@ -96,14 +85,8 @@ export function createApprovalsService(deps: ApprovalsDeps) {
       };
       const after = query.cursor ? decodeCursor(query.cursor, filters) : undefined;
       const rows = await repo.listItems(ctx.db, ctx.workspaceId, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map((row) => renderItem(row)),
-        next_cursor: hasMore ? encodeCursor({ value: last.requested_at.toISOString(), id: last.id }, filters) : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, filters, (row) => row.requested_at);
+      return { items: page.map((row) => renderItem(row)), ...more };
     },
 
     async getBatch(ctx: ServiceContext, id: string) {
@@ -118,19 +101,13 @@ export function createApprovalsService(deps: ApprovalsDeps) {
       const binding = { status: query.status };
       const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
       const rows = await repo.listBatches(ctx.db, ctx.workspaceId, { status: query.status }, after, limit + 1);
-      const page = rows.slice(0, limit);
+      const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
       const counts = await repo.batchCounts(
         ctx.db,
         ctx.workspaceId,
         page.map((b) => b.id),
       );
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map((b) => renderBatch(b, counts.get(b.id) ?? {})),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-        has_more: hasMore,
-      };
+      return { items: page.map((b) => renderBatch(b, counts.get(b.id) ?? {})), ...more };
     },
 
     ...createApprovalDecisions(deps),

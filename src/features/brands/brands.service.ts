@@ -2,7 +2,7 @@
 // `version`, delete. Every write happens in the caller's transaction with its event (brand.created / .updated /
 // .deleted). A key limited to some brands sees and changes only those, and cannot create brands.
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
@@ -151,14 +151,8 @@ export async function listBrands(ctx: BrandsContext, query: ListBrandsQuery) {
   const binding = { list: 'brands', ids: ids ? [...ids].sort() : null };
   const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
   const rows = await repo.listBrandRows(ctx.db, ctx.workspaceId, ids, after, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > limit && last !== undefined;
-  return {
-    items: page.map(brandJson),
-    next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-    has_more: hasMore,
-  };
+  const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
+  return { items: page.map(brandJson), ...more };
 }
 
 export async function getBrand(ctx: BrandsContext, id: string) {

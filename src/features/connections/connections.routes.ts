@@ -13,6 +13,8 @@ import { Envelope, ListOf, named, NullableTimestamp, StringEnum, Timestamp } fro
 import { PLATFORM_NAMES } from '../../platforms/limits.ts';
 import { connectionJson, getConnection, listConnectionsFor } from './connections.service.ts';
 import { ConnectionOptions } from './connection-options.ts';
+import { sourcesOf } from '../inbox/ingest.repo.ts';
+import { InboxStreamHealth, renderHealth } from '../inbox/ingest.view.ts';
 
 export const CONNECTION_STATUSES = ['active', 'expired', 'disconnected'] as const;
 
@@ -43,6 +45,12 @@ export const Connection = Type.Object(
     sandbox: Type.Boolean({ description: 'True for a simulated account (test workspaces only).' }),
     token_expires_at: NullableTimestamp,
     options: Type.Optional(ConnectionOptions),
+    inbox: Type.Optional(
+      Type.Array(InboxStreamHealth, {
+        description:
+          'GET /v1/connections/{id} only: the health of the inbox ingestion, per stream the platform gives (docs/inbox.md "Ingestion"). Empty until the first poll.',
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -296,7 +304,8 @@ export function registerConnectionsRoutes(fastify: FastifyInstance, deps: Connec
     },
     async (request) => {
       const ctx = serviceContext(request, deps.pool);
-      return connectionJson(await getConnection(deps.pool, ctx.workspaceId, request.params.id, ctx.allowedBrandIds));
+      const row = await getConnection(deps.pool, ctx.workspaceId, request.params.id, ctx.allowedBrandIds);
+      return { ...connectionJson(row), inbox: renderHealth(await sourcesOf(deps.pool, ctx.workspaceId, row.id)) };
     },
   );
 }

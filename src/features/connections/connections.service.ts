@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
-import { AppError, notFound } from '../../app/errors.ts';
+import { brandScope } from '../../app/brand-scope.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
+import { notFound } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError } from '../../lib/ssrf.ts';
 import { loginWithAppPassword } from '../../platforms/bluesky/index.ts';
@@ -231,19 +232,9 @@ export async function listConnectionsFor(
   ctx: ServiceContext,
   q: { platform?: PlatformName; brand_id?: string; status?: ConnectionStatus; limit?: number; cursor?: string },
 ): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; has_more: boolean }> {
-  if (ctx.brandFromHeader && q.brand_id !== undefined && q.brand_id !== ctx.brandId) {
-    throw new AppError(
-      'PUBLIC_API_QUERY_INVALID',
-      `brand_id ${q.brand_id} differs from the x-herald-brand-id header ${ctx.brandId}.`,
-      { details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }] },
-    );
-  }
-  const brand = q.brand_id ?? (ctx.brandFromHeader && ctx.brandId !== null ? ctx.brandId : undefined);
-  if (brand !== undefined && ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(brand))
-    throw new AppError('PUBLIC_API_BRAND_FORBIDDEN', 'That brand is not reachable by this key.');
   const filters = {
     platform: q.platform,
-    brandIds: brand !== undefined ? [brand] : (ctx.allowedBrandIds ?? undefined),
+    brandIds: brandScope(ctx, q.brand_id) ?? undefined,
     status: q.status,
   };
   const limit = q.limit ?? 20;
@@ -255,12 +246,6 @@ export async function listConnectionsFor(
     after?.value ? { createdAt: new Date(after.value), id: after.id } : undefined,
     limit + 1,
   );
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > limit && last !== undefined;
-  return {
-    items: page.map(connectionJson),
-    next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null,
-    has_more: hasMore,
-  };
+  const { page, ...more } = keysetPage(rows, limit, filters, (row) => row.created_at);
+  return { items: page.map(connectionJson), ...more };
 }

@@ -2,7 +2,7 @@
 // deliveries or cannot receive them. The same events, with the same payloads, as the webhooks; kept at least 30 days
 // (HERALD_EVENT_RETENTION_DAYS). A key limited to brands sees only its brands' events.
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import * as repo from './events.repo.ts';
 import type { ListEventsQuery } from './events.schemas.ts';
@@ -56,14 +56,8 @@ export function createEventsService() {
       const binding = { list: 'events', ...filters };
       const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
       const rows = await repo.listEvents(ctx.db, ctx.workspaceId, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map(eventJson),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
+      return { items: page.map(eventJson), ...more };
     },
 
     async get(ctx: ServiceContext, id: string) {

@@ -3,7 +3,7 @@
 // workspace's webhook endpoints (one delivery and one queued job per subscribed endpoint).
 import type { Queryable } from '../../db/pool.ts';
 import { newId } from '../../lib/ids.ts';
-import { fanOutEvents } from '../webhooks/fanout.ts';
+import { fanOutEvents, SUBSCRIBED_ENDPOINTS, type SubscribedEndpoint } from '../webhooks/fanout.ts';
 
 /**
  * The event types of docs/api.md "Event types". Types whose features come later are listed so the catalogue is
@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'post.published',
   'post.partially_published',
   'post.failed',
+  'post.queued',
+  'post.rescheduled',
   'media.ready',
   'media.failed',
   'connection.connected',
@@ -34,7 +36,12 @@ export const EVENT_TYPES = [
   'approval.rejected',
   'approval.expired',
   'inbox.item.created',
+  'inbox.item.replied',
+  'inbox.reply.failed',
+  'inbox.automation.triggered',
   'automation.run.completed',
+  'automation.run.failed',
+  'automation.paused',
   'repurpose.completed',
   'repurpose.failed',
 ] as const;
@@ -61,29 +68,38 @@ export async function appendEvent(
 
 // ---- Across workspaces on purpose: the publishing engine's batches, each event with its workspace id (docs/tables.md)
 
-/** Several events at once (in this order), with one insert and one fan-out per workspace and type. */
+/**
+ * Several events at once (in this order), in one statement that also reads the endpoints subscribed to them
+ * (locked FOR KEY SHARE, as their deliveries will refer to them); deliveries, when there are any, follow in one
+ * insert per workspace. An event nobody subscribed to costs one round trip.
+ */
 export async function appendEvents(
   db: Queryable,
   events: Array<{ workspaceId: string; type: EventType; data: unknown }>,
 ): Promise<EventRecord[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => newId('evt'));
-  // One event (every API write) takes the plainest statement; the batch form is for the publishing engine.
-  // Its bodies travel as one JSON array: as a text[], every character of every body would be escaped.
-  const { rows } =
+  // One event (every API write) takes the plainest insert; a batch's bodies travel as one JSON array (as a text[],
+  // every character of every body would be escaped).
+  const insert =
     events.length === 1
-      ? await db.query<{ created_at: Date }>(
-          'INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at',
-          [ids[0], events[0]!.workspaceId, events[0]!.type, JSON.stringify(events[0]!.data)],
-        )
-      : await db.query<{ created_at: Date }>(
-          `INSERT INTO events (id, workspace_id, type, data)
-       SELECT e.id, e.workspace_id, e.type, d.data
-         FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS e(id, workspace_id, type, n)
-         JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) ON d.n = e.n
-        ORDER BY e.n RETURNING created_at`,
-          [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))],
-        );
+      ? 'INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING created_at'
+      : `INSERT INTO events (id, workspace_id, type, data)
+         SELECT e.id, e.workspace_id, e.type, d.data
+           FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS e(id, workspace_id, type, n)
+           JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) ON d.n = e.n
+          ORDER BY e.n RETURNING created_at`;
+  const params =
+    events.length === 1
+      ? [ids[0], events[0]!.workspaceId, events[0]!.type, JSON.stringify(events[0]!.data)]
+      : [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))];
+  const { rows } = await db.query<{ created_at: Date; endpoints: SubscribedEndpoint[] }>(
+    `WITH added AS (${insert}),
+          subscribed AS (${SUBSCRIBED_ENDPOINTS})
+     SELECT (SELECT created_at FROM added LIMIT 1) AS created_at,
+            coalesce((SELECT json_agg(s ORDER BY s.id) FROM subscribed s), '[]'::json) AS endpoints`,
+    [...params, [...new Set(events.map((e) => e.workspaceId))], [...new Set(events.map((e) => e.type))]],
+  );
   const created = rows[0]!.created_at.toISOString();
   const records: EventRecord[] = events.map((e, i) => ({
     id: ids[i]!,
@@ -92,7 +108,7 @@ export async function appendEvents(
     workspace_id: e.workspaceId,
     data: e.data,
   }));
-  await fanOutEvents(db, records);
+  await fanOutEvents(db, records, rows[0]!.endpoints);
   return records;
 }
 

@@ -11,7 +11,15 @@ import type { WorkspaceMode } from '../../app/context.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 
 export interface Principal {
+  /**
+   * The key's id, or for a dashboard session (src/features/users/session-principal.ts) `session:<user id>`: the
+   * name its rate-limit budget and logs go by.
+   */
   keyId: string;
+  /** `session`: a signed-in browser (cookie); absent or `api_key`: a bearer key. */
+  kind?: 'api_key' | 'session';
+  /** When the key expires (null: never); a key it creates may not outlive it (docs/api.md "Keys"). */
+  expiresAt?: Date | null;
   userId: string;
   scopes: ReadonlySet<string>;
   /**
@@ -37,6 +45,8 @@ interface CacheEntry {
 
 export interface Authenticator {
   authenticate(token: string): Promise<AuthResult>;
+  /** Forgets a key in this process at once (its revocation committed; other processes hear the NOTIFY). */
+  evict(keyId: string): void;
   /** Starts listening for revocations (call once per process that serves requests). */
   listen(connectionString: string): Promise<void>;
   close(): Promise<void>;
@@ -94,6 +104,8 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
         reachable: grant.reachable,
         brandIds: grant.brand_ids,
         profile: grant.profile,
+        kind: 'api_key',
+        expiresAt: grant.expires_at,
       };
       entry = {
         result: { ok: true, principal },
@@ -140,6 +152,9 @@ export function createAuthenticator(deps: { pool: Pool; clock: Clock; logger: Lo
         return { ok: false, code: 'PUBLIC_API_KEY_EXPIRED' };
       uses.set(entry.result.principal.keyId, deps.clock.now());
       return entry.result;
+    },
+    evict(keyId) {
+      evictKey(keyId);
     },
     async listen(connectionString) {
       await connectListener(connectionString);

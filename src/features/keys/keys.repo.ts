@@ -20,6 +20,8 @@ export interface KeyRow {
   grant_id: string | null;
   /** `actions`: a key for callers that send only Authorization (docs/gpt-actions.md); else `standard`. */
   profile: KeyProfile;
+  /** Who made the key over HTTP (migration 0030); null for the CLI, first start and OAuth. */
+  created_by: string | null;
 }
 
 /** The kinds of key (migration 0024): `actions` keys reach one workspace and may write without Idempotency-Key. */
@@ -38,7 +40,7 @@ export interface KeyGrant extends KeyRow {
 }
 
 const KEY_COLUMNS =
-  'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id, k.profile';
+  'k.id, k.user_id, k.name, k.prefix, k.last4, k.scopes, k.workspace_ids, k.brand_ids, k.expires_at, k.created_at, k.last_used_at, k.revoked_at, k.grant_id, k.profile, k.created_by';
 
 export async function insertKey(
   db: Queryable,
@@ -55,11 +57,12 @@ export async function insertKey(
     expiresAt: Date | null;
     grantId?: string | null;
     profile?: KeyProfile;
+    createdBy?: string | null;
   },
 ): Promise<KeyRow> {
   const { rows } = await db.query<KeyRow>(
-    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id, profile)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${KEY_COLUMNS}`,
+    `INSERT INTO api_keys AS k (id, user_id, name, token_hash, prefix, last4, scopes, workspace_ids, brand_ids, expires_at, grant_id, profile, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${KEY_COLUMNS}`,
     [
       k.id,
       k.userId,
@@ -73,6 +76,7 @@ export async function insertKey(
       k.expiresAt,
       k.grantId ?? null,
       k.profile ?? 'standard',
+      k.createdBy ?? null,
     ],
   );
   return rows[0]!;
@@ -151,4 +155,49 @@ export async function touchKeys(db: Queryable, uses: Map<string, Date>): Promise
       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
     [[...uses.keys()], [...uses.values()]],
   );
+}
+
+// ---- Over HTTP (GET/POST /v1/keys): a person's own keys, as seen from one workspace -----------------------------
+
+/**
+ * The live keys of `userId` that reach `workspaceId` (unrestricted, or restricted to a list naming it), with the
+ * assistant's name for an OAuth key; for an OAuth grant only its newest key (the others are revoked history).
+ * Oldest first, keyset-paged by (created_at, id).
+ */
+export async function listUserKeys(
+  db: Queryable,
+  userId: string,
+  workspaceId: string,
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<ListedKeyRow[]> {
+  const { rows } = await db.query<ListedKeyRow>(
+    `SELECT ${KEY_COLUMNS}, c.name AS client_name
+       FROM api_keys k
+       LEFT JOIN oauth_grants g ON g.id = k.grant_id
+       LEFT JOIN oauth_clients c ON c.id = g.client_id
+      WHERE k.user_id = $1 AND (k.workspace_ids IS NULL OR $2::uuid = ANY (k.workspace_ids)) AND k.revoked_at IS NULL
+        AND ($3::timestamptz IS NULL OR (k.created_at, k.id) > ($3, $4::text))
+      ORDER BY k.created_at, k.id LIMIT $5`,
+    [userId, workspaceId, after?.createdAt ?? null, after?.id ?? null, limit],
+  );
+  return rows;
+}
+
+/** One key of `userId` that reaches `workspaceId`, revoked or not. */
+export async function findUserKey(
+  db: Queryable,
+  userId: string,
+  workspaceId: string,
+  id: string,
+): Promise<ListedKeyRow | undefined> {
+  const { rows } = await db.query<ListedKeyRow>(
+    `SELECT ${KEY_COLUMNS}, c.name AS client_name
+       FROM api_keys k
+       LEFT JOIN oauth_grants g ON g.id = k.grant_id
+       LEFT JOIN oauth_clients c ON c.id = g.client_id
+      WHERE k.id = $3 AND k.user_id = $1 AND (k.workspace_ids IS NULL OR $2::uuid = ANY (k.workspace_ids))`,
+    [userId, workspaceId, id],
+  );
+  return rows[0];
 }

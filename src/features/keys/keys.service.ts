@@ -33,6 +33,8 @@ export async function createKey(
     now?: Date;
     grantId?: string;
     profile?: KeyProfile;
+    /** Who made it over HTTP (keys.http.ts). */
+    createdBy?: string;
   },
 ): Promise<CreatedKey> {
   if (input.name.trim() === '') throw new KeyInputError('A key needs a name.');
@@ -78,6 +80,7 @@ export async function createKey(
     expiresAt: input.expiresAt,
     grantId: input.grantId ?? null,
     profile: input.profile ?? 'standard',
+    createdBy: input.createdBy ?? null,
   });
   return { row, key };
 }

@@ -2,7 +2,8 @@
 // its endpoints come later; `--scopes all` expands to this list as it is today, so a scope added later is
 // never granted silently to an existing key. `connections:write` (connect links, refresh, disconnect),
 // `brand:write` (brand settings: docs/api.md "Brands") and `events:read` (GET /v1/events) are Herald's additions to
-// the seed's list.
+// the seed's list. `keys:manage` and `members:manage` (the dashboard: docs/api.md "Sessions") give power over
+// credentials and people: they are never part of `all` (ALL_SCOPES); an owner grants them by name.
 
 export const SCOPES = [
   'posts:read',
@@ -26,9 +27,19 @@ export const SCOPES = [
   'brand:write',
   'repurpose:read',
   'repurpose:write',
+  'queues:read',
+  'queues:write',
+  'keys:manage',
+  'members:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/** Scopes over keys and members: never granted by `all`, only by name. */
+export const ADMINISTRATIVE_SCOPES: readonly Scope[] = ['keys:manage', 'members:manage'];
+
+/** What `--scopes all` (and the first-start key) expands to: every scope but the administrative ones. */
+export const ALL_SCOPES: readonly Scope[] = SCOPES.filter((s) => !ADMINISTRATIVE_SCOPES.includes(s));
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
@@ -57,11 +68,16 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'brand:write': 'Create, change and delete brands (voice, rules, memory, documents).',
   'repurpose:read': 'See repurpose jobs.',
   'repurpose:write': 'Start repurpose jobs.',
+  'queues:read': 'See posting queues and preview their time slots.',
+  'queues:write': 'Create, change and delete posting queues (their time slots, pauses and spacing).',
+  'keys:manage':
+    "Create, list and revoke the caller's own API keys (GET/POST /v1/keys); never beyond what the caller holds.",
+  'members:manage': 'Invite people to the workspace, change their roles and remove them.',
 };
 
 /** Parses `all` or a comma-separated list; returns the scopes or the unknown names. */
 export function parseScopes(input: string): { scopes: Scope[] } | { unknown: string[] } {
-  if (input.trim() === 'all') return { scopes: [...SCOPES] };
+  if (input.trim() === 'all') return { scopes: [...ALL_SCOPES] };
   const names = [
     ...new Set(
       input

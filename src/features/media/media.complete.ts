@@ -13,6 +13,7 @@ import { probeVideo } from './probe.ts';
 import { mediaJson, type ViewDeps } from './media.view.ts';
 import type { ByteReader } from './sniff/byte-reader.ts';
 import { sniff, type SniffResult } from './sniff/sniff.ts';
+import { TEXT_HEAD_BYTES, textProblem } from './sniff/text.ts';
 import type { LocalReceipt, LocalStorage, S3Storage } from './storage/storage.ts';
 
 export interface CompleteDeps extends ViewDeps {
@@ -71,6 +72,11 @@ function normaliseSniffed(sniffed: string): string {
 /** Whether the bytes are what the client declared, and what can be read from them. */
 export async function inspect(reader: ByteReader, declared: string, probe?: ProbeSource): Promise<Inspection> {
   const found = await sniff(reader);
+  // Text has no signature: a text type (CSV) is the bytes when they read as text (sniff/text.ts).
+  if (found.contentType === null && UPLOAD_TYPES[declared]?.text) {
+    const problem = textProblem(await reader.read(0, TEXT_HEAD_BYTES), reader.size <= TEXT_HEAD_BYTES);
+    return problem ? failed(`The bytes are not ${declared}: ${problem}`) : facts(found, probe);
+  }
   if (found.contentType === null)
     return failed(`The bytes are not a file type Herald recognises; ${declared} was declared.`);
   if (!sniffMatches(declared, found.contentType)) {

@@ -286,9 +286,16 @@ export async function markDeleted(db: Queryable, workspaceId: string, id: string
 export const BRAND_USES = `EXISTS (SELECT 1 FROM brands b WHERE b.workspace_id = m.workspace_id AND b.deleted_at IS NULL
     AND (b.logo_media_id = m.id OR b.documents @> jsonb_build_array(jsonb_build_object('media_id', m.id))))`;
 
+/**
+ * A live post `p` uses the media `id`: in its `media_ids`, or in a first comment's (`platform_options.<platform>
+ * .first_comment.media_ids`, read by the indexed function of migration 0036).
+ */
+export const postUses = (id: string) =>
+  `(p.media_ids @> ARRAY[${id}] OR (posts_first_comment_media(p.platform_options) <> '{}' AND posts_first_comment_media(p.platform_options) @> ARRAY[${id}])) AND p.deleted_at IS NULL`;
+
 export async function isReferenced(db: Queryable, workspaceId: string, mediaId: string): Promise<boolean> {
   const { rows } = await db.query<{ used: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM posts WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL)
+    `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = $1 AND ${postUses('$2::text')})
          OR ${BRAND_USES.replace('m.workspace_id', '$1').replaceAll('m.id', '$2::text')} AS used`,
     [workspaceId, mediaId],
   );
@@ -298,10 +305,10 @@ export async function isReferenced(db: Queryable, workspaceId: string, mediaId: 
 /** Posts that will still be published (so their media must stay): scheduled, awaiting approval, or publishing. */
 export async function postsAwaitingPublication(db: Queryable, workspaceId: string, mediaId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM posts
-      WHERE workspace_id = $1 AND media_ids @> ARRAY[$2::text] AND deleted_at IS NULL
-        AND status IN ('scheduled', 'pending_approval', 'publishing')
-      ORDER BY created_at LIMIT 10`,
+    `SELECT p.id FROM posts p
+      WHERE p.workspace_id = $1 AND ${postUses('$2::text')}
+        AND p.status IN ('scheduled', 'pending_approval', 'publishing')
+      ORDER BY p.created_at LIMIT 10`,
     [workspaceId, mediaId],
   );
   return rows.map((r) => r.id);

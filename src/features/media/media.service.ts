@@ -6,7 +6,7 @@ import type { MediaConfig } from '../../config.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import type { ServiceContext } from '../../app/context.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -30,7 +30,7 @@ import {
   type LocalUploadRequest,
   type SignedRequest,
 } from './media.transfer.ts';
-import { isUploadType, kindOf, normaliseContentType, UPLOAD_TYPES, type UploadKind } from './media.types.ts';
+import { capOf, isUploadType, kindOf, normaliseContentType, UPLOAD_TYPES, type UploadKind } from './media.types.ts';
 import { mediaJson, renderMediaLists, signedReadUrl } from './media.view.ts';
 import type { ByteRange, MediaStorage } from './storage/storage.ts';
 import {
@@ -124,7 +124,7 @@ export function createMediaService(deps: MediaDeps) {
         ]);
       }
       const kind = kindOf(contentType);
-      const cap = config.maxBytes[kind];
+      const cap = capOf(contentType, config.maxBytes);
       const declared = body.size_bytes ?? null;
       if (declared === null && storage.driver === 's3') {
         throw bodyInvalid(
@@ -136,7 +136,7 @@ export function createMediaService(deps: MediaDeps) {
       if (declared !== null && declared > cap) {
         throw new AppError(
           'PUBLIC_API_PAYLOAD_TOO_LARGE',
-          `${kind} uploads are limited to ${cap} bytes; size_bytes is ${declared}.`,
+          `${UPLOAD_TYPES[contentType]!.maxBytes ? contentType : kind} uploads are limited to ${cap} bytes; size_bytes is ${declared}.`,
           { details: [{ path: '/size_bytes', message: `is over the ${kind} limit of ${cap} bytes` }] },
         );
       }
@@ -219,9 +219,7 @@ export function createMediaService(deps: MediaDeps) {
       };
       const after = query.cursor ? decodeCursor(query.cursor, filters) : undefined;
       const rows = await repo.listMedia(ctx.db, ctx.workspaceId, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
+      const { page, ...more } = keysetPage(rows, limit, filters, (row) => row.created_at);
       const pending = page.filter((r) => r.status === 'pending_upload').map((r) => r.id);
       const refreshed =
         pending.length > 0
@@ -234,11 +232,7 @@ export function createMediaService(deps: MediaDeps) {
         page.map((r) => r.id),
       );
       for (const row of page) items.push(await mediaJson(complete, refreshed.get(row.id) ?? row, variants.get(row.id)));
-      return {
-        items,
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null,
-        has_more: hasMore,
-      };
+      return { items, ...more };
     },
 
     /** `POST /media/{id}/complete`: tells Herald an s3 upload is done; answers the media as it then is. */

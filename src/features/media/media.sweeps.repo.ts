@@ -1,7 +1,7 @@
 // SQL for the media cleanup sweeps (media.cleanup.ts). They work across workspaces on purpose (docs/tables.md) and
 // return each row's workspace id; every other media statement is in media.repo.ts and takes the workspace id.
 import type { Queryable } from '../../db/pool.ts';
-import { BRAND_USES, COLUMNS, type MediaRow } from './media.repo.ts';
+import { BRAND_USES, COLUMNS, postUses, type MediaRow } from './media.repo.ts';
 
 /** Pending uploads whose URL expired more than `graceSeconds` ago. */
 export async function findAbandonedUploads(db: Queryable, graceSeconds: number, limit: number): Promise<MediaRow[]> {
@@ -15,8 +15,8 @@ export async function findAbandonedUploads(db: Queryable, graceSeconds: number, 
 }
 
 /**
- * Completed media older than the retention period that no live post refers to (re-checked under a lock before
- * deletion).
+ * Completed media older than the retention period that no live post refers to, in its media or a first comment's
+ * (re-checked under a lock before deletion).
  */
 export async function findUnreferencedExpired(
   db: Queryable,
@@ -26,7 +26,7 @@ export async function findUnreferencedExpired(
   const { rows } = await db.query<MediaRow>(
     `SELECT ${COLUMNS} FROM media m
       WHERE m.deleted_at IS NULL AND m.status <> 'pending_upload' AND m.created_at < now() - make_interval(days => $1)
-        AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = m.workspace_id AND p.media_ids @> ARRAY[m.id] AND p.deleted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.workspace_id = m.workspace_id AND ${postUses('m.id')})
         AND NOT ${BRAND_USES}
       ORDER BY m.created_at LIMIT $2`,
     [retentionDays, limit],

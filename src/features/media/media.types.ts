@@ -10,7 +10,10 @@ export type UploadKind = Exclude<MediaKind, 'gif'>;
  * image types Herald converts for them.
  * `sniffedAs` lists what the sniffer may report for bytes of this type: an M4V file is an MP4 with another brand.
  */
-export const UPLOAD_TYPES: Record<string, { kind: UploadKind; sniffedAs: readonly string[] }> = {
+export const UPLOAD_TYPES: Record<
+  string,
+  { kind: UploadKind; sniffedAs: readonly string[]; maxBytes?: number; text?: true }
+> = {
   'image/jpeg': { kind: 'image', sniffedAs: ['image/jpeg'] },
   'image/png': { kind: 'image', sniffedAs: ['image/png'] },
   'image/gif': { kind: 'image', sniffedAs: ['image/gif'] },
@@ -24,6 +27,9 @@ export const UPLOAD_TYPES: Record<string, { kind: UploadKind; sniffedAs: readonl
   'video/quicktime': { kind: 'video', sniffedAs: ['video/quicktime'] },
   'video/webm': { kind: 'video', sniffedAs: ['video/webm'] },
   'application/pdf': { kind: 'document', sniffedAs: ['application/pdf'] },
+  // Bulk imports (docs/queues.md "Bulk import"): a document no platform takes, read by Herald only. Text has no
+  // signature: the bytes must be UTF-8 without control characters (sniff/text.ts); it is never processed as an image.
+  'text/csv': { kind: 'document', sniffedAs: ['text/csv'], maxBytes: 10 * 1024 * 1024, text: true },
 };
 
 /** Spellings clients send that mean a supported type. */
@@ -49,6 +55,11 @@ export function kindOf(contentType: string): UploadKind {
   const entry = UPLOAD_TYPES[contentType];
   if (!entry) throw new Error(`Not an upload type: ${contentType}`);
   return entry.kind;
+}
+
+/** The size cap of an upload of this type: its own (CSV), else its kind's. */
+export function capOf(contentType: string, kindCaps: Record<UploadKind, number>): number {
+  return UPLOAD_TYPES[contentType]?.maxBytes ?? kindCaps[kindOf(contentType)];
 }
 
 /** Whether bytes sniffed as `sniffed` may be stored under the declared type. */

@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.ts';
 import type { ClientRow } from './clients.service.ts';
 import { OAuthError } from './oauth-error.ts';
 import * as repo from './grants.repo.ts';
-import { formatScopes, parseScopeParam } from './scope-param.ts';
+import { formatScopes, isOAuthScope, parseScopeParam } from './scope-param.ts';
 
 export const CODE_TTL_MS = 10 * 60_000;
 export const REFRESH_GRACE_MS = 10_000;
@@ -131,6 +131,9 @@ export function createGrantsService(deps: GrantsDeps) {
       const beyond = scopesBeyondRole(role, input.scopes);
       if (beyond.length > 0)
         throw new OAuthError('invalid_scope', `A ${role} of this workspace may not grant ${beyond.join(', ')}.`);
+      const administrative = input.scopes.filter((s) => !isOAuthScope(s));
+      if (administrative.length > 0)
+        throw new OAuthError('invalid_scope', `${administrative.join(', ')} cannot be granted over OAuth.`);
       const code = secretToken('hac');
       await repo.insertCode(deps.pool, sha256(code), {
         client_id: input.client.id,

@@ -43,6 +43,10 @@ const PlatformEntry = Type.Object({
       metrics: Type.Boolean(),
       comments: Type.Boolean(),
       reply: Type.Boolean(),
+      first_comment: Type.Boolean({
+        description:
+          'Posts may carry `platform_options.<platform>.first_comment`: a comment on the post, or a reply to its last part (docs/api.md "First comments").',
+      }),
     },
     { description: 'What this Herald can do on the platform.' },
   ),
@@ -69,7 +73,7 @@ named('Platform', PlatformEntry, {
   object: 'platform',
   name: 'Bluesky',
   limits: { text: { max_length: 300, unit: 'grapheme' }, media: { max_images: 4 }, thread: { max_parts: 50 } },
-  capabilities: { publish: true, metrics: false, comments: false, reply: false },
+  capabilities: { publish: true, metrics: false, comments: false, reply: false, first_comment: true },
   connect: {
     method: 'app_password',
     live: { available: true, reason: null },
@@ -86,6 +90,9 @@ export function platformsDocument(registry?: PlatformRegistry, connect?: Connect
       metrics: adapter?.fetchMetrics !== undefined,
       comments: adapter?.listComments !== undefined,
       reply: adapter?.reply !== undefined,
+      first_comment:
+        adapter !== undefined &&
+        (PLATFORM_LIMITS[id].firstComment?.via === 'reply' || adapter.ownComments !== undefined),
     };
   };
   return {

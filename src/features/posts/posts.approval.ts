@@ -1,6 +1,6 @@
 // Posts and the approval gate (docs/approvals.md): holding a post that would be scheduled or published when the
 // policy says so, and what a decision does to a held post (out at its time or now, back to draft, cancelled).
-// Create, edit and publish-now call `isGated` and `holdForApproval`; the approvals feature calls the rest through the
+// Create, edit and publish-now call `gateOf` once and hand its decision to `holdForApproval`; the approvals feature calls the rest through the
 // posts service.
 import type { ServiceContext } from '../../app/context.ts';
 import { AppError, notFound } from '../../app/errors.ts';
@@ -13,6 +13,7 @@ import { appliedView } from './posts.brand.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow } from './posts.repo.ts';
 import { emitPost, publishNow, type PostsDeps } from './posts.writing.ts';
+import { leaveQueue } from '../queues/queues.assign.ts';
 
 /**
  * Who asks, for the approval item: defaults to the calling surface; automations and imports name their run. The
@@ -46,14 +47,22 @@ export function originOf(post: PostRow): ApprovalOrigin {
   return { source: { type: post.created_via, id: null } };
 }
 
-/** Whether the gate holds a post that is about to be scheduled or published by this caller. */
-export async function isGated(ctx: ServiceContext, brandId: string, origin: ApprovalOrigin = {}): Promise<boolean> {
-  return (await gateFor(ctx, brandId, origin.source?.type ?? ctx.via)).gated;
+/** The gate's decision and the policy it read, for a post about to be scheduled or published by this caller. */
+export type PostGate = Awaited<ReturnType<typeof gateFor>>;
+
+/**
+ * The gate for a post about to go out: held when the policy says so, or always for an `always` origin. Read once per
+ * write; the decision (with its policy) is handed to holdForApproval rather than read again.
+ */
+export async function gateOf(ctx: ServiceContext, brandId: string, origin: ApprovalOrigin = {}): Promise<PostGate> {
+  const gate = await gateFor(ctx, brandId, origin.source?.type ?? ctx.via);
+  return origin.review === 'always' ? { ...gate, gated: true } : gate;
 }
 
 /**
  * The post (already written as `pending_approval`, its targets `pending`) goes to the review queue asking to be
- * published now or at its schedule; the post shows the request.
+ * published now or at its schedule; the post shows the request. `gate`: the decision that held it (gateOf), whose
+ * policy is used as read; without it the policy is read here.
  */
 export async function holdForApproval(
   deps: PostsDeps,
@@ -61,9 +70,10 @@ export async function holdForApproval(
   post: PostRow,
   action: 'publish_now' | 'schedule',
   origin: ApprovalOrigin = {},
+  gate?: PostGate,
 ): Promise<PostRow> {
   const source = origin.source ?? { type: ctx.via, id: null };
-  const { policy } = await gateFor(ctx, post.brand_id, source.type);
+  const { policy } = gate ?? (await gateFor(ctx, post.brand_id, source.type));
   const item = await submitForApproval(ctx, {
     kind: 'post',
     subject: { type: 'post', id: post.id },
@@ -129,6 +139,8 @@ export function createPostApprovals(deps: PostsDeps) {
       id: string,
       approval: Record<string, unknown>,
     ): Promise<Record<string, unknown>> {
+      // A queued post leaves its slot (docs/queues.md "Moving and leaving").
+      await leaveQueue(ctx, deps.media, id, deps.clock.now());
       await loadHeld(ctx, id);
       const updated = await repo.updatePost(ctx.db, ctx.workspaceId, id, {
         status: 'draft',
@@ -145,6 +157,7 @@ export function createPostApprovals(deps: PostsDeps) {
       id: string,
       approval: Record<string, unknown>,
     ): Promise<Record<string, unknown>> {
+      await leaveQueue(ctx, deps.media, id, deps.clock.now());
       await loadHeld(ctx, id);
       const targetIds = await targetsRepo.setTargetStatus(ctx.db, ctx.workspaceId, id, ['pending'], 'cancelled');
       await removePublishJobs(ctx.db, targetIds);

@@ -11,14 +11,16 @@ import * as repo from './posts.repo.ts';
 import type { PostRow, PostStatus } from './posts.repo.ts';
 import { renderPost } from './posts.view.ts';
 import { asRuleIssues, checkPostBrand } from './posts.brand.ts';
+import { firstCommentMediaIssues, prepareFirstCommentVariants } from './posts.first-comment-media.ts';
 import { checkConnectionBoards, checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import { PlatformOptions, type UpdatePostBody } from './posts.schemas.ts';
 import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
 import { resolveSchedule } from './posts.schedule.ts';
 import { mergeMetadata } from '../../app/metadata.ts';
 import { cancelPending, supersedePending } from '../approvals/approvals.submit.ts';
-import { holdForApproval, isGated, originOf, withdrawRequest } from './posts.approval.ts';
+import { gateOf, holdForApproval, originOf, withdrawRequest } from './posts.approval.ts';
 import { cancelPublishing, inFlight } from './posts.cancelling.ts';
+import { leaveQueue } from '../queues/queues.assign.ts';
 
 /** RFC 7396 JSON Merge Patch of plain objects. */
 function mergePatch(target: unknown, patch: unknown): unknown {
@@ -45,6 +47,8 @@ export function createPostChanges(deps: PostsDeps) {
      * other edit of a held post supersedes its request (and the gate decides again).
      */
     async update(ctx: ServiceContext, id: string, patch: UpdatePostBody, options: { approvalEdit?: boolean } = {}) {
+      // A time set explicitly pins a queued post: it leaves its slot (docs/queues.md "Moving and leaving").
+      if (patch.schedule_at !== undefined) await leaveQueue(ctx, deps.media, id, deps.clock.now());
       const post = await loadForChange(ctx, id);
       if (!['draft', 'scheduled', 'pending_approval'].includes(post.status)) {
         throw new AppError(
@@ -76,7 +80,10 @@ export function createPostChanges(deps: PostsDeps) {
       // A post held for publish-now still wants to go out after an edit that leaves its schedule alone.
       const publishNowHeld = post.status === 'pending_approval' && post.schedule_at === null;
       const outgoing = scheduleAt !== null || (publishNowHeld && patch.schedule_at === undefined);
-      const held = options.approvalEdit === true || (outgoing && (await isGated(ctx, post.brand_id, originOf(post))));
+      // Read once: a held post hands the same decision (and policy) to holdForApproval.
+      const gate =
+        options.approvalEdit !== true && outgoing ? await gateOf(ctx, post.brand_id, originOf(post)) : undefined;
+      const held = options.approvalEdit === true || gate?.gated === true;
       const status: PostStatus = held ? 'pending_approval' : scheduleAt ? 'scheduled' : 'draft';
       const oldTargets = await repo.findTargets(ctx.db, ctx.workspaceId, [id]);
       // Targets are re-planned when platforms or connections change, or when a post that will now publish has a
@@ -116,6 +123,7 @@ export function createPostChanges(deps: PostsDeps) {
           options: platformOptions,
           limitsOf: resolution.limitsOf,
         })),
+        ...(await firstCommentMediaIssues(deps.media, ctx, platforms, platformOptions, resolution.limitsOf)),
         ...resolution.issues,
         ...checkConnectionBoards(platformOptions, resolution.targets),
       ];
@@ -136,6 +144,7 @@ export function createPostChanges(deps: PostsDeps) {
         brandAdditions: brand.additions,
       });
       await deps.media.prepareVariants(ctx, mediaIds, platforms, { options: platformOptions });
+      await prepareFirstCommentVariants(deps.media, ctx, platforms, platformOptions);
 
       let targetIds = oldTargets.map((t) => t.id);
       if (replan) {
@@ -156,12 +165,13 @@ export function createPostChanges(deps: PostsDeps) {
       if (options.approvalEdit) return emitPost(deps, ctx, updated, ['post.updated']);
       // Editing a held post supersedes its request; if the gate still holds it, a new request replaces it.
       const final = held
-        ? await holdForApproval(deps, ctx, updated, scheduleAt ? 'schedule' : 'publish_now', originOf(post))
+        ? await holdForApproval(deps, ctx, updated, scheduleAt ? 'schedule' : 'publish_now', originOf(post), gate)
         : await withdrawRequest(ctx, updated, supersedePending);
       return emitPost(deps, ctx, final, rescheduled ? ['post.updated', 'post.scheduled'] : ['post.updated']);
     },
 
     async cancel(ctx: ServiceContext, id: string) {
+      await leaveQueue(ctx, deps.media, id, deps.clock.now());
       const post = await loadForChange(ctx, id);
       if (post.status === 'publishing') return cancelPublishing(ctx, post, deps);
       if (!['draft', 'scheduled', 'pending_approval'].includes(post.status))
@@ -180,6 +190,7 @@ export function createPostChanges(deps: PostsDeps) {
 
     /** POST /posts/{id}/publish: a draft or scheduled post goes out now (its connections must be usable). */
     async publish(ctx: ServiceContext, id: string) {
+      await leaveQueue(ctx, deps.media, id, deps.clock.now());
       const post = await loadForChange(ctx, id);
       if (post.status !== 'draft' && post.status !== 'scheduled')
         throw new AppError(
@@ -212,6 +223,7 @@ export function createPostChanges(deps: PostsDeps) {
           options: post.platform_options,
           limitsOf: resolution.limitsOf,
         })),
+        ...(await firstCommentMediaIssues(deps.media, ctx, post.platforms, post.platform_options, resolution.limitsOf)),
         ...resolution.issues,
         ...checkConnectionBoards(post.platform_options, resolution.targets),
       ];
@@ -224,7 +236,8 @@ export function createPostChanges(deps: PostsDeps) {
         await targetsRepo.deleteTargets(ctx.db, ctx.workspaceId, id);
         await createTargets(ctx, post, resolution.targets);
       }
-      if (await isGated(ctx, post.brand_id, originOf(post))) {
+      const gate = await gateOf(ctx, post.brand_id, originOf(post));
+      if (gate.gated) {
         // Held: the request asks to publish now; nothing is due until a reviewer approves.
         await removePublishJobs(
           ctx.db,
@@ -234,7 +247,7 @@ export function createPostChanges(deps: PostsDeps) {
           status: 'pending_approval',
           scheduleAt: null,
         });
-        return emitPost(deps, ctx, await holdForApproval(deps, ctx, held, 'publish_now', originOf(post)), [
+        return emitPost(deps, ctx, await holdForApproval(deps, ctx, held, 'publish_now', originOf(post), gate), [
           'post.updated',
         ]);
       }
@@ -317,6 +330,7 @@ export function createPostChanges(deps: PostsDeps) {
      * so a post with a part published is refused whatever its status says (a row derived before parts counted).
      */
     async remove(ctx: ServiceContext, id: string) {
+      await leaveQueue(ctx, deps.media, id, deps.clock.now());
       const post = await loadForChange(ctx, id);
       if (!['draft', 'scheduled', 'pending_approval', 'cancelled', 'failed'].includes(post.status)) {
         throw new AppError(

@@ -2,20 +2,23 @@
 // the schedule, each platform's rules, the media and the connections, then the post, its targets and its jobs.
 import type { ServiceContext } from '../../app/context.ts';
 import { AppError, validationFailed } from '../../app/errors.ts';
-import { queuePublishJobs } from '../../app/publish-queue.ts';
 import { newId } from '../../lib/ids.ts';
 import { findBrandForPosts, type BrandForPosts } from '../brands/brands.repo.ts';
 import type { BrandCheck } from '../brands/brand-rules.ts';
 import { appliedView, asRuleIssues, checkPostBrand } from './posts.brand.ts';
-import * as repo from './posts.repo.ts';
+import { createPostRows } from './posts.create.repo.ts';
+import { firstCommentMediaIssues, prepareFirstCommentVariants } from './posts.first-comment-media.ts';
 import type { PostStatus } from './posts.repo.ts';
 import type { TargetPlan } from './posts.connections.ts';
 import { checkConnectionBoards, checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import type { CreatePostBody } from './posts.schemas.ts';
-import { createTargets, emitPost, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { emitPost, emitView, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { renderCreated } from './posts.view.ts';
 import { resolveScheduleWithIssues } from './posts.schedule.ts';
 import { initialMetadata } from '../../app/metadata.ts';
-import { holdForApproval, isGated, type ApprovalOrigin } from './posts.approval.ts';
+import { gateOf, holdForApproval, type ApprovalOrigin } from './posts.approval.ts';
+import { createQueuedPost, resolveQueue } from '../queues/queues.assign.ts';
+import type { QueueRow } from '../queues/queues.repo.ts';
 
 export function createPostCreation(deps: PostsDeps) {
   /** The post's brand; read here (the brand's rules) only when the body names one the header did not check. */
@@ -61,6 +64,8 @@ export function createPostCreation(deps: PostsDeps) {
     issues: RuleIssue[];
     targets: TargetPlan[];
     brand: BrandCheck;
+    /** The queue the post joins (`queue`), its slot taken on create. */
+    queue: QueueRow | null;
   }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
       throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', {
@@ -78,8 +83,19 @@ export function createPostCreation(deps: PostsDeps) {
       brandId,
       body.platforms,
       body.connection_ids ?? [],
-      scheduleAt !== null || body.publish_now === true,
+      scheduleAt !== null || body.publish_now === true || body.queue !== undefined,
     );
+    // Only a post that asks for a queue reads one (docs/queues.md).
+    const queued =
+      body.queue !== undefined || body.queue_id !== undefined
+        ? await resolveQueue(
+            ctx.db,
+            ctx.workspaceId,
+            brandId,
+            body,
+            resolution.targets.map((t) => t.connectionId),
+          )
+        : { queue: null, issues: [] };
     const draft = { content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {} };
     const brand = await checkPostBrand(ctx.db, ctx.workspaceId, brandId, draft, known);
     const issues = [
@@ -94,10 +110,12 @@ export function createPostCreation(deps: PostsDeps) {
         options: body.platform_options,
         limitsOf: resolution.limitsOf,
       })),
+      ...(await firstCommentMediaIssues(deps.media, ctx, body.platforms, draft.platformOptions, resolution.limitsOf)),
       ...resolution.issues,
       ...checkConnectionBoards(draft.platformOptions, resolution.targets),
+      ...queued.issues,
     ];
-    return { scheduleAt, timezone, issues, targets: resolution.targets, brand };
+    return { scheduleAt, timezone, issues, targets: resolution.targets, brand, queue: queued.queue };
   }
 
   return {
@@ -105,13 +123,19 @@ export function createPostCreation(deps: PostsDeps) {
     async create(ctx: ServiceContext, body: CreatePostBody, origin: ApprovalOrigin = {}) {
       const resolved = await resolveBrand(ctx, body.brand_id);
       const brandId = resolved.id;
-      const { scheduleAt, timezone, issues, targets, brand } = await checkCreate(ctx, resolved, body);
+      const checked = await checkCreate(ctx, resolved, body);
+      const { timezone, issues, targets, brand, queue } = checked;
       if (issues.length > 0) throw validationFailed(issues);
       // The approval gate, for a post that would go out (docs/approvals.md): held, it waits for a reviewer.
-      const outgoing = scheduleAt !== null || body.publish_now === true;
-      const held = outgoing && (origin.review === 'always' || (await isGated(ctx, brandId, origin)));
-      const status: PostStatus = held ? 'pending_approval' : scheduleAt ? 'scheduled' : 'draft';
-      const post = await repo.insertPost(ctx.db, {
+      const outgoing = checked.scheduleAt !== null || body.publish_now === true || queue !== null;
+      const gate = outgoing ? await gateOf(ctx, brandId, origin) : undefined;
+      const held = gate?.gated === true;
+      const queued = queue !== null;
+      const status: PostStatus = held ? 'pending_approval' : checked.scheduleAt || queued ? 'scheduled' : 'draft';
+      const now = deps.clock.now();
+      // A queued post's time is its slot's, taken last (createQueuedPost); until then, now stands for it.
+      const scheduleAt = queued ? now : checked.scheduleAt;
+      const row = {
         id: newId('post'),
         workspaceId: ctx.workspaceId,
         brandId,
@@ -127,35 +151,50 @@ export function createPostCreation(deps: PostsDeps) {
         timezone,
         metadata: initialMetadata(body.metadata),
         brandAdditions: brand.additions,
-      });
-      const targetIds = await createTargets(ctx, post, targets);
+      };
+      const newTargets = targets.map((plan) => ({
+        id: newId('tgt'),
+        platform: plan.platform,
+        connectionId: plan.connectionId,
+      }));
+      const targetOptions = {
+        sandbox: ctx.workspaceMode === 'test',
+        status: status === 'scheduled' ? ('scheduled' as const) : ('pending' as const),
+        jobsAt: status === 'scheduled' ? scheduleAt : null,
+      };
+      // The post, its targets and (scheduled) their jobs in one round trip (posts.create.repo.ts); a queued post
+      // takes a slot claimed for it, or one under the queue's lock (docs/queues.md).
+      const created = queue
+        ? await createQueuedPost(ctx, queue, body.queue!, row, newTargets, targetOptions, now, deps.queueClaims)
+        : await createPostRows(ctx.db, row, newTargets, targetOptions);
+      const { post } = created;
       // Images fitted to each platform are made in a job now, so they are ready when the post goes out.
       await deps.media.prepareVariants(ctx, post.media_ids, post.platforms, { options: body.platform_options });
+      await prepareFirstCommentVariants(deps.media, ctx, post.platforms, post.platform_options);
+      const warnings = asRuleIssues(brand.warnings);
       if (held) {
-        const pending = await holdForApproval(
-          deps,
-          ctx,
-          post,
-          body.publish_now === true ? 'publish_now' : 'schedule',
-          origin,
-        );
-        return {
-          post_id: post.id,
-          post: await emitPost(deps, ctx, pending, ['post.created']),
-          warnings: asRuleIssues(brand.warnings),
-        };
+        const action = body.publish_now === true ? 'publish_now' : 'schedule';
+        const pending = await holdForApproval(deps, ctx, post, action, origin, gate);
+        // Holding changed the post's approval only: its new targets are rendered as written, without reading them.
+        const view = await renderCreated(ctx.db, ctx.workspaceId, pending, created.targets, deps.media);
+        const heldTypes = queued ? (['post.created', 'post.queued'] as const) : (['post.created'] as const);
+        return { post_id: post.id, post: await emitView(ctx, view, [...heldTypes]), warnings };
       }
       if (body.publish_now === true) {
         const publishing = await publishNow(deps, ctx, post, ['pending']);
         return {
           post_id: post.id,
           post: await emitPost(deps, ctx, publishing, ['post.created', 'post.publishing']),
-          warnings: asRuleIssues(brand.warnings),
+          warnings,
         };
       }
-      if (scheduleAt) await queuePublishJobs(ctx.db, targetIds, scheduleAt, scheduleAt);
-      const view = await emitPost(deps, ctx, post, scheduleAt ? ['post.created', 'post.scheduled'] : ['post.created']);
-      return { post_id: post.id, post: view, warnings: asRuleIssues(brand.warnings) };
+      const view = await renderCreated(ctx.db, ctx.workspaceId, post, created.targets, deps.media);
+      const types = queued
+        ? (['post.created', 'post.scheduled', 'post.queued'] as const)
+        : scheduleAt
+          ? (['post.created', 'post.scheduled'] as const)
+          : (['post.created'] as const);
+      return { post_id: post.id, post: await emitView(ctx, view, [...types]), warnings };
     },
 
     /** `pendingMedia`: files the request names that are fetched only on create (they count toward media rules). */

@@ -37,6 +37,7 @@ export const TARGET_EXAMPLE = {
   parts: [
     {
       index: 0,
+      kind: 'post',
       status: 'published',
       platform_post_id: '1863214412009431040',
       url: 'https://x.com/herald_hq/status/1863214412009431040',
@@ -65,6 +66,10 @@ export const POST_EXAMPLE = {
   updated_at: '2026-12-01T09:00:02Z',
   created_via: 'api',
   approval: null,
+  queue_id: null,
+  queue_slot: null,
+  recycled_from: null,
+  recycle: null,
   targets: [TARGET_EXAMPLE],
 };
 
@@ -86,7 +91,7 @@ export const CREATED_POST_EXAMPLE = {
         published_at: null,
         attempt_count: 0,
         attempts: [],
-        parts: [{ index: 0, status: 'pending', platform_post_id: null, url: null, error: null }],
+        parts: [{ index: 0, kind: 'post', status: 'pending', platform_post_id: null, url: null, error: null }],
       },
     ],
   },

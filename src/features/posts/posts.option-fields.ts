@@ -1,7 +1,7 @@
 // The fields several platforms' options share (the text override, thread parts, alt texts, language, image fitting,
 // a local date) and the shape of one platform's options, for posts.platform-options.ts.
 import { Type } from 'typebox';
-import { StringEnum } from '../../app/envelope.ts';
+import { named, StringEnum } from '../../app/envelope.ts';
 import { MEDIA_FIT_MODES } from '../media/fit/plan.ts';
 
 export const ContentOverride = Type.String({
@@ -12,6 +12,36 @@ export const ThreadParts = Type.Array(Type.String({ maxLength: 100_000 }), {
   maxItems: 50,
   description: 'Further parts of a thread, published as replies after the first post (whose text is `content`).',
 });
+/**
+ * A comment made right after the post (docs/api.md "First comments"): a comment on the post, or a reply to its last
+ * part on the platforms where replies are posts. Its rules (length, whether the platform can) are checked at creation.
+ */
+const FIRST_COMMENT_DESCRIPTION =
+  'A comment made right after the post, as its last part (`kind` `first_comment`): a comment on it (Instagram, Facebook, LinkedIn, YouTube) or a reply to its last part (X, Bluesky, Threads, Mastodon); elsewhere a 422.';
+export const FirstComment = Type.Object(
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: "The comment's text, within the platform's own limits for it.",
+    }),
+    media_ids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        uniqueItems: true,
+        maxItems: 20,
+        description:
+          "Media sent with the comment, where the platform's comments take media (X, Bluesky, Threads, Mastodon: a reply's media rules; Facebook: one image); elsewhere a 422.",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: FIRST_COMMENT_DESCRIPTION },
+);
+named('FirstComment', FirstComment, { text: 'The full changelog is at https://example.com/changelog' });
+/** What every platform's options start with: the text override and the first comment. */
+export const TextFields = {
+  content: Type.Optional(ContentOverride),
+  first_comment: Type.Optional(FirstComment),
+};
 /** Alt texts of the post's media on one platform: `items` at most (4 by default), `max` characters each. */
 export const AltTexts = (max: number, items = 4) =>
   Type.Array(Type.String({ maxLength: max }), {

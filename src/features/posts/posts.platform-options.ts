@@ -9,11 +9,12 @@ import {
 } from '../../platforms/tiktok/map.ts';
 import {
   AltTexts,
-  ContentOverride,
+  FirstComment,
   GbpLocalTime,
   Language,
   MediaFitFields,
   options,
+  TextFields,
   ThreadParts,
 } from './posts.option-fields.ts';
 import { YOUTUBE_PRIVACY_STATUSES as YOUTUBE_PRIVACY } from '../../platforms/youtube/map.ts';
@@ -47,7 +48,7 @@ export const PlatformOptions = Type.Object(
   {
     x: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1000)),
@@ -56,7 +57,7 @@ export const PlatformOptions = Type.Object(
     ),
     bluesky: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         languages: Type.Optional(Type.Array(Language, { maxItems: 3 })),
@@ -66,7 +67,7 @@ export const PlatformOptions = Type.Object(
     ),
     mastodon: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1500)),
@@ -81,7 +82,7 @@ export const PlatformOptions = Type.Object(
     ),
     threads: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         thread: Type.Optional(ThreadParts),
         alt_texts: Type.Optional(AltTexts(1000, 20)),
@@ -95,7 +96,7 @@ export const PlatformOptions = Type.Object(
     ),
     linkedin: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         visibility: Type.Optional(
           StringEnum(LINKEDIN_VISIBILITIES, {
@@ -130,13 +131,12 @@ export const PlatformOptions = Type.Object(
     ),
     instagram: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         type: Type.Optional(StringEnum(INSTAGRAM_POST_TYPES, { description: 'What to publish; default `feed`.' })),
         first_comment: Type.Optional(
-          Type.String({
-            maxLength: 2200,
-            description: 'A comment posted on the new post right after it is published.',
+          Type.Union([FirstComment, Type.String({ minLength: 1, maxLength: 2200 })], {
+            description: 'A first comment (`FirstComment`), or its text alone as a string (the earlier form).',
           }),
         ),
         alt_texts: Type.Optional(AltTexts(1000, 10)),
@@ -148,7 +148,7 @@ export const PlatformOptions = Type.Object(
     ),
     facebook: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         link: Type.Optional(
           Type.String({
@@ -166,7 +166,7 @@ export const PlatformOptions = Type.Object(
     // settings (creator_info) before each post, and against the media count at creation (tiktok/limits.ts).
     tiktok: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         privacy_level: Type.Optional(
           StringEnum(TIKTOK_PRIVACY_LEVELS, {
@@ -223,7 +223,7 @@ export const PlatformOptions = Type.Object(
     // privacy and the made-for-kids declaration go in the video resource. No alt text and no threads on YouTube.
     youtube: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         title: Type.Optional(
           Type.String({
             minLength: 1,
@@ -268,7 +268,7 @@ export const PlatformOptions = Type.Object(
     // link and one alt text; its media are one image, 2–5 images (a carousel) or one video.
     pinterest: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         board_id: Type.Optional(
           Type.String({
@@ -322,7 +322,7 @@ export const PlatformOptions = Type.Object(
     // The local post (src/platforms/googlebusiness/limits.ts `checkOptions` ties topic, event, offer and action together).
     googlebusiness: options(
       {
-        content: Type.Optional(ContentOverride),
+        ...TextFields,
         ...MediaFitFields,
         topic_type: Type.Optional(
           StringEnum(GOOGLEBUSINESS_TOPIC_TYPES, {

@@ -39,8 +39,13 @@ export interface PostRow {
   published_at: Date | null;
   created_via: ServiceContext['via'];
   approval: Record<string, unknown> | null;
+  /** A recycled copy: the original post it was made from, the family's id (docs/queues.md "Recycling"). */
+  recycled_from: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The queue the post was added to (src/features/queues), and the slot it holds there (null: none, or pinned). */
+  queue_id: string | null;
+  queue_slot: Date | null;
 }
 
 export interface TargetRow {
@@ -73,8 +78,9 @@ export interface AttemptRow {
   duration_ms: number | null;
 }
 
-const POST_COLUMNS = `id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now,
-  schedule_at, timezone, metadata, brand_additions, published_at, created_via, approval, created_at, updated_at`;
+export const POST_COLUMNS = `id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now,
+  schedule_at, timezone, metadata, brand_additions, published_at, created_via, approval, created_at, updated_at,
+  queue_id, queue_slot, recycled_from`;
 // next_attempt_at: a target no running job holds waits (the same test as cancel's, RUNNING_JOB). Released, it is
 // due at its own next_attempt_at; held by a job that is not running (failed and awaiting graphile's retry, or
 // unlocked after its worker died), when that job runs again. Either way not before its connection's reset.
@@ -107,27 +113,32 @@ export interface NewPost {
   brandAdditions?: BrandAdditions;
 }
 
+/** A new post's columns in the order of insertPost's statement (and of posts_create's first arguments). */
+export function postValues(p: NewPost): unknown[] {
+  return [
+    p.id,
+    p.workspaceId,
+    p.brandId,
+    p.content,
+    p.platforms,
+    JSON.stringify(p.platformOptions),
+    p.mediaIds,
+    p.status,
+    p.publishNow,
+    p.scheduleAt,
+    p.createdVia,
+    p.createdBy,
+    p.timezone ?? null,
+    JSON.stringify(p.metadata ?? {}),
+    JSON.stringify(p.brandAdditions ?? {}),
+  ];
+}
+
 export async function insertPost(db: Queryable, p: NewPost): Promise<PostRow> {
   const { rows } = await db.query<PostRow>(
     `INSERT INTO posts (id, workspace_id, brand_id, content, platforms, platform_options, media_ids, status, publish_now, schedule_at, created_via, created_by, timezone, metadata, brand_additions)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${POST_COLUMNS}`,
-    [
-      p.id,
-      p.workspaceId,
-      p.brandId,
-      p.content,
-      p.platforms,
-      JSON.stringify(p.platformOptions),
-      p.mediaIds,
-      p.status,
-      p.publishNow,
-      p.scheduleAt,
-      p.createdVia,
-      p.createdBy,
-      p.timezone ?? null,
-      JSON.stringify(p.metadata ?? {}),
-      JSON.stringify(p.brandAdditions ?? {}),
-    ],
+    postValues(p),
   );
   return rows[0]!;
 }
@@ -223,6 +234,20 @@ export async function updatePost(db: Queryable, workspaceId: string, id: string,
   const { rows } = await db.query<PostRow>(
     `UPDATE posts SET ${sets.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${POST_COLUMNS}`,
     values,
+  );
+  return rows[0]!;
+}
+
+/** Links a recycled copy, just created, to its family's original (docs/queues.md "Recycling"). */
+export async function setRecycledFrom(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  originalId: string,
+): Promise<PostRow> {
+  const { rows } = await db.query<PostRow>(
+    `UPDATE posts SET recycled_from = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${POST_COLUMNS}`,
+    [workspaceId, id, originalId],
   );
   return rows[0]!;
 }

@@ -5,6 +5,7 @@ import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
 import type { PlatformLimits, PlatformName } from '../../platforms/limits.ts';
 import type { PlatformOptions } from './posts.schemas.ts';
 import { withAdditions, type BrandAdditions } from '../brands/brand-rules.ts';
+import { checkFirstComment } from './posts.first-comment.ts';
 
 export interface RuleIssue {
   platform: PlatformName | null;
@@ -76,6 +77,7 @@ export function checkPlatformRules(
       issues.push({ platform, rule: issue.rule, message: issue.message + withBrand, path: textPath });
     for (const issue of limits.checkOptions?.(options as Record<string, unknown>, post.mediaCount, text) ?? [])
       issues.push({ platform, rule: issue.rule, message: issue.message, path: `/platform_options/${platform}` });
+    issues.push(...checkFirstComment(platform, limits, options as Record<string, unknown>));
     if ((options.alt_texts?.length ?? 0) > post.mediaCount) {
       issues.push({
         platform,

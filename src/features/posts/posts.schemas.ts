@@ -10,6 +10,9 @@ import { PlatformOptions } from './posts.platform-options.ts';
 import { CREATED_POST_EXAMPLE, DELETED_POST_EXAMPLE, VALIDATE_RESULT_EXAMPLE } from './posts.examples.ts';
 import { METADATA_LIMITS, MetadataInput, MetadataPatch } from '../../app/metadata.ts';
 
+/** `queue` of a new post: the earliest free slot of its queue, or the first after the latest taken one. */
+export const QUEUE_POSITIONS = ['next', 'last'] as const;
+
 export const PlatformName = StringEnum(PLATFORM_NAMES, { description: 'A platform Herald publishes to.' });
 
 // Per-platform options live in posts.platform-options.ts; importers keep reading them from here.
@@ -54,6 +57,20 @@ export const CreatePostBody = Type.Object(
       ),
     ),
     timezone: Type.Optional(TimeZone),
+    queue: Type.Optional(
+      StringEnum(QUEUE_POSITIONS, {
+        description:
+          'Add the post to a queue instead of giving it a time (docs/queues.md): `next` takes the earliest free slot from now, `last` the first slot after the latest taken one. The post gets that slot as its `schedule_at`. Not together with `schedule_at` or `publish_now`.',
+      }),
+    ),
+    queue_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'With `queue`: the queue of the post’s brand to add it to; required when the brand has more than one.',
+      }),
+    ),
     metadata: Type.Optional(MetadataInput),
     media_ids: Type.Optional(IdList('Uploaded media to attach, in order.')),
     platform_options: Type.Optional(PlatformOptions),

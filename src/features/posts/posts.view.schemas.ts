@@ -6,6 +6,7 @@ import { POST_EXAMPLE, TARGET_ERROR_EXAMPLE, TARGET_EXAMPLE } from './posts.exam
 import { Metadata } from '../../app/metadata.ts';
 import { PlatformName, PlatformOptions } from './posts.schemas.ts';
 import { ITEM_STATUSES } from '../approvals/approvals.repo.ts';
+import { RecycleRule } from '../recycling/recycling.schemas.ts';
 
 // The values of the enumerations below, exported for the API tables (docs/api.md).
 export const POST_STATUSES = [
@@ -20,6 +21,7 @@ export const POST_STATUSES = [
 ] as const;
 export const TARGET_STATUSES = ['pending', 'scheduled', 'publishing', 'published', 'failed', 'cancelled'] as const;
 export const PART_STATUSES = ['pending', 'publishing', 'published', 'failed', 'cancelled', 'unknown'] as const;
+export const PART_KINDS = ['post', 'reply', 'first_comment'] as const;
 export const TARGET_ERROR_CATEGORIES = [
   'auth',
   'content',
@@ -90,7 +92,11 @@ export const Attempt = Type.Object({
 export const TargetPart = Type.Object({
   index: Type.Integer({
     minimum: 0,
-    description: 'Position in the thread: 0 is the post itself, 1 its first reply, …',
+    description: 'Position in the thread: 0 is the post itself, 1 its first reply, …; a first comment comes last.',
+  }),
+  kind: StringEnum(PART_KINDS, {
+    description:
+      '`post`: the post itself (index 0). `reply`: a reply of its thread. `first_comment`: the first comment (`platform_options.<platform>.first_comment`), a comment on the post or a reply to its last part.',
   }),
   status: StringEnum(PART_STATUSES, {
     description:
@@ -123,7 +129,7 @@ export const Target = Type.Object({
   }),
   parts: Type.Array(TargetPart, {
     description:
-      'Every post the target publishes, in order: one, or the first post and each reply of a thread. `platform_post_id` and `url` of the target are those of part 0.',
+      'Every post the target publishes, in order: one, or the first post and each reply of a thread, then its first comment. `platform_post_id` and `url` of the target are those of part 0.',
   }),
 });
 
@@ -173,6 +179,21 @@ export const Post = Type.Object(
     approval: Type.Union([PostApproval, Type.Null()], {
       description:
         'The last approval request of the post (docs/approvals.md): its item, status and, once rejected, the reason. Null: never gated.',
+    }),
+    queue_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The queue the post was added to (`queue` on create; docs/queues.md). Null: never queued, or its queue was deleted.',
+    }),
+    queue_slot: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'The slot of `queue_id` the post holds (its `schedule_at`); null once it holds none: cancelled, deleted, published now, or pinned (its `schedule_at` set explicitly, so changes of the queue no longer move it).',
+    }),
+    recycled_from: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'A recycled copy: the post it recycles, the id of its family (docs/queues.md "Recycling"). Null on every other post.',
+    }),
+    recycle: Type.Union([RecycleRule, Type.Null()], {
+      description: 'The post’s recycle rule (`POST /v1/posts/{id}/recycle`), whatever its status; null: none.',
     }),
     targets: Type.Array(Target),
   },

@@ -9,6 +9,10 @@ import {
   type TargetPartRow,
   type TargetRow,
 } from './posts.repo.ts';
+import { recycleRulesOf } from '../recycling/recycling.view.ts';
+
+import { firstCommentText } from './posts.first-comment.ts';
+import type { PART_KINDS } from './posts.view.schemas.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -17,10 +21,15 @@ export interface MediaLists {
   renderLists(db: Queryable, workspaceId: string, lists: string[][]): Promise<Record<string, unknown>[][]>;
 }
 
-/** How many posts the target publishes: the first, then each reply of its thread (as the engine reads them). */
-function partCount(p: PostRow, t: TargetRow): number {
-  const options = p.platform_options[t.platform];
-  return 1 + (options && 'thread' in options ? (options.thread?.length ?? 0) : 0);
+/**
+ * What the target publishes, by kind (as the engine reads them, src/features/publishing/part-texts.ts): the first
+ * post, each reply of its thread, then its first comment.
+ */
+function partKinds(p: PostRow, t: TargetRow): Array<(typeof PART_KINDS)[number]> {
+  const options = p.platform_options[t.platform] as Record<string, unknown> | undefined;
+  const replies = options && 'thread' in options ? ((options.thread as string[] | undefined)?.length ?? 0) : 0;
+  const kinds = ['post' as const, ...Array.from({ length: replies }, () => 'reply' as const)];
+  return firstCommentText(options) === undefined ? kinds : [...kinds, 'first_comment'];
 }
 
 /**
@@ -31,13 +40,22 @@ function partCount(p: PostRow, t: TargetRow): number {
  */
 function partsJson(p: PostRow, t: TargetRow, rows: TargetPartRow[]): Record<string, unknown>[] {
   const byIndex = new Map(rows.map((r) => [r.position, r]));
-  const count = Math.max(partCount(p, t), ...rows.map((r) => r.position + 1));
+  const kinds = partKinds(p, t);
+  const count = Math.max(kinds.length, ...rows.map((r) => r.position + 1));
   const parts: Record<string, unknown>[] = [];
   let reached = false;
   for (let index = 0; index < count; index++) {
     const row = byIndex.get(index);
+    const kind = kinds[index] ?? (index === 0 ? 'post' : 'reply');
     if (row?.state === 'published') {
-      parts.push({ index, status: 'published', platform_post_id: row.platform_post_id, url: row.url, error: null });
+      parts.push({
+        index,
+        kind,
+        status: 'published',
+        platform_post_id: row.platform_post_id,
+        url: row.url,
+        error: null,
+      });
       continue;
     }
     const current = !reached;
@@ -50,7 +68,7 @@ function partsJson(p: PostRow, t: TargetRow, rows: TargetPartRow[]): Record<stri
         : current && (t.status === 'failed' || t.status === 'publishing')
           ? t.status
           : 'pending';
-    parts.push({ index, status, platform_post_id: null, url: null, error: current ? t.error : null });
+    parts.push({ index, kind, status, platform_post_id: null, url: null, error: current ? t.error : null });
   }
   return parts;
 }
@@ -92,6 +110,8 @@ export function postJson(
   attemptsByTarget: Map<string, AttemptRow[]>,
   partsByTarget: Map<string, TargetPartRow[]>,
   media: Record<string, unknown>[],
+  /** The post's recycle rule as shown (src/features/recycling); null: none. */
+  recycle: Record<string, unknown> | null = null,
 ): Record<string, unknown> {
   return {
     id: p.id,
@@ -113,6 +133,10 @@ export function postJson(
     updated_at: p.updated_at.toISOString(),
     created_via: p.created_via,
     approval: p.approval,
+    queue_id: p.queue_id,
+    queue_slot: iso(p.queue_slot),
+    recycled_from: p.recycled_from,
+    recycle,
     targets: targets.map((t) => targetJson(p, t, attemptsByTarget.get(t.id) ?? [], partsByTarget.get(t.id) ?? [])),
   };
 }
@@ -120,6 +144,7 @@ export function postJson(
 /**
  * Representations of several posts with four extra queries in all (targets, attempts, parts, media), whatever their
  * number; three when the caller has just read the posts' `targets` (in `post_id, position` order) and passes them.
+ * One more when the page holds published posts: their recycle rules (src/features/recycling).
  */
 export async function renderPosts(
   db: Queryable,
@@ -127,6 +152,8 @@ export async function renderPosts(
   posts: PostRow[],
   media: MediaLists,
   targets?: TargetRow[],
+  /** `recycleRules: false`: posts that cannot have a recycle rule yet (the engine's just published ones). */
+  { recycleRules = true }: { recycleRules?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   targets ??= await findTargets(
     db,
@@ -144,7 +171,10 @@ export async function renderPosts(
   const byPost = Map.groupBy(targets, (t) => t.post_id);
   const attemptsByTarget = Map.groupBy(attempts, (a) => a.target_id);
   const partsByTarget = Map.groupBy(parts, (r) => r.target_id);
-  return posts.map((p, i) => postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, partsByTarget, mediaLists[i]!));
+  const rules = recycleRules ? await recycleRulesOf(db, workspaceId, posts) : new Map<string, never>();
+  return posts.map((p, i) =>
+    postJson(p, byPost.get(p.id) ?? [], attemptsByTarget, partsByTarget, mediaLists[i]!, rules.get(p.id) ?? null),
+  );
 }
 
 export async function renderPost(
@@ -154,4 +184,19 @@ export async function renderPost(
   media: MediaLists,
 ): Promise<Record<string, unknown>> {
   return (await renderPosts(db, workspaceId, [post], media))[0]!;
+}
+
+/**
+ * A post just created with these targets (as written: no attempts, no parts yet), rendered without reading them
+ * back; only its media (if any) is read.
+ */
+export async function renderCreated(
+  db: Queryable,
+  workspaceId: string,
+  post: PostRow,
+  targets: TargetRow[],
+  media: MediaLists,
+): Promise<Record<string, unknown>> {
+  const [mediaList] = post.media_ids.length > 0 ? await media.renderLists(db, workspaceId, [post.media_ids]) : [[]];
+  return postJson(post, targets, new Map(), new Map(), mediaList!);
 }

@@ -7,19 +7,22 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PlatformName } from '../../platforms/limits.ts';
 import type { PlatformRegistry } from '../../platforms/registry.ts';
-import { appendEvent } from '../events/outbox.ts';
+import { appendEvents, type EventType } from '../events/outbox.ts';
 import type { MediaService } from '../media/media.service.ts';
 import { insertTargets, makeTargetsDueNow } from '../publishing/targets.repo.ts';
 import * as repo from './posts.repo.ts';
 import type { PostRow } from './posts.repo.ts';
 import { resolveConnections, type Resolution, type TargetPlan } from './posts.connections.ts';
 import { renderPost } from './posts.view.ts';
+import type { QueueClaims } from '../queues/queues.assign.ts';
 
 export interface PostsDeps {
   clock: Clock;
   platforms: PlatformRegistry;
   /** Checks `media_ids` (exist, ready, fit each platform) and renders a post's `media`: src/features/media. */
-  media: Pick<MediaService, 'postIssues' | 'renderLists' | 'mediaPlans' | 'prepareVariants'>;
+  media: Pick<MediaService, 'postIssues' | 'renderLists' | 'mediaPlans' | 'prepareVariants' | 'mediaForPost'>;
+  /** Slots for adds to a queue by group commit (src/features/queues/queues.claims.ts); absent: under the queue's lock. */
+  queueClaims?: QueueClaims;
 }
 
 /** A timestamp from the API: ISO 8601 with a zone (the schema checked the shape); normalised to a Date. */
@@ -61,10 +64,21 @@ export async function emitPost(
   deps: PostsDeps,
   ctx: ServiceContext,
   post: PostRow,
-  types: Parameters<typeof appendEvent>[2][],
+  types: EventType[],
 ): Promise<Record<string, unknown>> {
-  const view = await renderPost(ctx.db, ctx.workspaceId, post, deps.media);
-  for (const type of types) await appendEvent(ctx.db, ctx.workspaceId, type, view);
+  return emitView(ctx, await renderPost(ctx.db, ctx.workspaceId, post, deps.media), types);
+}
+
+/** Appends one event of each type with this view (one insert and fan-out for them all); returns the view. */
+export async function emitView(
+  ctx: ServiceContext,
+  view: Record<string, unknown>,
+  types: EventType[],
+): Promise<Record<string, unknown>> {
+  await appendEvents(
+    ctx.db,
+    types.map((type) => ({ workspaceId: ctx.workspaceId, type, data: view })),
+  );
   return view;
 }
 

@@ -103,7 +103,7 @@ function run(s: PartsStore, a: PlatformAdapter, text = 'Same words') {
       throw new Error('no refresh in these tests');
     },
     media: { sources: async () => [] },
-    mediaIds: [],
+    partMedia: [],
     altTexts: [],
     texts: [text],
     options: {},

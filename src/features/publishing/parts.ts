@@ -80,11 +80,17 @@ export interface PartsContext {
   session: PlatformSession;
   refresh(): Promise<PlatformSession>;
   media: MediaLibrary;
-  mediaIds: string[];
-  /** Per-platform alt texts (`platform_options.<p>.alt_texts`), by media position; they replace the items' own. */
+  /** The media ids of each part, by index (part-texts.ts); a part beyond the list has none. */
+  partMedia: string[][];
+  /**
+   * Per-platform alt texts (`platform_options.<p>.alt_texts`) of the first part's media, by position; they replace
+   * the items' own.
+   */
   altTexts: string[];
   texts: string[];
   options: Record<string, unknown>;
+  /** The last of `texts` is a first comment on part 0, made and looked up through the adapter's `ownComments`. */
+  commentOnPost?: boolean;
   now(): Date;
 }
 
@@ -105,8 +111,50 @@ const published = (row: PartRow): PublishedPart => ({
 export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
   const { rows } = ctx.store;
   let refreshed = false;
-  let media: PreparedMedia[] | undefined;
   const done: PublishedPart[] = [];
+  const mediaOf = (index: number): string[] => ctx.partMedia[index] ?? [];
+
+  /** Each media item of the part as fitted to this platform's rules (a variant), uploaded by the adapter. */
+  const prepare = async (index: number): Promise<PreparedMedia[]> => {
+    const ids = mediaOf(index);
+    if (ids.length === 0) return [];
+    // A deferral (MediaPreparing) while a variant is being made.
+    const target = {
+      platform: ctx.adapter.platform,
+      limits: ctx.adapter.limitsFor(ctx.session.connection),
+      options: ctx.options,
+    };
+    const alt = index === 0 ? ctx.altTexts : [];
+    const sources = (await ctx.media.sources(ctx.workspaceId, ids, target)).map((source, i) =>
+      alt[i] ? { ...source, altText: alt[i] } : source,
+    );
+    return ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);
+  };
+
+  /**
+   * How a part is made and looked up: by the adapter's `publish` and `findPublished` (a post, a reply post), or, for a
+   * first comment on the post, by its `ownComments` on part 0 (`root`).
+   */
+  const commentAt = ctx.commentOnPost ? ctx.texts.length - 1 : -1;
+  const calls = (index: number) => {
+    const { adapter } = ctx;
+    if (index !== commentAt)
+      return {
+        publish: (s: PlatformSession, part: OutgoingPart) => adapter.publish(s, part),
+        find: (s: PlatformSession, part: OutgoingPart) => adapter.findPublished(s, part),
+      };
+    const own = adapter.ownComments;
+    if (!own)
+      throw new PlatformError(
+        'permanent',
+        'PLATFORM_REJECTED',
+        `Herald cannot comment on ${adapter.limits.displayName} posts; the first comment was not made.`,
+      );
+    return {
+      publish: (s: PlatformSession, part: OutgoingPart) => own.create(s, part.root!, part),
+      find: (s: PlatformSession, part: OutgoingPart) => own.find(s, part.root!, part),
+    };
+  };
 
   /** The part as a look-up gets it: with the platform ids the connection's other parts hold. */
   const forLookUp = async (part: OutgoingPart): Promise<OutgoingPart> => ({
@@ -120,7 +168,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
    */
   const adopt = async (part: OutgoingPart): Promise<PublishedPart | null> => {
     for (let look = 0; look < 2; look++) {
-      const found = await ctx.adapter.findPublished(ctx.session, await forLookUp(part));
+      const found = await calls(part.index).find(ctx.session, await forLookUp(part));
       if (!found) return null;
       const mark = await ctx.store.markPublished(part.index, found);
       if (mark === 'lost_claim') throw new LostClaim();
@@ -148,7 +196,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
   const send = async (part: OutgoingPart, resend: boolean): Promise<PublishedPart> => {
     let result: PublishedPart;
     try {
-      result = await ctx.adapter.publish(ctx.session, part);
+      result = await calls(part.index).publish(ctx.session, part);
     } catch (error) {
       if (!isPlatformError(error)) throw error;
       if (error.kind === 'auth_expired' && !refreshed) {
@@ -197,7 +245,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       options: ctx.options,
       media: [] as PreparedMedia[],
       // What a look-up compares when the media an earlier attempt uploaded are not known (`media` is empty then).
-      mediaCount: index === 0 ? ctx.mediaIds.length : 0,
+      mediaCount: mediaOf(index).length,
     };
     // The part's pending references, read back from its row and written there (fenced) by `remember`.
     const memory = partMemory(row?.pending_refs ?? {}, async (refs) => {
@@ -216,18 +264,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
         continue;
       }
     }
-    if (index === 0 && ctx.mediaIds.length > 0) {
-      // Each image as fitted to this platform's rules (a variant), or a deferral while one is being made.
-      const target = {
-        platform: ctx.adapter.platform,
-        limits: ctx.adapter.limitsFor(ctx.session.connection),
-        options: ctx.options,
-      };
-      const sources = (await ctx.media.sources(ctx.workspaceId, ctx.mediaIds, target)).map((source, i) =>
-        ctx.altTexts[i] ? { ...source, altText: ctx.altTexts[i]! } : source,
-      );
-      media ??= await ctx.adapter.prepareMedia(ctx.session, sources, ctx.options);
-    }
+    const media = await prepare(index);
     const marked = row ?? (await ctx.store.markSending(index, ctx.adapter.newPartKey(ctx.now())));
     if (!marked) throw new LostClaim();
     const part: OutgoingPart = {
@@ -235,7 +272,7 @@ export async function publishParts(ctx: PartsContext): Promise<PublishedPart> {
       ...memory,
       key: marked.idempotency_key,
       firstSentAt: marked.first_sent_at,
-      media: index === 0 ? (media ?? []) : [],
+      media,
     };
     try {
       // A re-send may look up on its own (a Meta container already published): it too gets the ids held elsewhere.

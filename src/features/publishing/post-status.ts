@@ -124,6 +124,8 @@ export async function refreshPostStatuses(
       inWorkspace,
       media,
       inWorkspace.flatMap((p) => byPost.get(p.id) ?? []),
+      // A post only now published has no recycle rule: a rule needs a post published before it.
+      { recycleRules: false },
     );
     inWorkspace.forEach((post, i) => {
       const type = EVENT[post.status];

@@ -22,6 +22,7 @@ import { lockPosts, type PostRow } from '../posts/posts.repo.ts';
 import type { MediaLists } from '../posts/posts.view.ts';
 import { MediaPreparing, type MediaLibrary } from './media-library.ts';
 import { LostClaim, publishParts, type PartsStore } from './parts.ts';
+import { partLabel, targetTexts } from './part-texts.ts';
 import { decide, targetError } from './policy.ts';
 import { refreshPostStatus, refreshPostStatuses } from './post-status.ts';
 import * as partsRepo from './target-parts.repo.ts';
@@ -261,13 +262,7 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
     let session: PlatformSession = sessionFor(deps.access, connection);
     const expiresAt = session.credentials.expiresAt ? Date.parse(session.credentials.expiresAt) : undefined;
     if (expiresAt !== undefined && expiresAt - REFRESH_AHEAD_MS < deps.clock.now().getTime()) session = await refresh();
-    const options = post.platform_options[claim.platform] ?? {};
-    const {
-      content,
-      thread,
-      alt_texts: altTexts,
-      ...rest
-    } = options as { content?: string; thread?: string[]; alt_texts?: string[] };
+    const planned = targetTexts(post, claim.platform, adapter.limitsFor(session.connection));
     const fence = { workspaceId: claim.workspace_id, targetId: claim.id, token: claim.claim_token };
     const store: PartsStore = {
       rows: claim.parts,
@@ -285,11 +280,7 @@ async function publishTarget(deps: PublishDeps, batches: Batches, job: PublishJo
       session,
       refresh,
       media: deps.media,
-      mediaIds: post.media_ids,
-      altTexts: altTexts ?? [],
-      // The brand's additions were fixed on the post when it was written (what validate showed).
-      texts: [(content ?? post.content) + (post.brand_additions?.[claim.platform]?.suffix ?? ''), ...(thread ?? [])],
-      options: rest,
+      ...planned,
       now: () => deps.clock.now(),
     });
     if (!(await batches.settle({ claim, first }))) throw new LostClaim();
@@ -334,7 +325,7 @@ async function deferForMedia(
 
 async function settleFailure(
   deps: PublishDeps,
-  claim: repo.ClaimedTarget,
+  claim: repo.ClaimedTarget & { post?: PostRow },
   attemptId: string,
   error: PlatformError,
   connection: ConnectionRow | undefined,
@@ -348,7 +339,7 @@ async function settleFailure(
   const parts = await partsRepo.findParts(deps.pool, claim.workspace_id, claim.id);
   const first = parts.find((p) => p.position === 0 && p.state === 'published');
   if (first)
-    body.message = `Part ${parts.filter((p) => p.state === 'published').length + 1} of the thread: ${error.message} (the parts before it are published; a retry continues from here)`;
+    body.message = `${partLabel(claim.post, claim.platform, parts.filter((p) => p.state === 'published').length)}: ${error.message} (the parts before it are published; a retry continues from here)`;
   const result = await withTransaction(deps.pool, async (tx: PoolClient) => {
     await lockPosts(tx, [claim.post_id]); // the post before its target, as claims and post edits lock them
     if (decision.action === 'retry') {

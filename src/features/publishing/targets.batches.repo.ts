@@ -63,9 +63,10 @@ export async function throttledTargets(
 export const MEDIA_WAIT_SECONDS = 3;
 
 /**
- * Targets whose post has a media item still `processing` (media by URL, being fetched): they wait, without taking
- * an attempt, and look again in MEDIA_WAIT_SECONDS — until the fetch's deadline (`upload_expires_at`), after which
- * the target is claimed and fails on the media. A read of the media table (docs/tables.md: reads may join).
+ * Targets whose post (or one of its first comments) has a media item still `processing` (media by URL, being
+ * fetched): they wait, without taking an attempt, and look again in MEDIA_WAIT_SECONDS — until the fetch's deadline
+ * (`upload_expires_at`), after which the target is claimed and fails on the media. A read of the media table
+ * (docs/tables.md: reads may join).
  */
 export async function targetsAwaitingMedia(
   db: Queryable,
@@ -74,8 +75,9 @@ export async function targetsAwaitingMedia(
   const { rows } = await db.query<{ id: string; until: Date }>(
     `SELECT t.id, now() + make_interval(secs => $2) AS until
        FROM post_targets t JOIN posts p ON p.id = t.post_id AND p.workspace_id = t.workspace_id
-      WHERE t.id = ANY($1::text[]) AND cardinality(p.media_ids) > 0
-        AND EXISTS (SELECT 1 FROM media m WHERE m.workspace_id = p.workspace_id AND m.id = ANY(p.media_ids)
+      WHERE t.id = ANY($1::text[])
+        AND EXISTS (SELECT 1 FROM media m WHERE m.workspace_id = p.workspace_id
+                      AND m.id = ANY(p.media_ids || posts_first_comment_media(p.platform_options))
                       AND m.status = 'processing' AND m.deleted_at IS NULL AND m.upload_expires_at > now())`,
     [targetIds, MEDIA_WAIT_SECONDS],
   );

@@ -1,7 +1,7 @@
 // Repurpose jobs (docs/repurpose.md): starting one (the row and its `repurpose` job, in the caller's transaction),
 // reading, listing and cancelling them. The work itself is repurpose.run.ts, run by the worker.
 import type { ServiceContext } from '../../app/context.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed, type ErrorDetail } from '../../app/errors.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -9,7 +9,6 @@ import { newId } from '../../lib/ids.ts';
 import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
 import { hasZone } from '../../lib/timezone.ts';
 import { PLATFORM_LIMITS } from '../../platforms/catalogue.ts';
-import { findBrandRow } from '../brands/brands.repo.ts';
 import { findMedia } from '../media/media.repo.ts';
 import { findPost } from '../posts/posts.repo.ts';
 import { resolveSchedule } from '../posts/posts.schedule.ts';
@@ -22,6 +21,7 @@ import {
   type RepurposeSource,
 } from './repurpose.schemas.ts';
 import { renderJob } from './repurpose.view.ts';
+import { bodyBrand } from '../brands/body-brand.ts';
 
 /** Attempts of the job: a worker killed mid-run is retried from the row's state; the last one fails the job. */
 export const REPURPOSE_ATTEMPTS = 3;
@@ -156,33 +156,6 @@ function checkOutput(body: CreateRepurposeBody, zone: string | null, now: Date):
 }
 
 export function createRepurposeService(deps: RepurposeServiceDeps) {
-  async function resolveBrand(ctx: ServiceContext, bodyBrandId: string | undefined) {
-    if (bodyBrandId !== undefined && ctx.brandFromHeader && bodyBrandId !== ctx.brandId)
-      throw new AppError(
-        'PUBLIC_API_BODY_INVALID',
-        `brand_id ${bodyBrandId} differs from the x-herald-brand-id header ${ctx.brandId}.`,
-        {
-          details: [{ path: '/brand_id', message: 'differs from the x-herald-brand-id header' }],
-        },
-      );
-    const id = bodyBrandId ?? ctx.brandId;
-    if (id === null)
-      throw new AppError(
-        'PUBLIC_API_BRAND_FORBIDDEN',
-        'This key may not use the default brand: send x-herald-brand-id or brand_id.',
-      );
-    const brand =
-      !ctx.allowedBrandIds || ctx.allowedBrandIds.includes(id)
-        ? await findBrandRow(ctx.db, ctx.workspaceId, id)
-        : undefined;
-    if (!brand)
-      throw new AppError(
-        'PUBLIC_API_BRAND_FORBIDDEN',
-        'That brand is not in this workspace or not reachable by this key.',
-      );
-    return brand;
-  }
-
   async function findVisible(ctx: ServiceContext, id: string, lock = false) {
     const row = await repo.findJob(ctx.db, ctx.workspaceId, id, { lock });
     if (!row || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(row.brand_id))) throw notFound('repurpose_job');
@@ -191,7 +164,7 @@ export function createRepurposeService(deps: RepurposeServiceDeps) {
 
   return {
     async create(ctx: ServiceContext, body: CreateRepurposeBody) {
-      const brand = await resolveBrand(ctx, body.brand_id);
+      const brand = await bodyBrand(ctx, body.brand_id);
       const issues = [
         ...(await checkSource(deps, ctx, body.source)),
         ...checkTargets(body),
@@ -226,14 +199,8 @@ export function createRepurposeService(deps: RepurposeServiceDeps) {
       };
       const after = query.cursor ? decodeCursor(query.cursor, filters) : undefined;
       const rows = await repo.listJobs(ctx.db, ctx.workspaceId, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map(renderJob),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, filters) : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, filters, (row) => row.created_at);
+      return { items: page.map(renderJob), ...more };
     },
 
     /** Stops a job that has not finished: its row says `cancelled` and the worker, finding it so, writes nothing. */

@@ -167,3 +167,51 @@ export async function deleteExpiredSignInState(db: Queryable, forgetSeconds: num
   );
   return (sessions.rowCount ?? 0) + (failures.rowCount ?? 0);
 }
+
+// ---- The dashboard (docs/api.md "Sessions") --------------------------------------------------------------------
+
+/** A live session with what it reaches: every membership of its person, with the role and default brand of each. */
+export interface SessionReach {
+  user_id: string;
+  email: string;
+  reachable: Array<{ id: string; mode: WorkspaceMode; default_brand_id: string | null; role: MemberRole }>;
+}
+
+export async function findSessionReach(db: Queryable, tokenHash: Buffer): Promise<SessionReach | undefined> {
+  const { rows } = await db.query<SessionReach>(
+    `SELECT s.user_id, u.email,
+            COALESCE((SELECT json_agg(json_build_object('id', w.id, 'mode', w.mode, 'default_brand_id',
+                        (SELECT b.id FROM brands b WHERE b.workspace_id = w.id AND b.is_default), 'role', m.role)
+                        ORDER BY w.created_at, w.id)
+                        FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+                       WHERE m.user_id = s.user_id), '[]'::json) AS reachable
+       FROM user_sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.token_hash = $1 AND s.expires_at > now()`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export interface UserProfile {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+export async function findUserProfile(db: Queryable, id: string): Promise<UserProfile | undefined> {
+  const { rows } = await db.query<UserProfile>('SELECT id, email, name FROM users WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function setUserName(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('UPDATE users SET name = $2 WHERE id = $1', [id, name]);
+}
+
+/** Ends every session of a person but one (a password changed from a session keeps that session). */
+export async function deleteOtherSessions(db: Queryable, userId: string, keepHash: Buffer): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM user_sessions WHERE user_id = $1 AND token_hash <> $2', [
+    userId,
+    keepHash,
+  ]);
+  return rowCount ?? 0;
+}

@@ -24,6 +24,16 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
       'A draft or scheduled post was cancelled, or the targets of a post being published that were waiting for an attempt; `status` says where that left the post.',
   },
   'post.publishing': { payload: 'post', description: 'Publication of a post has started on its platforms.' },
+  'post.queued': {
+    payload: 'post',
+    description:
+      'A post was added to a queue (`queue: "next"` or `"last"` on create) and took the slot its `queue_slot` and `schedule_at` name; `post.created` and `post.scheduled` come with it.',
+  },
+  'post.rescheduled': {
+    payload: 'post',
+    description:
+      'A queued post moved to another slot because its queue changed: its slots or pauses were edited, or an earlier post left the queue and the gap closed (docs/queues.md).',
+  },
   'post.published': {
     payload: 'post',
     description:
@@ -89,13 +99,36 @@ export const EVENT_CATALOGUE: Record<EventType, EventDefinition> = {
   },
   'inbox.item.created': {
     payload: 'resource',
-    description: 'A comment, mention or message arrived in the inbox.',
-    notYetEmitted: true,
+    description:
+      'A comment, mention or message arrived in the inbox (the `inbox_item`; `from_account` for the account’s own).',
+  },
+  'inbox.item.replied': {
+    payload: 'resource',
+    description: 'A reply to an inbox item was posted: `{item, response}` with its `platform_reply_id`.',
+  },
+  'inbox.reply.failed': {
+    payload: 'resource',
+    description: 'A reply could not be posted: `{item_id, response}` with its `error` (`code`, `rule`).',
+  },
+  'inbox.automation.triggered': {
+    payload: 'resource',
+    description:
+      'An inbox automation matched an item and acted (`outcome` `sent` or `queued_for_approval`), with its `webhook_payload` when it has a `webhook` action.',
   },
   'automation.run.completed': {
     payload: 'resource',
-    description: 'A content automation finished a run.',
-    notYetEmitted: true,
+    description:
+      'A content automation finished a run (`data` is the run: `items_new`, `posts_created`, and `error` when some posts were refused).',
+  },
+  'automation.run.failed': {
+    payload: 'resource',
+    description:
+      'A content automation run failed: its feed could not be read, its destinations are gone, or every post was refused (`data` is the run with its `error`).',
+  },
+  'automation.paused': {
+    payload: 'resource',
+    description:
+      'A content automation paused itself after too many failed runs in a row (`HERALD_AUTOMATION_PAUSE_AFTER_FAILURES`); `data` is the automation with its `last_error`.',
   },
   'repurpose.completed': {
     payload: 'resource',

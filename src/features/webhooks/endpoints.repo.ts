@@ -143,18 +143,6 @@ export async function rotateSecret(
   return rows[0]!;
 }
 
-/**
- * The enabled endpoints subscribed to `type`. FOR KEY SHARE holds them until the caller's transaction ends, so
- * an endpoint deleted meanwhile either waits for the deliveries about to reference it, or is skipped.
- */
-export async function subscribedEndpointIds(db: Queryable, workspaceId: string, type: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND events && ARRAY[$2, '*'] ORDER BY id FOR KEY SHARE`,
-    [workspaceId, type],
-  );
-  return rows.map((r) => r.id);
-}
-
 /** Records a failed attempt; returns since when the endpoint has been failing (the first failure sets it). */
 export async function markFailing(db: Queryable, workspaceId: string, id: string, at: Date): Promise<Date | null> {
   const { rows } = await db.query<{ failing_since: Date | null }>(

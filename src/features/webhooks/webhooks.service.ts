@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { queueDeliveries } from '../../app/delivery-queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretKeyring } from '../../lib/crypto.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { initialMetadata, mergeMetadata } from '../../app/metadata.ts';
 import { newId } from '../../lib/ids.ts';
@@ -116,15 +116,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const binding = { list: 'webhook_endpoints' };
       const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
       const rows = await endpoints.listEndpoints(ctx.db, ctx.workspaceId, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
+      const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
       const now = clock.now();
-      return {
-        items: page.map((e) => endpointJson(e, now)),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-        has_more: hasMore,
-      };
+      return { items: page.map((e) => endpointJson(e, now)), ...more };
     },
 
     async get(ctx: WebhookContext, id: string) {
@@ -189,14 +183,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const binding = { list: 'webhook_deliveries', endpoint: id, ...filters };
       const after = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
       const rows = await deliveries.listDeliveries(ctx.db, ctx.workspaceId, id, filters, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: await renderDeliveries(ctx.db, ctx.workspaceId, page),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, binding) : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, binding, (row) => row.created_at);
+      return { items: await renderDeliveries(ctx.db, ctx.workspaceId, page), ...more };
     },
 
     /** One delivery with its attempts and the exact payload sent. */

@@ -11,9 +11,17 @@ import type { MemberRole } from './workspaces.repo.ts';
  * The scopes a member may not use: the ones that change how the workspace reaches the outside world (connecting
  * social accounts, sending its events to a URL) or that decide on other people's posts (approving them, which
  * would let a member wave through their own work past the approvals policy), or that set the rules every post of
- * a brand is held to (brand settings: banned terms, required terms, signatures).
+ * a brand is held to (brand settings: banned terms, required terms, signatures), or that manage keys and people
+ * (the same line as ROLE_ACTIONS below draws for people).
  */
-const ADMIN_ONLY_SCOPES: readonly Scope[] = ['connections:write', 'webhooks:manage', 'approvals:write', 'brand:write'];
+const ADMIN_ONLY_SCOPES: readonly Scope[] = [
+  'connections:write',
+  'webhooks:manage',
+  'approvals:write',
+  'brand:write',
+  'keys:manage',
+  'members:manage',
+];
 
 export const ROLE_SCOPES: Readonly<Record<MemberRole, ReadonlySet<Scope>>> = {
   owner: new Set(SCOPES),

@@ -103,3 +103,60 @@ export async function setSetting(db: Queryable, key: string, value: string): Pro
     [key, value],
   );
 }
+
+// ---- Memberships changed by people (the members API: src/features/members/) --------------------------------------
+
+export async function findMembership(
+  db: Queryable,
+  workspaceId: string,
+  userId: string,
+): Promise<{ role: MemberRole } | undefined> {
+  const { rows } = await db.query<{ role: MemberRole }>(
+    'SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2',
+    [workspaceId, userId],
+  );
+  return rows[0];
+}
+
+/** The owners of a workspace, locked until the caller's transaction ends (so two demotions cannot both pass). */
+export async function lockOwners(db: Queryable, workspaceId: string): Promise<string[]> {
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT user_id FROM memberships WHERE workspace_id = $1 AND role = 'owner' ORDER BY user_id FOR UPDATE`,
+    [workspaceId],
+  );
+  return rows.map((r) => r.user_id);
+}
+
+export async function setMembershipRole(
+  db: Queryable,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
+  await db.query('UPDATE memberships SET role = $3 WHERE workspace_id = $1 AND user_id = $2', [
+    workspaceId,
+    userId,
+    role,
+  ]);
+}
+
+export async function deleteMembership(db: Queryable, workspaceId: string, userId: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM memberships WHERE workspace_id = $1 AND user_id = $2', [
+    workspaceId,
+    userId,
+  ]);
+  return rowCount === 1;
+}
+
+/** Adds a membership unless the person already has one (an invite never changes an existing role). */
+export async function addMembershipIfAbsent(
+  db: Queryable,
+  workspaceId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<void> {
+  await db.query(
+    'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO NOTHING',
+    [workspaceId, userId, role],
+  );
+}

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Pool } from '../../db/pool.ts';
 import { Envelope, ListOf, named, StringEnum, Timestamp } from '../../app/envelope.ts';
-import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
+import { decodeCursor, keysetPage } from '../../app/cursor.ts';
 import { typed } from '../../http/type-provider.ts';
 import { listWorkspacesByIds } from './workspaces.repo.ts';
 import { workspaceJson } from './workspaces.service.ts';
@@ -64,14 +64,8 @@ export function registerWorkspacesRoutes(fastify: FastifyInstance, deps: { pool:
         after && after.value ? { createdAt: new Date(after.value), id: after.id } : undefined,
         limit + 1,
       );
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return {
-        items: page.map(workspaceJson),
-        next_cursor: hasMore ? encodeCursor({ value: last.created_at.toISOString(), id: last.id }, 'workspaces') : null,
-        has_more: hasMore,
-      };
+      const { page, ...more } = keysetPage(rows, limit, 'workspaces', (row) => row.created_at);
+      return { items: page.map(workspaceJson), ...more };
     },
   );
 }

@@ -1,7 +1,7 @@
 // Discovery: RFC 8414 authorization server metadata and RFC 9728 protected resource metadata (for /mcp, and at
 // the root for Herald as a whole), plus the addresses and resource identifiers they advertise.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { SCOPES } from '../../features/keys/scopes.ts';
+import { OAUTH_SCOPES } from '../../features/oauth/scope-param.ts';
 
 export interface AuthServerUrls {
   issuer: string;
@@ -57,7 +57,7 @@ export function authorizationServerMetadata(
     token_endpoint: urls.token,
     registration_endpoint: urls.register,
     revocation_endpoint: urls.revoke,
-    scopes_supported: [...SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -98,7 +98,7 @@ export function registerWellKnownRoutes(
   const json = (body: Record<string, unknown>) => JSON.stringify(body);
   const asMetadata = json(authorizationServerMetadata(urls, options));
   const mcpMetadata = json(protectedResourceMetadata(urls, urls.mcpResource, mcpScopes));
-  const rootMetadata = json(protectedResourceMetadata(urls, urls.issuer, SCOPES));
+  const rootMetadata = json(protectedResourceMetadata(urls, urls.issuer, OAUTH_SCOPES));
   const send = (body: string) => async (_request: unknown, reply: FastifyReply) =>
     reply
       .header('access-control-allow-origin', '*')

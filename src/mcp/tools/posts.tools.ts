@@ -117,7 +117,7 @@ export function postsTools(posts: PostsService): ToolDefinition[] {
       workspace: true,
       mutates: true,
       description:
-        "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset, or a local time without one plus `timezone`, an IANA zone such as Europe/Paris) schedules it; `publish_now: true` publishes at once. Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
+        "Creates a post for one or more platforms. Without `schedule_at` or `publish_now` it is a DRAFT and nothing is published — do that unless the user explicitly asked to schedule or publish. `schedule_at` (ISO 8601 with Z or an offset, or a local time without one plus `timezone`, an IANA zone such as Europe/Paris) schedules it; `publish_now: true` publishes at once; `queue` (`next` or `last`, with `queue_id` when the brand has several queues) schedules it at a slot of a posting queue instead (add_to_queue). Text is checked against each platform's limits (see list_platforms; validate_post checks without creating). Returns `post_id` and the `post`.",
       input: { schema: CreatePostBody, part: 'body' },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       run: async ({ service }, input) => posts.create(ctxOf(service), input.body),

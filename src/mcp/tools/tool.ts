@@ -21,7 +21,11 @@ export type ResourceArgument =
   | 'approval_id'
   | 'approval_batch_id'
   | 'insight_id'
-  | 'repurpose_job_id';
+  | 'repurpose_job_id'
+  | 'calendar_event_id'
+  | 'inbox_item_id'
+  | 'automation_id'
+  | 'queue_id';
 
 export interface ToolInput<Body = Record<string, unknown>> {
   /** The resource argument's value (the REST path parameter), for tools that act on one resource. */
