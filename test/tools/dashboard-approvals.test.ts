@@ -299,6 +299,8 @@ describe('the Approvals area of the dashboard', { skip }, () => {
     await page.getByText('Saved.').waitFor();
     const stored = await api<Policy>('GET', '/approvals/policy');
     assert.equal(stored.data.expire_after, 4320 * 60);
+    // The form is mounted again when the saved policy is read back: wait for that one before changing it.
+    await page.locator('p.meta', { hasText: new RegExp(`^Version ${stored.data.version},`) }).waitFor();
 
     await page.getByLabel(/^Members: What a member submits waits/).check();
     const behind = await api<Policy>('PATCH', '/approvals/policy', {

@@ -50,10 +50,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
  * `loaded` as long as its answer is for `id`. While the answer is still the one for an earlier id (or for none, the
  * `null` a load without an id gives), it counts as loading, so a page never renders one subject's data as another's.
  */
-export function loadedFor<T extends { id: string }>(
-  loaded: Loaded<T | null>,
-  id: string | undefined,
-): Loaded<T | null> {
+export function loadedFor<T extends { id: string } | null>(loaded: Loaded<T>, id: string | undefined): Loaded<T> {
   if (loaded.error || (id ? loaded.data?.id === id : loaded.data !== undefined)) return loaded;
   return { ...loaded, data: undefined };
 }

@@ -4,7 +4,7 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import type { components } from '@herald/client';
-import { ErrorNote, formatTime, PageTitle, Show, useAction, useApp, useLoad } from '../ui.tsx';
+import { ErrorNote, formatTime, loadedFor, PageTitle, Show, useAction, useApp, useLoad } from '../ui.tsx';
 import { Recycling } from '../areas/queues/recycling.tsx';
 
 type Target = components['schemas']['Target'];
@@ -68,7 +68,10 @@ function TargetRow({ target }: { target: Target }) {
 export function PostPage() {
   const { id = '' } = useParams();
   const { herald } = useApp();
-  const post = useLoad(() => herald.GET('/posts/{id}', { params: { path: { id } } }), [herald, id]);
+  const post = loadedFor(
+    useLoad(() => herald.GET('/posts/{id}', { params: { path: { id } } }), [herald, id]),
+    id,
+  );
   const action = useAction();
   const status = post.data?.status;
   // While the outcome is still coming, look again every two seconds.

@@ -74,7 +74,10 @@ export function ItemPage() {
   const namesLoad = useNames();
   const names = namesLoad.data ?? new Map<string, string>();
   const [stale, setStale] = useState<unknown>();
-  const item = useLoad(() => herald.GET('/approvals/items/{id}', { params: { path: { id } } }), [herald, id]);
+  const item = loadedFor(
+    useLoad(() => herald.GET('/approvals/items/{id}', { params: { path: { id } } }), [herald, id]),
+    id,
+  );
   const subject = item.data?.kind === 'post' ? item.data.subject.id : undefined;
   // Until the post's answer is for this subject, the preview waits: its media list would otherwise show bare ids.
   const post = loadedFor(

@@ -2,7 +2,18 @@
 // again every two seconds while one is queued or running).
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { Confirm, ErrorNote, formatTime, PageTitle, Ready, Show, useAction, useApp, useLoad } from '../../ui.tsx';
+import {
+  Confirm,
+  ErrorNote,
+  formatTime,
+  loadedFor,
+  PageTitle,
+  Ready,
+  Show,
+  useAction,
+  useApp,
+  useLoad,
+} from '../../ui.tsx';
 import { allConnections, connectionLabel, type Connection } from './connections.ts';
 import { describeSource, OUTPUT_MODES, type Automation } from './model.ts';
 import { PreviewSection, type Preview } from './preview.tsx';
@@ -72,7 +83,10 @@ export function AutomationPage() {
   const [preview, setPreview] = useState<Preview | undefined>(
     () => (location.state as { preview?: Preview } | null)?.preview,
   );
-  const automation = useLoad(() => herald.GET('/automations/{id}', { params: { path: { id } } }), [herald, id]);
+  const automation = loadedFor(
+    useLoad(() => herald.GET('/automations/{id}', { params: { path: { id } } }), [herald, id]),
+    id,
+  );
   const runs = useLoad(
     () => herald.GET('/automations/{id}/runs', { params: { path: { id }, query: { limit: 20 } } }),
     [herald, id],

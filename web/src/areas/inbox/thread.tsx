@@ -1,7 +1,7 @@
 // One inbox item (GET /v1/inbox/{id}): the message with its whole conversation, its triage, the replies asked for
 // with their outcome, and the reply composer.
 import { Link, useParams } from 'react-router';
-import { formatTime, PageTitle, Ready, Show, useApp, useLoad } from '../../ui.tsx';
+import { formatTime, loadedFor, PageTitle, Ready, Show, useApp, useLoad } from '../../ui.tsx';
 import { Reply } from './reply.tsx';
 import { Triage } from './triage.tsx';
 import {
@@ -115,7 +115,10 @@ function Details({ item }: { item: InboxThreadItem }) {
 export function InboxItemPage() {
   const { id = '' } = useParams();
   const { herald } = useApp();
-  const loaded = useLoad(() => herald.GET('/inbox/{id}', { params: { path: { id } } }), [herald, id]);
+  const loaded = loadedFor(
+    useLoad(() => herald.GET('/inbox/{id}', { params: { path: { id } } }), [herald, id]),
+    id,
+  );
   // The members name the assignee and fill its picker: waited for, so the triage does not reflow when they arrive.
   const members = useMembers();
   return (

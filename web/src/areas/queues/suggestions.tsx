@@ -2,7 +2,18 @@
 // posts it rests on, the platform defaults marked as such, and the chosen ones applied as the queue's slots (PATCH).
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { Confirm, ErrorNote, Options, PageTitle, Ready, Show, useAction, useApp, useLoad } from '../../ui.tsx';
+import {
+  Confirm,
+  ErrorNote,
+  loadedFor,
+  Options,
+  PageTitle,
+  Ready,
+  Show,
+  useAction,
+  useApp,
+  useLoad,
+} from '../../ui.tsx';
 import { allZones, DAYS, mainZone, type Suggestions } from './shared.ts';
 import './queues.css';
 
@@ -28,7 +39,10 @@ function Basis({ basis }: { basis: Suggestions['basis'] }) {
 export function SuggestPage() {
   const { id = '' } = useParams();
   const { herald } = useApp();
-  const queue = useLoad(() => herald.GET('/queues/{id}', { params: { path: { id } } }), [herald, id]);
+  const queue = loadedFor(
+    useLoad(() => herald.GET('/queues/{id}', { params: { path: { id } } }), [herald, id]),
+    id,
+  );
   const zone = queue.data ? mainZone(queue.data) : undefined;
   const [form, setForm] = useState<Ask | undefined>();
   // What was last asked: the form's values once sent, else the defaults of the queue.
