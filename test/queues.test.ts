@@ -226,6 +226,26 @@ describe('adding posts', () => {
     await removeQueue(queue.id);
   });
 
+  test('an add right after an edit of the slots or the restriction follows the edit, even two edits at once', async () => {
+    // Adds keep a copy of the queue's slots (docs/queues.md "What the lock costs"): each edit must be seen.
+    const queue = await createQueue({ slots: daily('09:00') });
+    const patch = (payload: Record<string, unknown>) =>
+      t.inject({ method: 'PATCH', url: `/v1/queues/${queue.id}`, key, payload });
+    assert.equal((await add(queue.id, { platforms: ['x'] })).schedule_at, '2027-03-01T09:00:00.000Z');
+    assert.equal((await patch({ slots: daily('10:00') })).statusCode, 200);
+    // The post at 09:00 moved to 10:00 with the edit; the next add takes the day after.
+    assert.equal((await add(queue.id, { platforms: ['x'] })).schedule_at, '2027-03-02T10:00:00.000Z');
+    const [first, second] = await Promise.all([patch({ slots: daily('11:00') }), patch({ slots: daily('12:00') })]);
+    assert.equal(first!.statusCode, 200, first!.body);
+    assert.equal(second!.statusCode, 200, second!.body);
+    const got = await t.inject({ url: `/v1/queues/${queue.id}`, key });
+    const time = (got.json().data.slots as Array<{ time: string }>)[0]!.time;
+    assert.equal((await add(queue.id, { platforms: ['x'] })).schedule_at, `2027-03-03T${time}:00.000Z`);
+    assert.equal((await patch({ connection_ids: [t.connections.x] })).statusCode, 200);
+    rule(await queued({ queue_id: queue.id, platforms: ['bluesky'] }), 'connection_not_in_queue');
+    await removeQueue(queue.id);
+  });
+
   test('50 concurrent adds get 50 distinct slots with no gap', async () => {
     const queue = await createQueue({ slots: daily('06:00', '10:00', '14:00', '18:00') });
     const results = await Promise.all(Array.from({ length: 50 }, () => queued({ queue_id: queue.id })));

@@ -97,18 +97,68 @@ export async function lockQueueForClaims(
   return rows[0] ?? null;
 }
 
-/** The brand's queues, oldest first (at most `limit`): a post names its queue when the brand has more than one. */
-export async function findBrandQueues(
+/**
+ * The rules (slots and pauses) of queues this process has read for adds, by id, with the `updated_at` they were read
+ * at. Every change of a queue's rules moves its `updated_at` forward (updateQueue), so a copy whose `updated_at` is
+ * the row's is the row's. Shared by the process (ids are unique across workspaces); the oldest forgotten first.
+ */
+interface RulesCopy {
+  id: string;
+  brandId: string;
+  updatedAt: Date;
+  slots: WeeklySlot[];
+  pauses: string[];
+}
+const rulesRead = new Map<string, RulesCopy>();
+const RULES_KEPT = 1_000;
+
+/**
+ * Queues for an add to a queue (resolveQueue reads one for every queued post): the one named, or the brand's first
+ * `limit`, oldest first. A queue's slots are about 17 kB of JSON at most (336 of them), more to send and parse than
+ * the rest of the add's reads together: the server sends them only when this process has no copy read at the row's
+ * `updated_at`; otherwise the row comes back without them and takes the copy's.
+ */
+export async function findQueuesForAdd(
   db: Queryable,
   workspaceId: string,
-  brandId: string,
-  limit: number,
+  by: { id: string } | { brandId: string; limit: number },
 ): Promise<QueueRow[]> {
-  const { rows } = await db.query<QueueRow>(
-    `SELECT ${COLUMNS} FROM queues WHERE workspace_id = $1 AND brand_id = $2 ORDER BY created_at, id LIMIT $3`,
-    [workspaceId, brandId, limit],
-  );
-  return rows;
+  const known: RulesCopy[] = [];
+  if ('id' in by) {
+    const copy = rulesRead.get(by.id);
+    if (copy) known.push(copy);
+  } else for (const copy of rulesRead.values()) if (copy.brandId === by.brandId) known.push(copy);
+  const { rows } = await db.query<QueueRow>({
+    name: 'id' in by ? 'queues.find-for-add' : 'queues.find-brand-for-add',
+    text: `SELECT q.id, q.workspace_id, q.brand_id, q.name, q.connection_ids,
+         CASE WHEN k.at = q.updated_at THEN NULL ELSE q.slots END AS slots,
+         CASE WHEN k.at = q.updated_at THEN NULL ELSE (
+           SELECT coalesce(array_agg(to_char(d, 'YYYY-MM-DD') ORDER BY d), '{}') FROM unnest(q.pauses) AS d) END AS pauses,
+         q.min_spacing_minutes, q.gap_policy, q.fill_hint, q.created_at, q.updated_at
+       FROM queues q LEFT JOIN unnest($3::text[], $4::timestamptz[]) AS k(id, at) ON k.id = q.id
+      WHERE q.workspace_id = $1 AND ${'id' in by ? 'q.id = $2' : 'q.brand_id = $2 ORDER BY q.created_at, q.id LIMIT $5'}`,
+    values: [
+      workspaceId,
+      'id' in by ? by.id : by.brandId,
+      known.map((k) => k.id),
+      known.map((k) => k.updatedAt),
+      ...('id' in by ? [] : [by.limit]),
+    ],
+  });
+  return rows.map((row) => {
+    const copy = known.find((k) => k.id === row.id);
+    if (row.slots === null && copy) return { ...row, slots: copy.slots, pauses: copy.pauses };
+    rulesRead.delete(row.id);
+    rulesRead.set(row.id, {
+      id: row.id,
+      brandId: row.brand_id,
+      updatedAt: row.updated_at,
+      slots: row.slots,
+      pauses: row.pauses,
+    });
+    if (rulesRead.size > RULES_KEPT) rulesRead.delete(rulesRead.keys().next().value!);
+    return row;
+  });
 }
 
 /** Queues of the workspace, newest first; `brandIds` null: every brand. */
@@ -134,7 +184,8 @@ export async function updateQueue(
 ): Promise<QueueRow> {
   const { rows } = await db.query<QueueRow>(
     `UPDATE queues SET name = $3, connection_ids = $4, slots = $5, pauses = $6::date[], min_spacing_minutes = $7,
-            gap_policy = $8, fill_hint = CASE WHEN $9 THEN NULL ELSE fill_hint END, updated_at = now()
+            gap_policy = $8, fill_hint = CASE WHEN $9 THEN NULL ELSE fill_hint END,
+            updated_at = greatest(now(), updated_at + interval '1 millisecond')
       WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [
       workspaceId,
