@@ -118,6 +118,24 @@ describe('inbox end to end on the X simulator', () => {
     const runs = (await t.inject({ url: `/v1/inbox/automations/${id}/runs`, key })).json().data.items;
     assert.equal(runs.length, 1);
     assert.equal(runs[0].outcome, 'sent');
+
+    // The events webhooks deliver: the item ingested, the automation that answered it, the reply sent.
+    const events = async (type: string) => {
+      const res = await t.inject({ url: `/v1/events?type=${type}&limit=50`, key });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().data.items as Array<{ data: Record<string, unknown> }>;
+    };
+    const created = await events('inbox.item.created');
+    assert.ok(created.some((e) => e.data.id === itemId));
+    const triggered = (await events('inbox.automation.triggered')).find((e) => e.data.item_id === itemId);
+    assert.equal(triggered?.data.automation_id, id);
+    assert.equal(triggered?.data.outcome, 'sent');
+    const replied = await pollFor('inbox.item.replied', async () =>
+      (await events('inbox.item.replied')).find((e) => (e.data.item as { id: string }).id === itemId),
+    );
+    const response = replied.data.response as { status: string; platform_reply_id: string };
+    assert.equal(response.status, 'sent');
+    assert.equal(response.platform_reply_id, sent.responses[0]!.platform_reply_id);
     await t.inject({ method: 'DELETE', url: `/v1/inbox/automations/${id}`, key });
   });
 
