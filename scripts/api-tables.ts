@@ -44,6 +44,7 @@ import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes } from '../src/features/keys/sc
 import { KEY_PROFILES } from '../src/features/keys/keys.repo.ts';
 import { SCOPE_AREAS } from '../src/features/keys/keys.schemas.ts';
 import { MEMBER_ROLES } from '../src/features/members/members.schemas.ts';
+import { INVITE_EMAIL_STATUSES } from '../src/features/members/members.email.ts';
 import { INVITE_STATUSES } from '../src/features/members/members.service.ts';
 import { MEDIA_FIT_MODES } from '../src/features/media/fit/plan.ts';
 import { Media } from '../src/features/media/media.schemas.ts';
@@ -142,6 +143,7 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Scope area', where: '`area` of a scope (`GET /v1/scopes`)', values: SCOPE_AREAS },
   { name: 'Member role', where: '`role` of a member and of an invite', values: MEMBER_ROLES },
   { name: 'Invite status', where: '`status` of an invite', values: INVITE_STATUSES },
+  { name: 'Invite email status', where: '`email_delivery.status` of a new invite', values: INVITE_EMAIL_STATUSES },
   { name: 'Voice emoji', where: '`voice.emoji` of a brand', values: VOICE_EMOJI },
   { name: 'Voice hashtags', where: '`voice.hashtags` of a brand', values: VOICE_HASHTAGS },
   { name: 'Banned term severity', where: '`rules.banned_terms.severity` of a brand', values: BANNED_TERM_SEVERITIES },

@@ -3,7 +3,8 @@
 // configuration tables of the README and docs/api.md are generated from the same declarations and tested.
 import path from 'node:path';
 import { ACCESS_SETTINGS } from './config/access.ts';
-import { AI_SETTINGS, type AiProviderName, type AiResponseFormat } from './config/ai.ts';
+import { aiConfig, type AiConfig } from './config/ai.ts';
+import { mailConfig, type MailConfig } from './config/mail.ts';
 import { MEDIA_SETTINGS, S3_SETTINGS } from './config/media.ts';
 import { resolveProgram } from './lib/executables.ts';
 import {
@@ -23,6 +24,7 @@ import { AUTOMATION_SETTINGS } from './config/automations.ts';
 import { INBOX_INGEST_SETTINGS } from './config/inbox-ingest.ts';
 
 export { OAUTH_APP_PLATFORMS, type OAuthAppPlatform } from './config/platforms.ts';
+export type { AiConfig } from './config/ai.ts';
 export { SETTINGS } from './config/table.ts';
 export type { Setting } from './config/setting.ts';
 
@@ -110,18 +112,8 @@ export interface Config {
   };
   media: MediaConfig;
   ai: AiConfig;
-}
-
-/** Text generation (src/features/ai, docs/ai.md). */
-export interface AiConfig {
-  provider: AiProviderName;
-  /** Set (and checked) when `provider` is `openai_compatible`. */
-  openai: { baseUrl: string; apiKey: string | undefined; model: string; responseFormat: AiResponseFormat } | undefined;
-  timeoutMs: number;
-  maxOutputTokens: number;
-  /** Per workspace and UTC day. */
-  dailyCalls: number;
-  dailyTokens: number;
+  /** Outgoing email (invites): off unless an SMTP server is configured. */
+  mail: MailConfig;
 }
 
 export interface S3Config {
@@ -214,38 +206,6 @@ function mediaConfig(
     retentionDays: read(MEDIA_SETTINGS.retentionDays),
     s3,
   };
-}
-
-function aiConfig(read: ReadSetting, report: Report): AiConfig {
-  const provider = read(AI_SETTINGS.provider);
-  let openai: AiConfig['openai'];
-  // The endpoint's settings are required (and only meaningful) for the openai_compatible provider.
-  if (provider === 'openai_compatible') {
-    const baseUrl = read(AI_SETTINGS.baseUrl);
-    const model = read(AI_SETTINGS.model);
-    if (!baseUrl) report('HERALD_AI_BASE_URL is required when HERALD_AI_PROVIDER is openai_compatible');
-    if (!model) report('HERALD_AI_MODEL is required when HERALD_AI_PROVIDER is openai_compatible');
-    openai = {
-      baseUrl: baseUrl ?? '',
-      apiKey: read(AI_SETTINGS.apiKey),
-      model: model ?? '',
-      responseFormat: read(AI_SETTINGS.responseFormat),
-    };
-  }
-  const ai = {
-    provider,
-    openai,
-    timeoutMs: read(AI_SETTINGS.timeoutMs),
-    maxOutputTokens: read(AI_SETTINGS.maxOutputTokens),
-    dailyCalls: read(AI_SETTINGS.dailyCalls),
-    dailyTokens: read(AI_SETTINGS.dailyTokens),
-  };
-  // Every call reserves at least its output cap, so a smaller daily budget could never admit one.
-  if (ai.dailyTokens > 0 && ai.dailyTokens < ai.maxOutputTokens)
-    report(
-      `HERALD_AI_DAILY_TOKENS (${ai.dailyTokens}) is below HERALD_AI_MAX_OUTPUT_TOKENS (${ai.maxOutputTokens}): no call could ever be admitted (set HERALD_AI_DAILY_CALLS=0 to allow none)`,
-    );
-  return ai;
 }
 
 /**
@@ -388,6 +348,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     media: mediaConfig(read, dataDir, report, env.PATH),
     ai: aiConfig(read, report),
+    mail: mailConfig(read, publicUrl),
     ...overrides,
   };
   if (config.databaseUrl && !config.secretKey) {

@@ -28,6 +28,7 @@ import { createMemoryStore, createRateLimiter, createRedisStore, type RateLimite
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { SecretKeyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
+import { createSmtpMailer, type Mailer } from './lib/mailer.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { registerFleetGauges } from './jobs/fleet-metrics.ts';
 import { createOutboundGuard, type LookupFn, type OutboundGuard } from './lib/ssrf.ts';
@@ -97,6 +98,8 @@ export interface Container {
   inboxAutomations: InboxAutomationsService;
   /** Where every inbox reply goes: the platform through its adapter (tests replace `send`). */
   inboxSender: { send: ReplySender };
+  /** Sends invite emails through HERALD_SMTP_URL; unset without it (invites are then links only). */
+  mailer: Mailer | undefined;
   close(): Promise<void>;
 }
 
@@ -264,6 +267,9 @@ export function buildContainer(options: ContainerOptions): Container {
     inbox: createInboxService({ clock, ai, sender: inboxSender }),
     inboxAutomations: createInboxAutomationsService(),
     inboxSender,
+    mailer: config.mail.smtpUrl
+      ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, fromName: 'Herald' })
+      : undefined,
     async close() {
       await authenticator.close();
       await rateLimiter.close();

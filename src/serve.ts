@@ -14,6 +14,7 @@ import { startDeliveryRunner, type DeliveryRunner } from './jobs/deliveries.ts';
 import { startWorker, type WorkerHandle } from './jobs/worker.ts';
 import { settleHeap } from './lib/young-gc.ts';
 import { createLogger, type Logger, type LoggerOptions } from './lib/logger.ts';
+import { smtpPassword } from './lib/mailer.ts';
 import { PUBLIC_URL_SETTING, setSetting } from './features/workspaces/workspaces.repo.ts';
 import { resolveKeyring } from './lib/secrets.ts';
 
@@ -39,11 +40,12 @@ async function prepare(container: Container, print: (text: string) => void): Pro
   if (done.text) print(done.text);
 }
 
-/** How a server process logs: HERALD_LOG_FORMAT, and the secret keys as literals no line may carry. */
+/** How a server process logs: HERALD_LOG_FORMAT, and the secret keys and SMTP password, literals no line may carry. */
 export function logOptions(config: Config): LoggerOptions & { secrets: string[] } {
+  const smtp = config.mail.smtpUrl ? smtpPassword(config.mail.smtpUrl) : '';
   return {
     format: config.logFormat,
-    secrets: [...(config.secretKey ? [config.secretKey] : []), ...config.previousSecretKeys],
+    secrets: [...(config.secretKey ? [config.secretKey] : []), ...config.previousSecretKeys, ...(smtp ? [smtp] : [])],
   };
 }
 

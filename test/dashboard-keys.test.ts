@@ -203,7 +203,7 @@ describe('members and invites', () => {
   async function invite(email: string, role = 'member') {
     const res = await owner.call({ method: 'POST', url: '/v1/invites', payload: { email, role } });
     assert.equal(res.statusCode, 201, res.body);
-    return res.json().data as { id: string; url: string; status: string };
+    return res.json().data as { id: string; url: string; status: string; email_delivery: unknown };
   }
   const tokenOf = (url: string) => url.split('/app/invite/')[1]!;
 
@@ -211,6 +211,7 @@ describe('members and invites', () => {
     const made = await invite('newbie@example.com');
     assert.equal(made.status, 'pending');
     assert.match(made.url, /^http:\/\/herald\.test\/app\/invite\//);
+    assert.deepEqual(made.email_delivery, { status: 'not_configured', error: null }, 'no SMTP here: nothing sent');
     const token = tokenOf(made.url);
     const info = await t.app.inject({ url: `/app/api/invites/${token}` });
     assert.equal(info.json().data.has_account, false);

@@ -1,7 +1,8 @@
 // Settings of text generation (src/features/ai, docs/ai.md): which provider answers, where an OpenAI-compatible
-// endpoint is and how long it may take, and each workspace's daily budget of provider calls and tokens.
+// endpoint is and how long it may take, and each workspace's daily budget of provider calls and tokens; and the
+// reading of them into the config, checked together.
 import { baseUrl, integer, oneOf, text } from './parsers.ts';
-import { optionalSetting, setting } from './setting.ts';
+import { optionalSetting, setting, type ReadSetting, type Report } from './setting.ts';
 
 export const AI_PROVIDERS = ['deterministic', 'openai_compatible'] as const;
 export type AiProviderName = (typeof AI_PROVIDERS)[number];
@@ -69,3 +70,48 @@ export const AI_SETTINGS = {
       'Tokens (prompt and output) one workspace may spend per UTC day; a call is admitted only if its prompt estimate plus `HERALD_AI_MAX_OUTPUT_TOKENS` fits.',
   }),
 };
+
+/** Text generation (src/features/ai, docs/ai.md). */
+export interface AiConfig {
+  provider: AiProviderName;
+  /** Set (and checked) when `provider` is `openai_compatible`. */
+  openai: { baseUrl: string; apiKey: string | undefined; model: string; responseFormat: AiResponseFormat } | undefined;
+  timeoutMs: number;
+  maxOutputTokens: number;
+  /** Per workspace and UTC day. */
+  dailyCalls: number;
+  dailyTokens: number;
+}
+
+/** The text-generation settings, checked together: the endpoint's are read only for `openai_compatible`. */
+export function aiConfig(read: ReadSetting, report: Report): AiConfig {
+  const provider = read(AI_SETTINGS.provider);
+  let openai: AiConfig['openai'];
+  // The endpoint's settings are required (and only meaningful) for the openai_compatible provider.
+  if (provider === 'openai_compatible') {
+    const baseUrl = read(AI_SETTINGS.baseUrl);
+    const model = read(AI_SETTINGS.model);
+    if (!baseUrl) report('HERALD_AI_BASE_URL is required when HERALD_AI_PROVIDER is openai_compatible');
+    if (!model) report('HERALD_AI_MODEL is required when HERALD_AI_PROVIDER is openai_compatible');
+    openai = {
+      baseUrl: baseUrl ?? '',
+      apiKey: read(AI_SETTINGS.apiKey),
+      model: model ?? '',
+      responseFormat: read(AI_SETTINGS.responseFormat),
+    };
+  }
+  const ai = {
+    provider,
+    openai,
+    timeoutMs: read(AI_SETTINGS.timeoutMs),
+    maxOutputTokens: read(AI_SETTINGS.maxOutputTokens),
+    dailyCalls: read(AI_SETTINGS.dailyCalls),
+    dailyTokens: read(AI_SETTINGS.dailyTokens),
+  };
+  // Every call reserves at least its output cap, so a smaller daily budget could never admit one.
+  if (ai.dailyTokens > 0 && ai.dailyTokens < ai.maxOutputTokens)
+    report(
+      `HERALD_AI_DAILY_TOKENS (${ai.dailyTokens}) is below HERALD_AI_MAX_OUTPUT_TOKENS (${ai.maxOutputTokens}): no call could ever be admitted (set HERALD_AI_DAILY_CALLS=0 to allow none)`,
+    );
+  return ai;
+}

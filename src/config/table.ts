@@ -4,6 +4,7 @@ import { ANALYTICS_SETTINGS } from './analytics.ts';
 import { AUTOMATION_SETTINGS } from './automations.ts';
 import { AI_SETTINGS } from './ai.ts';
 import { INBOX_INGEST_SETTINGS } from './inbox-ingest.ts';
+import { MAIL_SETTINGS } from './mail.ts';
 import { MEDIA_SETTINGS, S3_SETTINGS } from './media.ts';
 import {
   CONNECT_LINK_SETTINGS,
@@ -30,6 +31,7 @@ export const SETTINGS: readonly Setting<unknown>[] = [
   ...Object.values(MEDIA_SETTINGS),
   ...Object.values(S3_SETTINGS),
   ...Object.values(ACCESS_SETTINGS),
+  ...Object.values(MAIL_SETTINGS),
   ...Object.values(META_SETTINGS),
   ...Object.values(META_APP_SETTINGS).flatMap((app) => [app.clientId, app.clientSecret]),
   OAUTH_APP_SETTINGS.tiktok.clientId,

@@ -1,6 +1,7 @@
 // Server-rendered pages (sign-in, consent): an `html` template tag that escapes every interpolated value unless
 // it is already markup, one page layout, and the security headers every such page is sent with.
 import type { FastifyReply } from 'fastify';
+import { escapeHtml } from '../lib/escape-html.ts';
 
 /** Markup that is safe to insert as is (built by `html`, never from user input). */
 export class SafeHtml {
@@ -11,15 +12,6 @@ export class SafeHtml {
   toString(): string {
     return this.value;
   }
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 function render(value: unknown): string {

@@ -184,6 +184,7 @@ export async function buildServer(container: Container, options: ServerOptions =
         keyring: container.keyring,
         clock: container.clock,
         publicUrl: config.publicUrl,
+        mailer: container.mailer,
       });
       registerMeRoutes(v1, {
         pool: container.pool,

@@ -26,7 +26,8 @@ const CENSOR = '[redacted]';
  *   refresh tokens `hat_…`/`hrt_…`, webhook secrets `whsec_…`: the prefix stays, the rest goes;
  * - query parameters that carry a secret (signed URL `signature`, `sandbox_sig`, OAuth `code`, `state`,
  *   tokens, passwords, client secrets);
- * - connect-link tokens in the `/connect/<token>` path;
+ * - connect-link tokens in the `/connect/<token>` path, and invite tokens in `/invite/<token>` and
+ *   `/invites/<token>` (43 characters; an invite's id, `inv_…`, is shorter and stays);
  * - `Bearer …`/`Basic …` credentials and the session, login and connect-binding cookies.
  */
 const PATTERNS: Array<[RegExp, string]> = [
@@ -36,6 +37,7 @@ const PATTERNS: Array<[RegExp, string]> = [
     `$1${CENSOR}`,
   ],
   [/(\/connect\/)(?!choose\b|callback\b)[A-Za-z0-9_-]{16,}/g, `$1${CENSOR}`],
+  [/(\/invites?\/)[A-Za-z0-9_-]{40,}/g, `$1${CENSOR}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${CENSOR}`],
   [/((?:__Host-)?herald_(?:session|login|connect)=)[^;\s"\\]+/g, `$1${CENSOR}`],
 ];

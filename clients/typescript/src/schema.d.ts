@@ -916,7 +916,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the workspace
-         * @description Answers a single-use link (`url`, shown only here) that works for 7 days: whoever opens it signs up with that email (or signs in, if it has an account) and becomes a member with `role`. Herald sends no email; pass the link on.
+         * @description Answers a single-use link (`url`, shown only here) that works for 7 days: whoever opens it signs up with that email (or signs in, if it has an account) and becomes a member with `role`. When the server has SMTP configured, the link is also emailed to the invitee; `email_delivery` says whether it was sent, and an email that could not be sent does not fail the invite (pass the link on yourself).
          *
          *     Requires: `members:manage`.
          */
@@ -6451,7 +6451,11 @@ export interface components {
          *       "created_at": "2026-11-20T10:00:00Z",
          *       "expires_at": "2026-11-27T10:00:00Z",
          *       "accepted_at": null,
-         *       "url": "https://herald.example.com/app/invite/7wX…"
+         *       "url": "https://herald.example.com/app/invite/7wX…",
+         *       "email_delivery": {
+         *         "status": "sent",
+         *         "error": null
+         *       }
          *     }
          */
         InviteWithUrl: {
@@ -6478,8 +6482,18 @@ export interface components {
              */
             expires_at: string;
             accepted_at: string | null;
-            /** @description The single-use link to pass on (Herald sends no email): shown in this answer only. */
+            /** @description The single-use link: shown in this answer only (and emailed to the invitee when `email_delivery.status` is `sent`). */
             url: string;
+            /** @description Whether the link was also emailed to the invitee. */
+            email_delivery: {
+                /**
+                 * @description `sent`: the SMTP server took the email; `failed`: it could not be sent (pass the link on yourself); `not_configured`: this server has no SMTP, so no email was sent.
+                 * @enum {string}
+                 */
+                status: "sent" | "failed" | "not_configured";
+                /** @description Why the email could not be sent, in a few words; null unless `failed`. */
+                error: string | null;
+            };
         };
         /**
          * DeletedInvite
@@ -26228,7 +26242,11 @@ export interface operations {
                      *         "created_at": "2026-11-20T10:00:00Z",
                      *         "expires_at": "2026-11-27T10:00:00Z",
                      *         "accepted_at": null,
-                     *         "url": "https://herald.example.com/app/invite/7wX…"
+                     *         "url": "https://herald.example.com/app/invite/7wX…",
+                     *         "email_delivery": {
+                     *           "status": "sent",
+                     *           "error": null
+                     *         }
                      *       },
                      *       "request_id": "req_3Jx9s0AqLZr6b2Vd",
                      *       "replayed": true

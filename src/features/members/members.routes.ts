@@ -10,6 +10,7 @@ import { mutation } from '../../http/mutation.ts';
 import { typed } from '../../http/type-provider.ts';
 import type { IdempotencyDeps } from '../../app/idempotency.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { Mailer } from '../../lib/mailer.ts';
 import * as members from './members.service.ts';
 import {
   CreateInviteBody,
@@ -30,7 +31,7 @@ const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Typ
 
 export function registerMembersRoutes(
   fastify: FastifyInstance,
-  deps: IdempotencyDeps & { pool: Pool; clock: Clock; publicUrl: string },
+  deps: IdempotencyDeps & { pool: Pool; clock: Clock; publicUrl: string; mailer: Mailer | undefined },
 ): void {
   const app = typed(fastify);
   const tags = ['Members'];
@@ -155,7 +156,7 @@ export function registerMembersRoutes(
         operationId: 'createInvite',
         tags,
         summary: 'Invite someone to the workspace',
-        description: `Answers a single-use link (\`url\`, shown only here) that works for ${members.INVITE_TTL_DAYS} days: whoever opens it signs up with that email (or signs in, if it has an account) and becomes a member with \`role\`. Herald sends no email; pass the link on.`,
+        description: `Answers a single-use link (\`url\`, shown only here) that works for ${members.INVITE_TTL_DAYS} days: whoever opens it signs up with that email (or signs in, if it has an account) and becomes a member with \`role\`. When the server has SMTP configured, the link is also emailed to the invitee; \`email_delivery\` says whether it was sent, and an email that could not be sent does not fail the invite (pass the link on yourself).`,
         body: CreateInviteBody,
         response: { 201: Envelope(InviteWithUrl, 'The invite, with its link (shown once).') },
       },
@@ -164,7 +165,11 @@ export function registerMembersRoutes(
       deps,
       async (request, tx) => ({
         status: 201,
-        data: await members.createInvite(context(request, tx), request.body, deps.publicUrl),
+        data: await members.createInvite(context(request, tx), request.body, {
+          publicUrl: deps.publicUrl,
+          mailer: deps.mailer,
+          warn: (fields, message) => request.log.warn(fields, message),
+        }),
       }),
       { secret: true },
     ),

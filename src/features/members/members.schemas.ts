@@ -1,6 +1,7 @@
 // TypeBox schemas of the members API: they validate requests, type the handlers and write the OpenAPI document.
 import { Type, type Static } from 'typebox';
 import { named, NullableTimestamp, StringEnum, Timestamp } from '../../app/envelope.ts';
+import { INVITE_EMAIL_STATUSES } from './members.email.ts';
 import { INVITE_STATUSES } from './members.service.ts';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
@@ -57,10 +58,27 @@ export const InviteWithUrl = named(
   Type.Object({
     ...inviteProperties,
     url: Type.String({
-      description: 'The single-use link to pass on (Herald sends no email): shown in this answer only.',
+      description:
+        'The single-use link: shown in this answer only (and emailed to the invitee when `email_delivery.status` is `sent`).',
     }),
+    email_delivery: Type.Object(
+      {
+        status: StringEnum(INVITE_EMAIL_STATUSES, {
+          description:
+            '`sent`: the SMTP server took the email; `failed`: it could not be sent (pass the link on yourself); `not_configured`: this server has no SMTP, so no email was sent.',
+        }),
+        error: Type.Union([Type.String(), Type.Null()], {
+          description: 'Why the email could not be sent, in a few words; null unless `failed`.',
+        }),
+      },
+      { description: 'Whether the link was also emailed to the invitee.' },
+    ),
   }),
-  { ...inviteExample, url: 'https://herald.example.com/app/invite/7wX…' },
+  {
+    ...inviteExample,
+    url: 'https://herald.example.com/app/invite/7wX…',
+    email_delivery: { status: 'sent', error: null },
+  },
 );
 
 export const DeletedInvite = named('DeletedInvite', Type.Object({ ...inviteProperties, deleted: Type.Literal(true) }), {

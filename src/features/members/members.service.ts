@@ -1,16 +1,18 @@
 // The members API (docs/api.md "Members and invites"): who is in a workspace with which role, invites as
 // single-use links, and accepting one. Only an owner makes, unmakes or removes an owner (roles.ts "owners:manage"),
-// and a workspace always keeps one owner. Herald sends no email (it has no mailer): the invite answers its link
-// once, for the inviter to pass on.
+// and a workspace always keeps one owner. An invite answers its link once, for the inviter to pass on, and emails
+// it to the invitee as well when an SMTP server is configured (members.email.ts).
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { decodeCursor, encodeCursor } from '../../app/cursor.ts';
 import { sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Mailer } from '../../lib/mailer.ts';
 import * as workspaces from '../workspaces/workspaces.repo.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
 import { roleMay } from '../workspaces/roles.ts';
+import { sendInviteEmail, type InviteEmailDelivery } from './members.email.ts';
 import * as repo from './members.repo.ts';
 import type { InviteRow, MemberRow } from './members.repo.ts';
 
@@ -142,11 +144,24 @@ export async function getInvite(ctx: MembersContext, id: string): Promise<Invite
   return invite;
 }
 
-/** Makes an invite; the link (holding the only copy of its token) is in this answer only. */
+/** What making an invite needs besides the request: where links point, and how the invitee is emailed. */
+export interface InviteDeps {
+  publicUrl: string;
+  /** Unset when no SMTP server is configured: the link is then only answered. */
+  mailer: Mailer | undefined;
+  /** Where a failed email is reported (the request's log); it is never given the link. */
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * Makes an invite; the link (holding the only copy of its token) is in this answer and in the invitee's email only.
+ * The email is sent before the answer is stored, so a replay of the request answers what became of it and never
+ * sends it again.
+ */
 export async function createInvite(
   ctx: MembersContext,
   input: { email: string; role: MemberRole },
-  publicUrl: string,
+  deps: InviteDeps,
 ): Promise<Record<string, unknown>> {
   if (input.role === 'owner' && !roleMay(ctx.callerRole, 'owners:manage'))
     throw new AppError('PUBLIC_API_SCOPE_FORBIDDEN', 'Only an owner may invite an owner.');
@@ -165,7 +180,20 @@ export async function createInvite(
     invitedBy: ctx.callerId,
     expiresAt: new Date(ctx.now.getTime() + INVITE_TTL_DAYS * 86_400_000),
   });
-  return inviteJson(invite, ctx.now, `${publicUrl.replace(/\/$/, '')}/app/invite/${token}`);
+  const url = `${deps.publicUrl.replace(/\/$/, '')}/app/invite/${token}`;
+  let emailDelivery: InviteEmailDelivery = { status: 'not_configured', error: null };
+  if (deps.mailer) {
+    const facts = {
+      to: email,
+      inviter: await repo.findMember(ctx.db, ctx.workspaceId, ctx.callerId),
+      workspaceName: (await workspaces.findWorkspace(ctx.db, ctx.workspaceId))?.name ?? '',
+      role: input.role,
+      url,
+      expiresAt: invite.expires_at,
+    };
+    emailDelivery = await sendInviteEmail(deps.mailer, facts, deps.warn, invite.id);
+  }
+  return { ...inviteJson(invite, ctx.now, url), email_delivery: emailDelivery };
 }
 
 export async function cancelInvite(ctx: MembersContext, id: string): Promise<Record<string, unknown>> {

@@ -1,5 +1,6 @@
 // Account settings → Members: the workspace's members and their roles, and invites (a single-use link, shown
-// once, to send yourself: Herald sends no email). Needs members:manage; a member's role shows the refusal in words.
+// once; emailed to the invitee too when the server has SMTP). Needs members:manage; a member's role shows the refusal
+// in words.
 import { useState, type FormEvent } from 'react';
 import {
   Confirm,
@@ -31,6 +32,8 @@ interface Invite {
   status?: 'pending' | 'accepted' | 'expired';
   expires_at: string;
   url?: string;
+  /** Only in the answer that made the invite. */
+  email_delivery?: { status: 'sent' | 'failed' | 'not_configured'; error: string | null };
 }
 
 export function MembersPage() {
@@ -155,9 +158,18 @@ export function MembersPage() {
           <ErrorNote error={invite.error} />
           {link?.url ? (
             <section className="secret-once" aria-label="Invite link">
+              {link.email_delivery?.status === 'sent' ? <p role="status">Emailed to {link.email}.</p> : null}
+              {link.email_delivery?.status === 'failed' ? (
+                <p role="status">
+                  The email could not be sent: {link.email_delivery.error?.replace(/\.$/, '')}. Pass the link on
+                  yourself.
+                </p>
+              ) : null}
               <p className="warning">
-                Send this single-use link to {link.email}. It is shown only now; it expires{' '}
-                {formatTime(link.expires_at)}.
+                {link.email_delivery?.status === 'sent'
+                  ? 'This single-use link is yours too, in case the email does not arrive.'
+                  : `Send this single-use link to ${link.email}.`}{' '}
+                It is shown only now; it expires {formatTime(link.expires_at)}.
               </p>
               <CopyField label="invite link" value={link.url} />
               <button type="button" onClick={() => setLink(undefined)}>
