@@ -20,20 +20,24 @@ export async function placeInQueue(
   ]);
 }
 
-/** Posts holding a slot of the queue in [from, to], earliest first. */
+/**
+ * Posts holding a slot of the queue in [from, to], earliest first, each slot as epoch milliseconds: the preview reads
+ * up to 1,000 of them per call, and a number costs far less to read than a timestamp parsed into a Date.
+ */
 export async function takenSlots(
   db: Queryable,
   workspaceId: string,
   queueId: string,
   from: Date,
   to: Date,
-): Promise<Array<{ id: string; queue_slot: Date }>> {
-  const { rows } = await db.query<{ id: string; queue_slot: Date }>(
-    `SELECT id, queue_slot FROM posts
+): Promise<Array<{ id: string; at_ms: number }>> {
+  const { rows } = await db.query<{ id: string; at_ms: number }>({
+    name: 'queues.taken-slots',
+    text: `SELECT id, (extract(epoch FROM queue_slot) * 1000)::float8 AS at_ms FROM posts
       WHERE queue_id = $2 AND queue_slot >= $3 AND queue_slot <= $4 AND workspace_id = $1
       ORDER BY queue_slot`,
-    [workspaceId, queueId, from, to],
-  );
+    values: [workspaceId, queueId, from, to],
+  });
   return rows;
 }
 

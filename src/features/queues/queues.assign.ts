@@ -26,7 +26,7 @@ import {
 } from '../posts/posts.create.repo.ts';
 import { renderPosts, type MediaLists } from '../posts/posts.view.ts';
 import { appendEvents } from '../events/outbox.ts';
-import { findQueue, findQueuesForAdd, setFillHint, type QueueRow } from './queues.repo.ts';
+import { findQueue, findQueuesReusingSlots, setFillHint, type QueueRow } from './queues.repo.ts';
 import type { RuleIssue } from '../posts/posts.rules.ts';
 import { occurrences, scanWindows } from './queues.slots.ts';
 import { reapClaims } from './queue-claims.repo.ts';
@@ -174,14 +174,14 @@ export async function resolveQueue(
     };
   let queue: QueueRow | null;
   if (request.queue_id !== undefined) {
-    queue = (await findQueuesForAdd(db, workspaceId, { id: request.queue_id }))[0] ?? null;
+    queue = (await findQueuesReusingSlots(db, workspaceId, { id: request.queue_id }))[0] ?? null;
     if (!queue || queue.brand_id !== brandId)
       return {
         queue: null,
         issues: [issue('queue_not_found', `No queue ${request.queue_id} for brand ${brandId}.`, '/queue_id')],
       };
   } else {
-    const queues = await findQueuesForAdd(db, workspaceId, { brandId, limit: 2 });
+    const queues = await findQueuesReusingSlots(db, workspaceId, { brandId, limit: 2 });
     if (queues.length !== 1)
       return {
         queue: null,

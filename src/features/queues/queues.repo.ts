@@ -98,9 +98,10 @@ export async function lockQueueForClaims(
 }
 
 /**
- * The rules (slots and pauses) of queues this process has read for adds, by id, with the `updated_at` they were read
- * at. Every change of a queue's rules moves its `updated_at` forward (updateQueue), so a copy whose `updated_at` is
- * the row's is the row's. Shared by the process (ids are unique across workspaces); the oldest forgotten first.
+ * The rules (slots and pauses) of queues this process has read through findQueuesReusingSlots, by id, with the
+ * `updated_at` they were read at. Every change of a queue's rules moves its `updated_at` forward (updateQueue), so a
+ * copy whose `updated_at` is the row's is the row's. Shared by the process (ids are unique across workspaces); the
+ * oldest forgotten first.
  */
 interface RulesCopy {
   id: string;
@@ -113,12 +114,12 @@ const rulesRead = new Map<string, RulesCopy>();
 const RULES_KEPT = 1_000;
 
 /**
- * Queues for an add to a queue (resolveQueue reads one for every queued post): the one named, or the brand's first
- * `limit`, oldest first. A queue's slots are about 17 kB of JSON at most (336 of them), more to send and parse than
+ * Queues for the frequent reads (resolveQueue reads one for every queued post; the slot preview one per call): the
+ * one named, or the brand's first `limit`, oldest first. A queue's slots are about 17 kB of JSON at most (336 of them), more to send and parse than
  * the rest of the add's reads together: the server sends them only when this process has no copy read at the row's
  * `updated_at`; otherwise the row comes back without them and takes the copy's.
  */
-export async function findQueuesForAdd(
+export async function findQueuesReusingSlots(
   db: Queryable,
   workspaceId: string,
   by: { id: string } | { brandId: string; limit: number },
@@ -129,7 +130,7 @@ export async function findQueuesForAdd(
     if (copy) known.push(copy);
   } else for (const copy of rulesRead.values()) if (copy.brandId === by.brandId) known.push(copy);
   const { rows } = await db.query<QueueRow>({
-    name: 'id' in by ? 'queues.find-for-add' : 'queues.find-brand-for-add',
+    name: 'id' in by ? 'queues.find-reusing-slots' : 'queues.find-brand-reusing-slots',
     text: `SELECT q.id, q.workspace_id, q.brand_id, q.name, q.connection_ids,
          CASE WHEN k.at = q.updated_at THEN NULL ELSE q.slots END AS slots,
          CASE WHEN k.at = q.updated_at THEN NULL ELSE (

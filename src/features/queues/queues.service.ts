@@ -78,10 +78,14 @@ function checkSlots(slots: readonly WeeklySlot[]): WeeklySlot[] {
 }
 
 export function createQueuesService(deps: QueuesDeps) {
-  async function load(ctx: ServiceContext, id: string, lock = false): Promise<QueueRow> {
-    const queue = await repo.findQueue(ctx.db, ctx.workspaceId, id, lock);
+  /** The queue, when the caller's key reaches its brand; else a 404, as for a queue that does not exist. */
+  function visible(ctx: ServiceContext, queue: QueueRow | null | undefined): QueueRow {
     if (!queue || (ctx.allowedBrandIds && !ctx.allowedBrandIds.includes(queue.brand_id))) throw notFound('queue');
     return queue;
+  }
+
+  async function load(ctx: ServiceContext, id: string, lock = false): Promise<QueueRow> {
+    return visible(ctx, await repo.findQueue(ctx.db, ctx.workspaceId, id, lock));
   }
 
   /** Each restricting connection must be one of the brand's. */
@@ -191,7 +195,8 @@ export function createQueuesService(deps: QueuesDeps) {
 
     /** The queue's slots in [from, to), taken and free, at most `limit` (the preview). */
     async slots(ctx: ServiceContext, id: string, query: QueueSlotsQuery) {
-      const queue = await load(ctx, id);
+      // Read often: the slots come from this process's copy when the queue has not changed since.
+      const queue = visible(ctx, (await repo.findQueuesReusingSlots(ctx.db, ctx.workspaceId, { id }))[0]);
       const from = query.from ? new Date(query.from) : deps.clock.now();
       const to = query.to ? new Date(query.to) : new Date(from.getTime() + 7 * DAY_MS);
       if (!(to > from) || to.getTime() - from.getTime() > MAX_PREVIEW_DAYS * DAY_MS)
@@ -207,7 +212,7 @@ export function createQueuesService(deps: QueuesDeps) {
       const page = found.slice(0, limit);
       const holders =
         page.length > 0 ? await takenSlots(ctx.db, ctx.workspaceId, id, page[0]!.at, page.at(-1)!.at) : [];
-      const byTime = new Map(holders.map((h) => [h.queue_slot.getTime(), h.id]));
+      const byTime = new Map(holders.map((h) => [h.at_ms, h.id]));
       const hasMore = found.length > limit;
       return {
         object: 'queue_slots',
