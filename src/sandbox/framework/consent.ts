@@ -5,17 +5,9 @@
 // `sandbox_sig`, Herald's signature over it with the sandbox secret (`authorizeSignature` in tokens.ts), unless
 // the simulator is reached in-process or is a standalone test rig (its control surface on): `kit.mayNameAccount`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml as escape } from '../../lib/escape-html.ts';
 import { parseBody } from './body.ts';
 import type { SimulatorKit } from './simulator.ts';
-
-function escape(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 /** Sends the consent page: every authorize parameter travels back as a hidden field. */
 export function sendConsentPage(
