@@ -22,9 +22,14 @@ function RescheduleDialog({ event, handlers }: { event: CalendarEvent; handlers:
   const [value, setValue] = useState(event.local_start.slice(0, 16));
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [same, setSame] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // The post's own time is not a move: say so instead of sending a PATCH that changes nothing and closing.
+    const unchanged = value === event.local_start.slice(0, 16);
+    setSame(unchanged);
+    if (unchanged) return;
     setBusy(true);
     setError(undefined);
     try {
@@ -45,6 +50,7 @@ function RescheduleDialog({ event, handlers }: { event: CalendarEvent; handlers:
         if (next) {
           setValue(event.local_start.slice(0, 16));
           setError(undefined);
+          setSame(false);
         }
       }}
     >
@@ -63,8 +69,21 @@ function RescheduleDialog({ event, handlers }: { event: CalendarEvent; handlers:
           <form className="stack" onSubmit={(e) => void submit(e)}>
             <label>
               New date and time ({handlers.zone})
-              <input type="datetime-local" required value={value} onChange={(e) => setValue(e.target.value)} />
+              <input
+                type="datetime-local"
+                required
+                value={value}
+                onChange={(e) => {
+                  setValue(e.target.value);
+                  setSame(false);
+                }}
+              />
             </label>
+            {same ? (
+              <p className="error" role="alert">
+                That is when the post is already scheduled: pick another date or time.
+              </p>
+            ) : null}
             <ErrorNote error={error} />
             <div className="actions">
               <Dialog.Close asChild>
