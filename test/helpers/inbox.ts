@@ -14,6 +14,7 @@ export interface SeedItem {
   connectionId?: string;
   workspaceId?: string;
   brandId?: string | null;
+  postId?: string | null;
   threadId?: string;
   authorId?: string;
   receivedAt?: Date;
@@ -31,8 +32,8 @@ export async function seedItems(t: TestApp, items: SeedItem[]): Promise<InboxIte
     const pid = s.platformItemId ?? newId('pi');
     const { rows } = await t.container.pool.query<InboxItemRow>(
       `INSERT INTO inbox_items (id, workspace_id, connection_id, brand_id, platform, kind, thread_id, platform_item_id,
-                                author, text, received_at, reply_window_ends_at, from_account, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                author, text, received_at, reply_window_ends_at, from_account, status, post_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        RETURNING ${ITEM_COLUMNS.replaceAll('i.', '')}`,
       [
         newId('inb'),
@@ -54,6 +55,7 @@ export async function seedItems(t: TestApp, items: SeedItem[]): Promise<InboxIte
         s.replyWindowEndsAt ?? null,
         s.fromAccount ?? false,
         s.status ?? 'open',
+        s.postId ?? null,
       ],
     );
     out.push(rows[0]!);

@@ -9060,7 +9060,7 @@ export interface components {
                 connection_ids: string[];
                 /** @description Empty: every kind. */
                 kinds: ("comment" | "reply" | "dm" | "mention" | "review")[];
-                /** @description Only items on these posts. */
+                /** @description Only items on these posts; empty or absent: every post. */
                 post_ids?: string[];
             };
             trigger: {
@@ -9164,7 +9164,7 @@ export interface components {
                 connection_ids: string[];
                 /** @description Empty: every kind. */
                 kinds: ("comment" | "reply" | "dm" | "mention" | "review")[];
-                /** @description Only items on these posts. */
+                /** @description Only items on these posts; empty or absent: every post. */
                 post_ids?: string[];
             };
             trigger: {
@@ -9244,7 +9244,7 @@ export interface components {
                 connection_ids: string[];
                 /** @description Empty: every kind. */
                 kinds: ("comment" | "reply" | "dm" | "mention" | "review")[];
-                /** @description Only items on these posts. */
+                /** @description Only items on these posts; empty or absent: every post. */
                 post_ids?: string[];
             };
             trigger?: {

@@ -41,7 +41,7 @@ function inScope(a: AutomationRow, item: InboxItemRow): boolean {
   return (
     (s.connection_ids.length === 0 || s.connection_ids.includes(item.connectionId)) &&
     (s.kinds.length === 0 || s.kinds.includes(item.kind)) &&
-    (!s.post_ids || (item.postId !== null && s.post_ids.includes(item.postId)))
+    (!s.post_ids?.length || (item.postId !== null && s.post_ids.includes(item.postId)))
   );
 }
 
@@ -130,7 +130,7 @@ async function act(
   };
   const gate = brandId ? await gateFor(ctx, brandId, 'inbox_automation') : null;
   const approval = brandId !== null && (a.response_mode === 'approval' || gate?.gated === true);
-  let firstResponse: string | null = null;
+  const responseIds: string[] = [];
   for (const [i, action] of replies.entries()) {
     const response = await repo.insertResponse(db, {
       id: newId('inr'),
@@ -145,7 +145,7 @@ async function act(
       status: approval ? 'pending_approval' : 'queued',
       send_after: sendAt > now ? sendAt : null,
     });
-    firstResponse ??= response.id;
+    responseIds.push(response.id);
     if (approval)
       await submitForApproval(ctx, {
         kind: 'inbox_reply',
@@ -171,7 +171,7 @@ async function act(
     automation_id: a.id,
     item_id: item.id,
     outcome,
-    response_ids: firstResponse ? [firstResponse] : [],
+    response_ids: responseIds,
     actions: a.actions.map((x) => x.type),
     webhook_payload: hook ? renderTemplate(hook.template ?? '', values) : null,
   });
@@ -179,7 +179,7 @@ async function act(
     outcome,
     reason: null,
     detail: sendAt > now ? `Held until quiet hours end at ${sendAt.toISOString()}.` : null,
-    response_id: firstResponse,
+    response_id: responseIds[0] ?? null,
   };
 }
 

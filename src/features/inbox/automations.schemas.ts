@@ -26,7 +26,11 @@ export const AutomationScope = Type.Object(
     connection_ids: Type.Array(Id, { maxItems: 100, uniqueItems: true, description: 'Empty: every connection.' }),
     kinds: Type.Array(StringEnum(INBOX_KINDS), { maxItems: 5, uniqueItems: true, description: 'Empty: every kind.' }),
     post_ids: Type.Optional(
-      Type.Array(Id, { maxItems: 100, uniqueItems: true, description: 'Only items on these posts.' }),
+      Type.Array(Id, {
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'Only items on these posts; empty or absent: every post.',
+      }),
     ),
   },
   { additionalProperties: false },
