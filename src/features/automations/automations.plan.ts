@@ -17,6 +17,8 @@ import type { SourceItem } from './automations.feed.ts';
 import type { AutomationRow } from './automations.repo.ts';
 
 export const DEFAULT_ITEM_TEMPLATE = '{{item.title}}\n\n{{item.url}}';
+/** An event's post has no title: its text (the item's summary) stands in, or a post without a link would be empty. */
+export const DEFAULT_EVENT_TEMPLATE = '{{item.summary}}\n\n{{item.url}}';
 /** `schedule` output without `schedule_expr`: posts go out this long after the run. */
 export const DEFAULT_SCHEDULE_EXPR = 'PT10M';
 
@@ -204,6 +206,7 @@ export async function planPosts(ai: AiService, input: PlanInput): Promise<{ post
   if (d.platforms.length === 0) throw new PlanFailure('destination_missing', 'The automation has no destination.');
 
   if (g.type === 'template' || g.type === 'repurpose') {
+    const defaultTemplate = automation.source.type === 'event' ? DEFAULT_EVENT_TEMPLATE : DEFAULT_ITEM_TEMPLATE;
     const items: (SourceItem | null)[] = input.items.length > 0 ? input.items : [null];
     const posts = items.map((item) => {
       if (g.type === 'repurpose' && !item)
@@ -214,7 +217,7 @@ export async function planPosts(ai: AiService, input: PlanInput): Promise<{ post
           override(p, item) ??
           (g.type === 'repurpose'
             ? repurposed(w, item!, p)
-            : { text: render(w, g.template ?? DEFAULT_ITEM_TEMPLATE, item, p) }),
+            : { text: render(w, g.template ?? defaultTemplate, item, p) }),
       );
       return { item, body: { ...body, ...when }, imageUrl: image(item) };
     });

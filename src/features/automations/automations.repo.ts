@@ -339,13 +339,13 @@ export async function setNextRuns(db: Queryable, next: { id: string; next: Date 
   );
 }
 
-/** Active `event` automations, locked, with the outbox events of their type after their cursor (oldest first). */
-export async function lockEventAutomations(db: Queryable, limit: number): Promise<AutomationRow[]> {
+/** Up to `limit` active `event` automations after `afterId` in id order, locked; other schedulers skip them. */
+export async function lockEventAutomations(db: Queryable, afterId: string, limit: number): Promise<AutomationRow[]> {
   const { rows } = await db.query<AutomationRow>(
     `SELECT ${COLUMNS} FROM automations
-      WHERE status = 'active' AND source ->> 'type' = 'event'
-      ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+      WHERE status = 'active' AND source ->> 'type' = 'event' AND id > $1
+      ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [afterId, limit],
   );
   return rows;
 }

@@ -2,7 +2,7 @@
 // automations whose `next_run_at` has come get their slot claimed — a run row unique per (automation, slot) and a
 // `run_automation` job keyed by both — and `next_run_at` moved to the next slot, all in one transaction per batch
 // with the rows locked (SKIP LOCKED), so two schedulers never claim one slot. Event sources read the outbox.
-import { withTransaction, type Pool } from '../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import * as repo from './automations.repo.ts';
@@ -49,29 +49,48 @@ export async function scheduleDueAutomations(deps: SchedulerDeps): Promise<numbe
   return queued + (await scheduleEvents(deps));
 }
 
-/** Event sources: a run per new event of the watched type; posts an automation made itself start nothing. */
+/**
+ * Event sources: a run per new event of the watched type; posts an automation made itself start nothing. The
+ * automations are read a batch at a time in id order, one transaction each, so every one of them is read on every
+ * pass, not only the first batch.
+ */
 async function scheduleEvents(deps: SchedulerDeps): Promise<number> {
   const settled = new Date(deps.clock.now().getTime() - EVENT_SETTLE_MS);
-  return withTransaction(deps.pool, async (tx) => {
-    let queued = 0;
-    for (const a of await repo.lockEventAutomations(tx, deps.batchSize)) {
-      const events = await repo.eventsAfter(tx, a.workspace_id, a.source.event!, a.event_cursor ?? '', settled, 100);
-      if (events.length === 0) continue;
-      const wanted = events.filter((e) => (e.data as { created_via?: string }).created_via !== 'automation');
-      const runs = await repo.insertRuns(
-        tx,
-        wanted.map((e) => ({
-          id: newId('arun'),
-          automation_id: a.id,
-          workspace_id: a.workspace_id,
-          slot: `event:${e.id}`,
-          trigger: 'event' as const,
-        })),
-      );
-      await queueRuns(tx, runs);
-      await repo.updateAutomation(tx, a.workspace_id, a.id, { event_cursor: events.at(-1)!.id });
-      queued += runs.length;
-    }
-    return queued;
-  });
+  let queued = 0;
+  for (let afterId = ''; ;) {
+    const page = await withTransaction(deps.pool, (tx) => scheduleEventPage(deps, tx, afterId, settled));
+    queued += page.queued;
+    if (page.read < deps.batchSize) return queued;
+    afterId = page.lastId;
+  }
+}
+
+/** One batch of event automations: their new events claimed as runs, their cursors moved past them. */
+async function scheduleEventPage(
+  deps: SchedulerDeps,
+  tx: Queryable,
+  afterId: string,
+  settled: Date,
+): Promise<{ queued: number; read: number; lastId: string }> {
+  const automations = await repo.lockEventAutomations(tx, afterId, deps.batchSize);
+  let queued = 0;
+  for (const a of automations) {
+    const events = await repo.eventsAfter(tx, a.workspace_id, a.source.event!, a.event_cursor ?? '', settled, 100);
+    if (events.length === 0) continue;
+    const wanted = events.filter((e) => (e.data as { created_via?: string }).created_via !== 'automation');
+    const runs = await repo.insertRuns(
+      tx,
+      wanted.map((e) => ({
+        id: newId('arun'),
+        automation_id: a.id,
+        workspace_id: a.workspace_id,
+        slot: `event:${e.id}`,
+        trigger: 'event' as const,
+      })),
+    );
+    await queueRuns(tx, runs);
+    await repo.updateAutomation(tx, a.workspace_id, a.id, { event_cursor: events.at(-1)!.id });
+    queued += runs.length;
+  }
+  return { queued, read: automations.length, lastId: automations.at(-1)?.id ?? afterId };
 }
