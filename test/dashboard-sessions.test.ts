@@ -1,6 +1,6 @@
-// The dashboard's session as a /v1 principal (docs/api.md "Sessions"): signing in over JSON, the cookie's flags, the
-// CSRF rule on writes, a cookie and a key together refused, the role mapped to scopes, /v1/me and its two actions,
-// and the built dashboard served at /app.
+// The dashboard's session as a /v1 principal (docs/api.md "Sessions"): signing in over JSON and its throttle, the
+// cookie's flags, the CSRF rule on writes, a cookie and a key together refused, the role mapped to scopes, /v1/me
+// and its two actions, and the built dashboard served at /app.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -56,6 +56,25 @@ describe('signing in over JSON', () => {
     const boot = await t.app.inject({ url: '/app/api/session' });
     assert.equal(boot.statusCode, 401);
     assert.equal(boot.json().error.code, 'PUBLIC_API_SESSION_INVALID');
+  });
+
+  test('five failures from one address make it wait, the right password included, with Retry-After', async () => {
+    // The JSON sign-in counts failures in the same table as the HTML form (docs/api.md "Sessions").
+    await t.container.pool.query('DELETE FROM login_throttle');
+    const attempt = (password: string) =>
+      t.app.inject({ method: 'POST', url: '/app/api/session', payload: { email: memberLogin.email, password } });
+    for (let i = 1; i <= 5; i++) {
+      const res = await attempt(`wrong guess ${i}`);
+      assert.equal(res.statusCode, i < 5 ? 401 : 429, `attempt ${i}: ${res.body}`);
+    }
+    const waiting = await attempt(memberLogin.password);
+    assert.equal(waiting.statusCode, 429);
+    assert.equal(waiting.json().error.code, 'PUBLIC_API_RATE_LIMITED');
+    assert.match(waiting.json().error.message, /Too many failed sign-ins from your network/);
+    assert.ok(Number(waiting.headers['retry-after']) >= 1, 'Retry-After names the wait');
+    assert.equal(waiting.cookies.length, 0, 'no session is started while waiting');
+    await t.container.pool.query('DELETE FROM login_throttle');
+    assert.equal((await attempt(memberLogin.password)).statusCode, 200, 'after the wait, the right password works');
   });
 
   test('a sign-in posted from another origin is refused', async () => {
