@@ -208,6 +208,19 @@ describe('the copies', () => {
       (e) => e.recycled_from === id,
     );
     assert.equal(family.length, 3, 'the copies are on the calendar as one family');
+
+    const listed = await t.inject({ url: `/v1/posts?recycled_from=${id}&sort=schedule_at&limit=2`, key });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const page = listed.json().data as { items: Array<{ id: string }>; next_cursor: string };
+    const rest = (
+      await t.inject({ url: `/v1/posts?recycled_from=${id}&sort=schedule_at&cursor=${page.next_cursor}`, key })
+    ).json().data as { items: Array<{ id: string }>; has_more: boolean };
+    assert.deepEqual(
+      [...page.items, ...rest.items].map((p) => p.id),
+      copies.map((c) => c.id),
+      'the copies, and only them, page by page',
+    );
+    assert.equal(rest.has_more, false);
   });
 
   test('two passes at once make each due copy once', async () => {

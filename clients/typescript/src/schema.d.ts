@@ -9669,6 +9669,8 @@ export interface operations {
                 scheduled_to?: string;
                 created_from?: string;
                 created_to?: string;
+                /** @description Only the copies a recycling rule made of this post (docs/queues.md "Recycling"), not the post itself. */
+                recycled_from?: string;
                 /**
                  * @description Posts whose metadata holds each of these pairs: `metadata[crm_id]=cmp_8812` (several pairs: all must match, at most 10).
                  * @example {

@@ -264,6 +264,8 @@ export interface PostFilters {
   createdTo?: Date;
   /** Posts whose metadata holds every one of these pairs. */
   metadata?: Record<string, string>;
+  /** Only the copies of this post made by its recycling rule. */
+  recycledFrom?: string;
 }
 
 /**
@@ -291,6 +293,7 @@ export async function listPosts(
   if (filters.scheduledTo) where.push(`schedule_at < ${param(filters.scheduledTo)}`);
   if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
   if (filters.createdTo) where.push(`created_at < ${param(filters.createdTo)}`);
+  if (filters.recycledFrom) where.push(`recycled_from = ${param(filters.recycledFrom)}`);
   // Containment, with the predicate of the partial GIN index (posts_metadata_idx) spelled out so it can be used.
   if (filters.metadata && Object.keys(filters.metadata).length > 0)
     where.push(`metadata @> ${param(JSON.stringify(filters.metadata))}::jsonb AND metadata <> '{}'::jsonb`);

@@ -167,6 +167,14 @@ export const ListPostsQuery = Type.Object(
     scheduled_to: Type.Optional(Type.String({ format: 'date-time' })),
     created_from: Type.Optional(Type.String({ format: 'date-time' })),
     created_to: Type.Optional(Type.String({ format: 'date-time' })),
+    recycled_from: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'Only the copies a recycling rule made of this post (docs/queues.md "Recycling"), not the post itself.',
+      }),
+    ),
     metadata: Type.Optional(
       Type.Unsafe<Record<string, string>>({
         type: 'object',

@@ -54,6 +54,7 @@ export function createPostsService(deps: PostsDeps) {
           ? parseTime(query.created_to, '/created_to', 'PUBLIC_API_QUERY_INVALID')
           : undefined,
         metadata: query.metadata ? Object.fromEntries(Object.entries(query.metadata).sort()) : undefined,
+        recycledFrom: query.recycled_from,
       };
       // The cursor is bound to everything that decides which rows come in which order.
       const binding = { sort, ...filters, statuses: filters.statuses?.toSorted() };
