@@ -26,7 +26,7 @@ import {
 } from '../src/features/approvals/approvals.schemas.ts';
 import { CONNECTION_STATUSES } from '../src/features/connections/connections.routes.ts';
 import { EVENT_TYPES } from '../src/features/events/outbox.ts';
-import { INSIGHT_PERIODS } from '../src/features/analytics/analytics.schemas.ts';
+import { INSIGHT_PERIODS, SUMMARY_INTERVALS } from '../src/features/analytics/analytics.schemas.ts';
 import { INSIGHT_KINDS, INSIGHT_SEVERITIES, INSIGHT_STATUSES } from '../src/features/analytics/insights/types.ts';
 import { METRIC_NAMES } from '../src/platforms/types.ts';
 import {
@@ -172,6 +172,7 @@ export const ENUMERATIONS: Array<{ name: string; where: string; values: readonly
   { name: 'Attempt trigger', where: '`trigger` of a delivery attempt', values: DELIVERY_ATTEMPT_TRIGGERS },
   { name: 'Attempt error', where: '`error.code` of a delivery attempt', values: DELIVERY_ATTEMPT_ERRORS },
   { name: 'Metric', where: '`metrics` of post analytics and summaries, `unavailable`', values: METRIC_NAMES },
+  { name: 'Summary interval', where: '`interval` of `GET /v1/analytics/summary`', values: SUMMARY_INTERVALS },
   { name: 'Insight kind', where: '`kind` of an insight', values: INSIGHT_KINDS },
   { name: 'Insight severity', where: '`severity` of an insight', values: INSIGHT_SEVERITIES },
   {

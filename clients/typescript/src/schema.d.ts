@@ -542,7 +542,7 @@ export interface paths {
         };
         /**
          * Summarise analytics over a window
-         * @description Totals, engagement rate, top posts and the per-platform breakdown of the posts published in the window (default: the last 30 days), with deltas against the previous window of the same length. Filters: brand, accounts (`connection_id`), platforms. A metric no target reports is `null` and listed in `unavailable`.
+         * @description Totals, engagement rate, top posts and the per-platform breakdown of the posts published in the window (default: the last 30 days), with deltas against the previous window of the same length. Filters: brand, accounts (`connection_id`), platforms. A metric no target reports is `null` and listed in `unavailable`. With `interval` (`hour`, `day`, `week`, `month`) the answer adds `series`, the totals per calendar bucket in `tz` (IANA, default UTC) across daylight-saving changes, empty buckets included; more than 1,000 buckets, or an unknown zone, is a 422.
          *
          *     Requires: `analytics:read`.
          */
@@ -5521,6 +5521,78 @@ export interface components {
          *             ]
          *           }
          *         }
+         *       ],
+         *       "series": [
+         *         {
+         *           "from": "2026-11-01T00:00:00.000Z",
+         *           "to": "2026-11-02T00:00:00.000Z",
+         *           "totals": {
+         *             "posts": 42,
+         *             "targets": 61,
+         *             "engagements": 1830,
+         *             "engagement_rate": 0.0412,
+         *             "metrics": {
+         *               "impressions": 52000,
+         *               "reach": 41000,
+         *               "likes": 1320,
+         *               "comments": 210,
+         *               "shares": 240,
+         *               "quotes": 12,
+         *               "saves": 48,
+         *               "clicks": 390,
+         *               "video_views": null
+         *             },
+         *             "reporting": {
+         *               "impressions": 61,
+         *               "reach": 44,
+         *               "likes": 61,
+         *               "comments": 61,
+         *               "shares": 61,
+         *               "quotes": 20,
+         *               "saves": 12,
+         *               "clicks": 35,
+         *               "video_views": 0
+         *             },
+         *             "unavailable": [
+         *               "video_views"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "from": "2026-11-02T00:00:00.000Z",
+         *           "to": "2026-11-03T00:00:00.000Z",
+         *           "totals": {
+         *             "posts": 42,
+         *             "targets": 61,
+         *             "engagements": 1830,
+         *             "engagement_rate": 0.0412,
+         *             "metrics": {
+         *               "impressions": 52000,
+         *               "reach": 41000,
+         *               "likes": 1320,
+         *               "comments": 210,
+         *               "shares": 240,
+         *               "quotes": 12,
+         *               "saves": 48,
+         *               "clicks": 390,
+         *               "video_views": null
+         *             },
+         *             "reporting": {
+         *               "impressions": 61,
+         *               "reach": 44,
+         *               "likes": 61,
+         *               "comments": 61,
+         *               "shares": 61,
+         *               "quotes": 20,
+         *               "saves": 12,
+         *               "clicks": 35,
+         *               "video_views": 0
+         *             },
+         *             "unavailable": [
+         *               "video_views"
+         *             ]
+         *           }
+         *         }
          *       ]
          *     }
          */
@@ -5668,6 +5740,20 @@ export interface components {
             platform_breakdown: {
                 /** @enum {string} */
                 platform: "x" | "linkedin" | "instagram" | "facebook" | "threads" | "bluesky" | "mastodon" | "tiktok" | "youtube" | "pinterest" | "googlebusiness";
+                totals: components["schemas"]["AnalyticsTotals"];
+            }[];
+            /** @description Only with `interval`: the totals over all platforms of the posts published in each calendar hour, day, ISO week or month in `tz`, oldest first, every bucket present (an empty one has 0 posts and null metrics). */
+            series?: {
+                /**
+                 * Format: date-time
+                 * @description The bucket's start on the `tz` clock, or the window's `from` for a bucket that began before it.
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description The next bucket's start, or the window's `to` for a bucket that ends after it.
+                 */
+                to: string;
                 totals: components["schemas"]["AnalyticsTotals"];
             }[];
         };
@@ -19208,6 +19294,13 @@ export interface operations {
                 to?: string;
                 /** @description How many top posts to list. */
                 top?: number;
+                /** @description Adds `series`: the window's totals per calendar hour, day, ISO week (from Monday) or month in `tz`, clipped to the window. At most 1,000 buckets, else 422. Without it there is no `series`. */
+                interval?: "hour" | "day" | "week" | "month";
+                /**
+                 * @description The IANA zone the series' buckets follow, across daylight-saving changes. Default `UTC`; an unknown zone is a 422.
+                 * @example Europe/Paris
+                 */
+                tz?: string;
             };
             header?: {
                 /** @description The workspace to act in. Optional when the key reaches exactly one workspace. */
@@ -19379,6 +19472,78 @@ export interface operations {
                      *         "platform_breakdown": [
                      *           {
                      *             "platform": "x",
+                     *             "totals": {
+                     *               "posts": 42,
+                     *               "targets": 61,
+                     *               "engagements": 1830,
+                     *               "engagement_rate": 0.0412,
+                     *               "metrics": {
+                     *                 "impressions": 52000,
+                     *                 "reach": 41000,
+                     *                 "likes": 1320,
+                     *                 "comments": 210,
+                     *                 "shares": 240,
+                     *                 "quotes": 12,
+                     *                 "saves": 48,
+                     *                 "clicks": 390,
+                     *                 "video_views": null
+                     *               },
+                     *               "reporting": {
+                     *                 "impressions": 61,
+                     *                 "reach": 44,
+                     *                 "likes": 61,
+                     *                 "comments": 61,
+                     *                 "shares": 61,
+                     *                 "quotes": 20,
+                     *                 "saves": 12,
+                     *                 "clicks": 35,
+                     *                 "video_views": 0
+                     *               },
+                     *               "unavailable": [
+                     *                 "video_views"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "series": [
+                     *           {
+                     *             "from": "2026-11-01T00:00:00.000Z",
+                     *             "to": "2026-11-02T00:00:00.000Z",
+                     *             "totals": {
+                     *               "posts": 42,
+                     *               "targets": 61,
+                     *               "engagements": 1830,
+                     *               "engagement_rate": 0.0412,
+                     *               "metrics": {
+                     *                 "impressions": 52000,
+                     *                 "reach": 41000,
+                     *                 "likes": 1320,
+                     *                 "comments": 210,
+                     *                 "shares": 240,
+                     *                 "quotes": 12,
+                     *                 "saves": 48,
+                     *                 "clicks": 390,
+                     *                 "video_views": null
+                     *               },
+                     *               "reporting": {
+                     *                 "impressions": 61,
+                     *                 "reach": 44,
+                     *                 "likes": 61,
+                     *                 "comments": 61,
+                     *                 "shares": 61,
+                     *                 "quotes": 20,
+                     *                 "saves": 12,
+                     *                 "clicks": 35,
+                     *                 "video_views": 0
+                     *               },
+                     *               "unavailable": [
+                     *                 "video_views"
+                     *               ]
+                     *             }
+                     *           },
+                     *           {
+                     *             "from": "2026-11-02T00:00:00.000Z",
+                     *             "to": "2026-11-03T00:00:00.000Z",
                      *             "totals": {
                      *               "posts": 42,
                      *               "targets": 61,

@@ -15,6 +15,7 @@ import {
   InsightIdParams,
   ListInsightsQuery,
   PostAnalyticsParams,
+  SUMMARY_MAX_BUCKETS,
   SummaryQuery,
   UpdateInsightBody,
 } from './analytics.schemas.ts';
@@ -61,8 +62,7 @@ export function registerAnalyticsRoutes(
         operationId: 'getAnalyticsSummary',
         tags,
         summary: 'Summarise analytics over a window',
-        description:
-          'Totals, engagement rate, top posts and the per-platform breakdown of the posts published in the window (default: the last 30 days), with deltas against the previous window of the same length. Filters: brand, accounts (`connection_id`), platforms. A metric no target reports is `null` and listed in `unavailable`.',
+        description: `Totals, engagement rate, top posts and the per-platform breakdown of the posts published in the window (default: the last 30 days), with deltas against the previous window of the same length. Filters: brand, accounts (\`connection_id\`), platforms. A metric no target reports is \`null\` and listed in \`unavailable\`. With \`interval\` (\`hour\`, \`day\`, \`week\`, \`month\`) the answer adds \`series\`, the totals per calendar bucket in \`tz\` (IANA, default UTC) across daylight-saving changes, empty buckets included; more than ${SUMMARY_MAX_BUCKETS.toLocaleString('en')} buckets, or an unknown zone, is a 422.`,
         querystring: SummaryQuery,
         response: { 200: Envelope(AnalyticsSummary) },
       },

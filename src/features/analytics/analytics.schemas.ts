@@ -10,6 +10,14 @@ export const SUMMARY_DEFAULT_DAYS = 30;
 export const SUMMARY_MAX_DAYS = 366;
 export const TOP_POSTS_DEFAULT = 5;
 export const TOP_POSTS_MAX = 50;
+/** Units of the summary's series (`interval`): calendar hours, days, ISO weeks (from Monday) and months in `tz`. */
+export const SUMMARY_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export type SummaryInterval = (typeof SUMMARY_INTERVALS)[number];
+/**
+ * The most buckets one series may have. A year of days is 367 at most, so only hours reach it (about 41 days of
+ * them): a chart has no use for more points, and the answer stays small.
+ */
+export const SUMMARY_MAX_BUCKETS = 1000;
 /** Periods insights are generated over: the last 30, 90 or 180 days. */
 export const INSIGHT_PERIODS = ['30d', '90d', '180d'] as const;
 export type InsightPeriod = (typeof INSIGHT_PERIODS)[number];
@@ -58,6 +66,20 @@ export const SummaryQuery = Type.Object(
         maximum: TOP_POSTS_MAX,
         default: TOP_POSTS_DEFAULT,
         description: 'How many top posts to list.',
+      }),
+    ),
+    interval: Type.Optional(
+      StringEnum(SUMMARY_INTERVALS, {
+        description: `Adds \`series\`: the window's totals per calendar hour, day, ISO week (from Monday) or month in \`tz\`, clipped to the window. At most ${SUMMARY_MAX_BUCKETS.toLocaleString('en')} buckets, else 422. Without it there is no \`series\`.`,
+      }),
+    ),
+    tz: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The IANA zone the series' buckets follow, across daylight-saving changes. Default `UTC`; an unknown zone is a 422.",
+        examples: ['Europe/Paris'],
       }),
     ),
   },

@@ -109,6 +109,26 @@ export const AnalyticsSummary = named(
     platform_breakdown: Type.Array(Type.Object({ platform: Platform, totals: Totals }), {
       description: 'The totals per platform, by platform name.',
     }),
+    series: Type.Optional(
+      Type.Array(
+        Type.Object({
+          from: Type.String({
+            format: 'date-time',
+            description:
+              "The bucket's start on the `tz` clock, or the window's `from` for a bucket that began before it.",
+          }),
+          to: Type.String({
+            format: 'date-time',
+            description: "The next bucket's start, or the window's `to` for a bucket that ends after it.",
+          }),
+          totals: Totals,
+        }),
+        {
+          description:
+            'Only with `interval`: the totals over all platforms of the posts published in each calendar hour, day, ISO week or month in `tz`, oldest first, every bucket present (an empty one has 0 posts and null metrics).',
+        },
+      ),
+    ),
   }),
   {
     object: 'analytics_summary',
@@ -136,6 +156,10 @@ export const AnalyticsSummary = named(
       },
     ],
     platform_breakdown: [{ platform: 'x', totals: example.totals }],
+    series: [
+      { from: '2026-11-01T00:00:00.000Z', to: '2026-11-02T00:00:00.000Z', totals: example.totals },
+      { from: '2026-11-02T00:00:00.000Z', to: '2026-11-03T00:00:00.000Z', totals: example.totals },
+    ],
   },
 );
 

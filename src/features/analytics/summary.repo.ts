@@ -72,6 +72,26 @@ interface TotalsRow {
 
 const toNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
+/** The columns a group's totals are read from (`TOTALS_COLUMNS` over a CTE `t` of targets). */
+const TOTALS_COLUMNS = `count(*)::int AS targets, count(DISTINCT post_id)::int AS posts,
+            sum(engagements) AS engagements, count(engagements)::int AS engagement_n,
+            sum(engagements) FILTER (WHERE rate_base IS NOT NULL) AS rate_num,
+            sum(rate_base) FILTER (WHERE engagements IS NOT NULL) AS rate_den,
+            ${metricColumns}`;
+
+function groupTotals(r: TotalsRow): GroupTotals {
+  return {
+    platform: r.platform,
+    targets: r.targets,
+    posts: r.posts,
+    metrics: Object.fromEntries(METRIC_NAMES.map((m) => [m, { sum: toNumber(r[m]), reporting: Number(r[`${m}_n`]) }])),
+    engagements: toNumber(r.engagements),
+    engagementReporting: r.engagement_n,
+    rateNumerator: toNumber(r.rate_num),
+    rateDenominator: toNumber(r.rate_den),
+  };
+}
+
 /**
  * Totals per platform and over all of them (`platform: null`) for the window and the one before it (`previousFrom`
  * to `from`), in one pass over the two windows' rollup rows.
@@ -91,36 +111,78 @@ export async function periodTotals(
          FROM target_metrics
         WHERE workspace_id = $1 AND ${where}
      )
-     SELECT current, platform, count(*)::int AS targets, count(DISTINCT post_id)::int AS posts,
-            sum(engagements) AS engagements, count(engagements)::int AS engagement_n,
-            sum(engagements) FILTER (WHERE rate_base IS NOT NULL) AS rate_num,
-            sum(rate_base) FILTER (WHERE engagements IS NOT NULL) AS rate_den,
-            ${metricColumns}
+     SELECT current, platform, ${TOTALS_COLUMNS}
        FROM t
       GROUP BY GROUPING SETS ((current, platform), (current))
       ORDER BY current, platform NULLS FIRST`,
     values,
   );
   // A window without targets has no rows at all: its totals are the empty ones (summary.ts `totalsJson`).
-  const groups = rows.map((r) => ({
-    current: r.current,
-    totals: {
-      platform: r.platform,
-      targets: r.targets,
-      posts: r.posts,
-      metrics: Object.fromEntries(
-        METRIC_NAMES.map((m) => [m, { sum: toNumber(r[m]), reporting: Number(r[`${m}_n`]) }]),
-      ),
-      engagements: toNumber(r.engagements),
-      engagementReporting: r.engagement_n,
-      rateNumerator: toNumber(r.rate_num),
-      rateDenominator: toNumber(r.rate_den),
-    },
-  }));
+  const groups = rows.map((r) => ({ current: r.current, totals: groupTotals(r) }));
   return {
     current: groups.filter((g) => g.current).map((g) => g.totals),
     previous: groups.filter((g) => !g.current).map((g) => g.totals),
   };
+}
+
+export interface SeriesBucket {
+  /** The bucket's start, or the window's when the bucket began before it. */
+  from: Date;
+  /** The next bucket's start, or the window's end when that comes first. */
+  to: Date;
+  /** Over all platforms; undefined for a bucket without targets. */
+  totals: GroupTotals | undefined;
+}
+
+/**
+ * The window's totals per calendar `unit` in `zone`, every bucket present (empty ones without totals), oldest first.
+ * A target's bucket is `date_trunc(unit, published_at, zone)`: truncated on the zone's wall clock and turned back
+ * into an instant, so the two hours of a clock set back stay two buckets. The empty buckets come from a series of
+ * wall-clock starts (hours as elapsed hours), united with the targets' own buckets so that no target is ever left
+ * out, whatever a zone's rules; each bucket ends where the next begins.
+ */
+export async function periodSeries(
+  db: Queryable,
+  workspaceId: string,
+  filters: SummaryFilters,
+  unit: 'hour' | 'day' | 'week' | 'month',
+  zone: string,
+): Promise<SeriesBucket[]> {
+  const values: unknown[] = [workspaceId];
+  const where = windowWhere(filters, values);
+  values.push(filters.from, filters.to, unit, zone);
+  const [from, to, u, tz] = [values.length - 3, values.length - 2, values.length - 1, values.length].map(
+    (i) => `$${i}`,
+  );
+  const starts =
+    unit === 'hour'
+      ? `SELECT generate_series(date_trunc('hour', ${from}::timestamptz, ${tz}::text), ${to}::timestamptz, interval '1 hour')`
+      : `SELECT l AT TIME ZONE ${tz}::text
+           FROM generate_series(date_trunc(${u}::text, ${from}::timestamptz AT TIME ZONE ${tz}::text),
+                                ${to}::timestamptz AT TIME ZONE ${tz}::text, ('1 ' || ${u}::text)::interval) AS l`;
+  const { rows } = await db.query<TotalsRow & { bucket_from: Date; bucket_to: Date; empty: boolean }>(
+    `WITH t AS (
+       SELECT date_trunc(${u}::text, published_at, ${tz}::text) AS bucket, post_id, latest,
+              ${ENGAGEMENTS_SQL} AS engagements, ${RATE_BASE_SQL} AS rate_base
+         FROM target_metrics
+        WHERE workspace_id = $1 AND ${where}
+     ), g AS (
+       SELECT bucket, NULL::text AS platform, ${TOTALS_COLUMNS}
+         FROM t
+        GROUP BY bucket
+     ), b AS (
+       SELECT bucket FROM (${starts}) AS s(bucket) WHERE bucket < ${to}::timestamptz
+        UNION
+       SELECT bucket FROM g
+     )
+     SELECT greatest(b.bucket, ${from}::timestamptz) AS bucket_from,
+            lead(b.bucket, 1, ${to}::timestamptz) OVER (ORDER BY b.bucket) AS bucket_to,
+            g.bucket IS NULL AS empty, g.*
+       FROM b LEFT JOIN g ON g.bucket = b.bucket
+      ORDER BY b.bucket`,
+    values,
+  );
+  return rows.map((r) => ({ from: r.bucket_from, to: r.bucket_to, totals: r.empty ? undefined : groupTotals(r) }));
 }
 
 export interface TopPostRow {

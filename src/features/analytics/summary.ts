@@ -1,14 +1,21 @@
 // GET /v1/analytics/summary (docs/analytics.md "API"): totals, engagement rate, top posts and the platform
 // breakdown of the posts published in a window, with deltas against the previous window of the same length. It
-// reads only the rollup (summary.repo.ts): the two windows' totals in one query and the top posts in another, side
-// by side on the pool.
+// reads only the rollup (summary.repo.ts): the two windows' totals in one query, the top posts in another and, when
+// `interval` asks for it, the series in a third, side by side on the pool.
 import type { ServiceContext } from '../../app/context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { METRIC_NAMES, type MetricName } from '../../platforms/types.ts';
 import { TOP_POSTS_DEFAULT, type SummaryQuery } from './analytics.schemas.ts';
 import { rate } from './metrics.ts';
-import { brandScope, previousWindow, summaryWindow } from './scope.ts';
-import { periodTotals, topPosts, type GroupTotals, type SummaryFilters } from './summary.repo.ts';
+import {
+  brandScope,
+  checkSeriesLength,
+  previousWindow,
+  seriesZone,
+  summaryWindow,
+  zoneRefusedByDatabase,
+} from './scope.ts';
+import { periodSeries, periodTotals, topPosts, type GroupTotals, type SummaryFilters } from './summary.repo.ts';
 
 export interface TotalsJson {
   posts: number;
@@ -66,9 +73,17 @@ export function summaryFilters(
 export async function analyticsSummary(ctx: ServiceContext, query: SummaryQuery, clock: Clock) {
   const filters = summaryFilters(ctx, query, clock);
   const previous = { ...filters, ...previousWindow(filters) };
-  const [{ current: groups, previous: before }, top] = await Promise.all([
+  const zone = seriesZone(query.tz);
+  const unit = query.interval;
+  if (unit) checkSeriesLength(filters, unit, zone);
+  const [{ current: groups, previous: before }, top, series] = await Promise.all([
     periodTotals(ctx.db, ctx.workspaceId, filters, previous.from),
     topPosts(ctx.db, ctx.workspaceId, filters, query.top ?? TOP_POSTS_DEFAULT),
+    unit
+      ? periodSeries(ctx.db, ctx.workspaceId, filters, unit, zone).catch((error: unknown) => {
+          throw zoneRefusedByDatabase(error, zone);
+        })
+      : undefined,
   ]);
   const totals = totalsJson(groups.find((g) => g.platform === null));
   const previousTotals = totalsJson(before.find((g) => g.platform === null));
@@ -96,5 +111,15 @@ export async function analyticsSummary(ctx: ServiceContext, query: SummaryQuery,
     platform_breakdown: groups
       .filter((g): g is GroupTotals & { platform: string } => g.platform !== null)
       .map((g) => ({ platform: g.platform, totals: totalsJson(g) })),
+    // Only asked for: without `interval` the answer has no `series` at all.
+    ...(series
+      ? {
+          series: series.map((b) => ({
+            from: b.from.toISOString(),
+            to: b.to.toISOString(),
+            totals: totalsJson(b.totals),
+          })),
+        }
+      : {}),
   };
 }

@@ -75,7 +75,7 @@ export function analyticsTools(analytics: AnalyticsService): ToolDefinition[] {
       workspace: true,
       mutates: false,
       description:
-        'Summarises the posts published in a window (default: the last 30 days; `from`/`to` as ISO 8601): totals, engagement rate, top posts, a per-platform breakdown, and deltas against the previous window of the same length. Filter by `brand_id`, `connection_id` (accounts) and `platform` (arrays). Metrics no platform reports are null and listed in `unavailable`.',
+        'Summarises the posts published in a window (default: the last 30 days; `from`/`to` as ISO 8601): totals, engagement rate, top posts, a per-platform breakdown, and deltas against the previous window of the same length. Filter by `brand_id`, `connection_id` (accounts) and `platform` (arrays). Metrics no platform reports are null and listed in `unavailable`. With `interval` (`hour`, `day`, `week`, `month`) and `tz` (IANA zone, default UTC) it adds `series`: the totals per calendar bucket in that zone.',
       input: { schema: SummaryQuery, part: 'querystring' },
       annotations: read,
       run: async ({ service }, input) => analytics.summary(ctxOf(service), input.body),

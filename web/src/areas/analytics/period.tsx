@@ -131,15 +131,8 @@ export function windowQuery(w: Window): { from: string; to: string; brand_id?: s
   return { from: w.from, to: w.to, ...(w.brand ? { brand_id: w.brand } : {}) };
 }
 
-/** Buckets of the window for the trend chart: days up to two weeks, weeks up to 120 days, else 30-day spans. */
-export function buckets(w: Window): Array<{ from: string; to: string }> {
-  const start = Date.parse(w.from);
-  const end = Date.parse(w.to);
-  const span = end - start;
-  const size = span <= 14 * DAY ? DAY : span <= 120 * DAY ? 7 * DAY : 30 * DAY;
-  const out: Array<{ from: string; to: string }> = [];
-  for (let at = start; at < end; at += size) {
-    out.push({ from: new Date(at).toISOString(), to: new Date(Math.min(at + size, end)).toISOString() });
-  }
-  return out;
+/** The trend chart's buckets (the summary's `interval`): days up to two weeks, weeks up to 120 days, else months. */
+export function seriesInterval(w: Window): 'day' | 'week' | 'month' {
+  const span = Date.parse(w.to) - Date.parse(w.from);
+  return span <= 14 * DAY ? 'day' : span <= 120 * DAY ? 'week' : 'month';
 }

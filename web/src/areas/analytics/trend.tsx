@@ -1,38 +1,38 @@
-// The window over time: one summary per bucket of the window (the API has no time series of a window, and each
-// summary keeps the server's own definitions of engagements and rate), as a chart and as a table behind it.
+// The window over time: one summary with a series (GET /v1/analytics/summary `interval`), bucketed by the server on
+// the browser's calendar, so each bucket keeps the server's own definitions of engagements and rate; shown as a
+// chart and as a table behind it.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Herald } from '@herald/client';
 import { Show, type Loaded } from '../../ui.tsx';
-import { buckets, windowQuery, type Window } from './period.tsx';
+import { seriesInterval, windowQuery, type Window } from './period.tsx';
 import { count, rate, shortDate } from './format.ts';
 import { TableWrap } from './table-wrap.tsx';
 
+/** The zone the buckets follow: the browser's, so a day on the chart is a day on the reader's clock. */
+const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 export type TrendRow = Awaited<ReturnType<typeof loadTrend>>[number];
 
-export function loadTrend(herald: Herald, window: Window) {
-  return Promise.all(
-    buckets(window).map(async (b) => {
-      const s = await herald.GET('/analytics/summary', {
-        params: { query: { ...windowQuery(window), from: b.from, to: b.to, top: 1 } },
-      });
-      return {
-        label: shortDate(b.from),
-        from: b.from,
-        to: b.to,
-        posts: s.totals.posts,
-        engagements: s.totals.engagements,
-        impressions: s.totals.metrics.impressions,
-        rate: s.totals.engagement_rate,
-      };
-    }),
-  );
+export async function loadTrend(herald: Herald, window: Window) {
+  const s = await herald.GET('/analytics/summary', {
+    params: { query: { ...windowQuery(window), top: 1, interval: seriesInterval(window), tz: BROWSER_ZONE } },
+  });
+  return (s.series ?? []).map((b) => ({
+    label: shortDate(b.from),
+    from: b.from,
+    to: b.to,
+    posts: b.totals.posts,
+    engagements: b.totals.engagements,
+    impressions: b.totals.metrics.impressions,
+    rate: b.totals.engagement_rate,
+  }));
 }
 
 export function Trend({ loaded }: { loaded: Loaded<TrendRow[]> }) {
   return (
     <section aria-labelledby="trend-title" className="card">
       <h2 id="trend-title">Engagements over time</h2>
-      <p className="meta">By the day (or week, for longer periods) the posts were published.</p>
+      <p className="meta">By the day (or week, or month, for longer periods) the posts were published.</p>
       <Show loaded={loaded} what="the trend">
         {(rows) => (
           <>
