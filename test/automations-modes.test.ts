@@ -139,7 +139,7 @@ describe('changes and bad input', () => {
     assert.equal(bad.statusCode, 422, bad.body);
     assert.deepEqual(
       bad.json().error.details.map((d: { rule: string }) => d.rule),
-      ['timezone_invalid'],
+      ['timezone_unknown'],
     );
     const mismatch = await t.inject({
       method: 'PATCH',

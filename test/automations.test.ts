@@ -231,7 +231,7 @@ describe('the endpoints', () => {
     ]);
     assert.deepEqual(
       await rules({ ...base, source: { type: 'schedule', rrule: 'FREQ=DAILY', timezone: 'Nowhere/X' } }),
-      ['timezone_invalid'],
+      ['timezone_unknown'],
     );
     assert.deepEqual(
       (await rules({ ...base, source: { type: 'rss', feed_url: 'https://private.example/feed' } })).sort(),

@@ -101,8 +101,9 @@ describe('window', () => {
     const missing = await t.inject({ url: '/v1/calendar/events?from=2027-01-01', key });
     assert.equal(missing.statusCode, 400);
     const zone = await t.inject({ url: '/v1/calendar/events?from=2027-01-01&to=2027-01-02&tz=Mars/Base', key });
-    assert.equal(zone.statusCode, 400);
-    assert.equal(zone.json().error.code, 'PUBLIC_API_QUERY_INVALID');
+    assert.equal(zone.statusCode, 422);
+    assert.equal(zone.json().error.code, 'PUBLIC_API_VALIDATION_FAILED');
+    assert.equal(zone.json().error.details[0].rule, 'timezone_unknown');
   });
 });
 

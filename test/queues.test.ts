@@ -46,7 +46,7 @@ describe('the queue resource', () => {
   test('an unknown zone, a repeated slot and a connection of another brand are 422 naming the rule', async () => {
     const bad = (payload: Record<string, unknown>) =>
       t.inject({ method: 'POST', url: '/v1/queues', key, payload: { name: 'bad', slots: [], ...payload } });
-    rule(await bad({ slots: [{ day_of_week: 1, time: '09:00', timezone: 'Mars/Olympus' }] }), 'unknown_timezone');
+    rule(await bad({ slots: [{ day_of_week: 1, time: '09:00', timezone: 'Mars/Olympus' }] }), 'timezone_unknown');
     rule(await bad({ slots: [UTC(1, '09:00'), UTC(1, '09:00')] }), 'duplicate_slot');
     const other = await t.workspace();
     const otherKey = await t.key({ workspaceIds: [other.workspaceId] });

@@ -128,7 +128,7 @@ test('a local time that occurs twice is a 422 naming both readings', async () =>
   assert.equal(chosen.json.data.post.schedule_at, '2031-11-02T06:30:00.000Z');
 });
 
-test('neither an offset nor a timezone is a 400; both is a 400 naming both; an unknown zone is a 400', async () => {
+test('neither an offset nor a timezone is a 400; both is a 400 naming both; an unknown zone is a 422', async () => {
   const neither = await createLocal('2031-07-01T09:00:00');
   assert.equal(neither.status, 400);
   assert.equal(neither.json.error.code, 'PUBLIC_API_BODY_INVALID');
@@ -142,12 +142,26 @@ test('neither an offset nor a timezone is a 400; both is a 400 naming both; an u
   assert.deepEqual(both.json.error.details.map((d) => d.path).sort(), ['/schedule_at', '/timezone']);
   const zulu = await createLocal('2031-07-01T09:00:00Z', 'Europe/Paris');
   assert.equal(zulu.status, 400);
+  // An unknown zone is well-formed, so a 422 naming the rule, as on every endpoint that takes a zone.
   const unknown = await createLocal('2031-07-01T09:00:00', 'Mars/Olympus_Mons');
-  assert.equal(unknown.status, 400);
+  assert.equal(unknown.status, 422);
   assert.equal(unknown.json.error.details[0]!.path, '/timezone');
+  assert.equal(unknown.json.error.details[0]!.rule, 'timezone_unknown');
+  const checked = await call('POST', '/posts/validate', {
+    content: 'tz',
+    platforms: ['x'],
+    schedule_at: '2031-07-01T09:00:00',
+    timezone: 'Mars/Olympus_Mons',
+  });
+  assert.equal(checked.status, 200, JSON.stringify(checked.json));
+  assert.equal(checked.json.data.valid, false);
+  assert.deepEqual(
+    checked.json.data.issues.map((i: { rule: string; path: string }) => [i.rule, i.path]),
+    [['timezone_unknown', '/timezone']],
+  );
   // A bare offset is not an IANA zone (it has no daylight-saving rules), though the engine would take it.
   const offset = await createLocal('2031-07-01T09:00:00', '+05:00');
-  assert.equal(offset.status, 400);
+  assert.equal(offset.status, 422);
   assert.equal(offset.json.error.details[0]!.path, '/timezone');
   const nonsense = await createLocal('2031-02-30T09:00:00', 'Europe/Paris');
   assert.equal(nonsense.status, 400);

@@ -70,7 +70,8 @@ export async function checkSource(
     } catch (error) {
       if (!(error instanceof ScheduleError)) throw error;
       const field = /time zone/.test(error.message) ? 'timezone' : 'rrule';
-      return { issues: [rule(`/source/${field}`, `${field}_invalid`, error.message)], source };
+      const name = field === 'timezone' ? 'timezone_unknown' : 'rrule_invalid';
+      return { issues: [rule(`/source/${field}`, name, error.message)], source };
     }
   }
   if (source.type === 'rss') {

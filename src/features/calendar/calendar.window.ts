@@ -26,11 +26,13 @@ function zoneOf(tz: string | undefined): string {
   if (tz === undefined) return 'UTC';
   const zone = canonicalZone(tz);
   if (!zone)
-    throw new AppError(
-      'PUBLIC_API_QUERY_INVALID',
-      `tz "${tz}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
-      { details: [{ path: '/tz', message: 'is not an IANA time zone' }] },
-    );
+    throw validationFailed([
+      {
+        path: '/tz',
+        rule: 'timezone_unknown',
+        message: `tz "${tz}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
+      },
+    ]);
   return zone;
 }
 

@@ -15,11 +15,14 @@ export interface Schedule {
 function zoneOf(timezone: string): string {
   const zone = canonicalZone(timezone);
   if (!zone) {
-    throw new AppError(
-      'PUBLIC_API_BODY_INVALID',
-      `timezone "${timezone}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
-      { details: [{ path: '/timezone', message: 'is not an IANA time zone' }] },
-    );
+    throw validationFailed([
+      {
+        platform: null,
+        rule: 'timezone_unknown',
+        path: '/timezone',
+        message: `timezone "${timezone}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
+      },
+    ]);
   }
   return zone;
 }

@@ -56,7 +56,7 @@ function checkSlots(slots: readonly WeeklySlot[]): WeeklySlot[] {
     if (!zone) {
       issues.push({
         platform: null,
-        rule: 'unknown_timezone',
+        rule: 'timezone_unknown',
         message: `${slot.timezone} is not an IANA time zone.`,
         path: `/slots/${i}/timezone`,
       });
