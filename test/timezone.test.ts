@@ -156,7 +156,7 @@ test('neither an offset nor a timezone is a 400; both is a 400 naming both; an u
   assert.equal(checked.status, 200, JSON.stringify(checked.json));
   assert.equal(checked.json.data.valid, false);
   assert.deepEqual(
-    checked.json.data.issues.map((i: { rule: string; path: string }) => [i.rule, i.path]),
+    (checked.json.data.issues as Array<{ rule: string; path: string }>).map((i) => [i.rule, i.path]),
     [['timezone_unknown', '/timezone']],
   );
   // A bare offset is not an IANA zone (it has no daylight-saving rules), though the engine would take it.

@@ -1,13 +1,10 @@
-// Builds the Fastify app from a container. Tests build the same app (app.inject) as `herald serve` does.
-// The order of registration below is the order of the pipeline: errors, body parsing, access, then routes.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+// Builds the Fastify app from a container. Tests build the same app (app.inject) as `herald serve` does. The
+// pipeline (errors, body parsing, access) is server-base.ts; the routes follow here.
+import type { FastifyInstance } from 'fastify';
 import type { Container } from '../container.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import { Connection, registerConnectionsRoutes } from '../features/connections/connections.routes.ts';
 import { registerMediaRoutes } from '../features/media/media.routes.ts';
-import { Media } from '../features/media/media.schemas.ts';
 import { registerLocalTransferRoutes, TRANSFER_ENVELOPE_PREFIXES } from '../features/media/media.transfer.routes.ts';
-import { UPLOAD_PATH } from '../features/media/storage/local.ts';
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { publishingHealth } from '../features/publishing/health.ts';
 import { platformErrorRows } from '../platforms/errors.ts';
@@ -15,7 +12,6 @@ import { mountSimulators } from '../sandbox/server.ts';
 import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { registerRecyclingRoutes } from '../features/recycling/recycling.routes.ts';
-import { Post } from '../features/posts/posts.view.schemas.ts';
 import { registerBrandsRoutes } from '../features/brands/brands.routes.ts';
 import { registerApprovalsRoutes } from '../features/approvals/approvals.routes.ts';
 import { registerRepurposeRoutes } from '../features/repurpose/repurpose.routes.ts';
@@ -25,15 +21,11 @@ import { registerQueuesRoutes } from '../features/queues/queues.routes.ts';
 import { registerBestTimesRoutes } from '../features/queues/best-times.routes.ts';
 import { registerInboxRoutes } from '../features/inbox/inbox.routes.ts';
 import { registerInboxAutomationRoutes } from '../features/inbox/automations.routes.ts';
-import { Brand, BrandContextSchema } from '../features/brands/brands.view.schemas.ts';
 import { registerWebhooksRoutes } from '../features/webhooks/webhooks.routes.ts';
-import { WebhookDelivery, WebhookEndpoint } from '../features/webhooks/webhooks.schemas.ts';
-import { Event } from '../features/events/events.schemas.ts';
 import { registerEventsRoutes } from '../features/events/events.routes.ts';
 import { registerAnalyticsRoutes } from '../features/analytics/analytics.routes.ts';
 import { registerCalendarRoutes } from '../features/calendar/calendar.routes.ts';
 import { registerCalendarFeedRoute } from '../features/calendar/calendar.feed.routes.ts';
-import { registerDeprecation } from './deprecation.ts';
 import { registerWorkspacesRoutes } from '../features/workspaces/workspaces.routes.ts';
 import { registerLoginRoutes } from '../features/users/login.routes.ts';
 import { registerSessionRoutes } from '../features/users/session.routes.ts';
@@ -46,19 +38,14 @@ import { cookieName } from './forms.ts';
 import { registerMcp } from '../mcp/register.ts';
 import { registerConnectRoutes } from '../features/connections/connect.routes.ts';
 import { connectAvailability } from '../features/connections/connect.platform.ts';
-import { newRequestId } from '../lib/ids.ts';
-import { loggableUrl } from '../lib/logger.ts';
 import { heraldVersion } from '../lib/version.ts';
-import { registerAccess } from './access.ts';
 import { registerMetricsRoute } from './metrics.ts';
-import { registerBodyParsers } from './body.ts';
-import { limitConnections, registerBodyDeadline, serverLimitOptions } from './limits.ts';
-import { ErrorEnvelopeSchema, successBody } from '../app/envelope.ts';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { createBaseApp } from './server-base.ts';
+import { registerLazySandbox } from './sandbox-mount.ts';
+import { registerConnectionsRoutes } from '../features/connections/connections.routes.ts';
 import { registerOpenApi, errorCatalogueRows, openApiRouteSchema } from './openapi.ts';
 import { actionsDocument, actionsRouteSchema } from './openapi.actions.ts';
 import { registerReferencePage } from './reference.ts';
-import { createValidatorCompiler } from './validation.ts';
 
 /** The YAML writer, loaded by the first request for YAML rather than at start (docs/decisions.md "Start-up loads what serving needs"). */
 const toYaml = async () => (await import('yaml')).stringify;
@@ -74,79 +61,17 @@ export interface ServerOptions {
 }
 
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<FastifyInstance> {
-  const { config, logger, metrics } = container;
+  const { config } = container;
   let closing = false;
-  const app: FastifyInstance = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    genReqId: () => newRequestId(),
-    bodyLimit: config.bodyLimitBytes,
-    return503OnClosing: false,
-    // Deadlines, and whom to believe about the client's address (HERALD_TRUST_PROXY): see limits.ts.
-    ...serverLimitOptions(config),
-    routerOptions: { maxParamLength: 500 },
-    frameworkErrors: frameworkErrorHandler(config.publicUrl),
-    clientErrorHandler: clientErrorHandler(config.publicUrl, newRequestId),
-    ajv: undefined,
-  });
-  app.setValidatorCompiler(createValidatorCompiler());
-  // Responses are plain JSON.stringify: the response schemas document the API (and tests check bodies against
-  // them), but never silently drop a field at run time.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  app.addSchema(ErrorEnvelopeSchema);
-  app.addSchema(Post);
-  app.addSchema(WebhookEndpoint);
-  app.addSchema(WebhookDelivery);
-  app.addSchema(Event);
-  app.addSchema(Media);
-  app.addSchema(Brand);
-  app.addSchema(BrandContextSchema);
-  // Shared schemas go on the root: one added in a child context would not inherit the validator compiler.
-  app.addSchema(Connection);
-
-  registerErrorHandling(app, config.publicUrl);
-  registerDeprecation(app);
-  limitConnections(app.server, config);
-  registerBodyDeadline(app, config, `${UPLOAD_PATH}/`);
-  registerBodyParsers(app);
-  // The dashboard's session cookie is a second /v1 credential (docs/api.md "Sessions").
   const sessions = createSessionPrincipals({ db: container.pool, keyring: container.keyring, config });
-  registerAccess(app, {
-    config,
-    db: container.pool,
-    authenticator: container.authenticator,
+  const base = {
     sessions,
-    rateLimiter: container.rateLimiter,
     isClosing: () => closing,
     envelopePrefixes: [...TRANSFER_ENVELOPE_PREFIXES, '/app/api/', ...(options.envelopePrefixes ?? [])],
-  });
+  };
+  const app = createBaseApp(container, { ...base, listens: true });
   app.addHook('preClose', async () => {
     closing = true;
-  });
-  // Handlers return the data; the envelope is added here (mutations and errors send finished strings).
-  app.addHook('preSerialization', async (request, reply, payload) =>
-    request.ctx.envelope && reply.statusCode < 400 ? successBody(request.id, payload) : payload,
-  );
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
-    // One access line per request: the route pattern, never the raw URL (its path and query can carry tokens).
-    const line = {
-      method: request.method,
-      route: labels.route,
-      ...(labels.route === 'unmatched' ? { path: loggableUrl(request.url) } : {}),
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-      key_id: request.ctx?.principal?.keyId,
-      workspace_id: request.ctx?.workspaceId ?? undefined,
-    };
-    if (reply.statusCode >= 500) request.log.warn(line, 'request failed');
-    else request.log.info(line, 'request');
   });
 
   await registerOpenApi(app, config.publicUrl);
@@ -302,12 +227,16 @@ export async function buildServer(container: Container, options: ServerOptions =
       return reply.code(503).send({ status: 'unknown', problems: ['database'], error: (error as Error).message });
     }
   });
-  registerMetricsRoute(app, metrics, config.metrics.token);
+  registerMetricsRoute(app, container.metrics, config.metrics.token);
   // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
   // Anonymous simulator traffic spends the anonymous budget per client address, as sign-in does.
   if (container.simulators.size > 0)
-    await mountSimulators(app, container.simulators, '/sandbox', {
-      admit: sandboxAdmission(container.rateLimiter, container.config.rateLimits),
+    registerLazySandbox(app, '/sandbox', async () => {
+      const simulators = createBaseApp(container, { ...base, listens: false });
+      await mountSimulators(simulators, container.simulators, '/sandbox', {
+        admit: sandboxAdmission(container.rateLimiter, container.config.rateLimits),
+      });
+      return simulators;
     });
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(errorPage()),
