@@ -1,5 +1,5 @@
-// The summary series' zone (docs/analytics.md "Series"): a name neither Node nor PostgreSQL knows is the same 422
-// `timezone_unknown`, whichever of the two refuses it; any other database error passes through untouched.
+// The summary series' zone (docs/analytics.md "API", its series): a name neither Node nor PostgreSQL knows is the
+// same 422 `timezone_unknown`, whichever of the two refuses it; any other database error passes through untouched.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../app/errors.ts';
