@@ -2,7 +2,7 @@
 // brand_id, else the header's brand, else every brand the key reaches; a window by publication time; and, for the
 // summary's series, the zone its buckets follow and a cap on how many there are.
 import { validationFailed } from '../../app/errors.ts';
-import { canonicalZone } from '../../lib/timezone.ts';
+import { knownZone } from '../../app/timezone.ts';
 import {
   SUMMARY_DEFAULT_DAYS,
   SUMMARY_MAX_BUCKETS,
@@ -34,30 +34,9 @@ export function previousWindow(window: { from: Date; to: Date }): { from: Date; 
   return { from: new Date(window.from.getTime() - length), to: window.from };
 }
 
-const unknownZone = (tz: string) =>
-  validationFailed([
-    {
-      path: '/tz',
-      rule: 'timezone_unknown',
-      message: `"${tz}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
-    },
-  ]);
-
 /** The canonical name of the request's zone (default UTC); 422 `timezone_unknown` for a name that is not one. */
 export function seriesZone(tz: string | undefined): string {
-  if (tz === undefined) return 'UTC';
-  const zone = canonicalZone(tz);
-  if (!zone) throw unknownZone(tz);
-  return zone;
-}
-
-/**
- * The same 422 for a zone Node knows and PostgreSQL does not (their zone databases are updated apart): PostgreSQL
- * answers 22023 "time zone … not recognized" for it.
- */
-export function zoneRefusedByDatabase(error: unknown, tz: string): unknown {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === '22023' && /time zone/i.test(message ?? '') ? unknownZone(tz) : error;
+  return tz === undefined ? 'UTC' : knownZone(tz, '/tz');
 }
 
 /**

@@ -7,14 +7,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { METRIC_NAMES, type MetricName } from '../../platforms/types.ts';
 import { TOP_POSTS_DEFAULT, type SummaryQuery } from './analytics.schemas.ts';
 import { rate } from './metrics.ts';
-import {
-  brandScope,
-  checkSeriesLength,
-  previousWindow,
-  seriesZone,
-  summaryWindow,
-  zoneRefusedByDatabase,
-} from './scope.ts';
+import { zoneRefusedByDatabase } from '../../app/timezone.ts';
+import { brandScope, checkSeriesLength, previousWindow, seriesZone, summaryWindow } from './scope.ts';
 import { periodSeries, periodTotals, topPosts, type GroupTotals, type SummaryFilters } from './summary.repo.ts';
 
 export interface TotalsJson {
@@ -81,7 +75,7 @@ export async function analyticsSummary(ctx: ServiceContext, query: SummaryQuery,
     topPosts(ctx.db, ctx.workspaceId, filters, query.top ?? TOP_POSTS_DEFAULT),
     unit
       ? periodSeries(ctx.db, ctx.workspaceId, filters, unit, zone).catch((error: unknown) => {
-          throw zoneRefusedByDatabase(error, zone);
+          throw zoneRefusedByDatabase(error, zone, '/tz');
         })
       : undefined,
   ]);

@@ -3,7 +3,8 @@
 // falls on in `tz`. Computed here, on the server, so a client never buckets UTC times itself (the off-by-one of
 // peers' week views). Pure: no database, no clock.
 import { AppError, validationFailed } from '../../app/errors.ts';
-import { canonicalZone, localIso, resolveLocal } from '../../lib/timezone.ts';
+import { knownZone } from '../../app/timezone.ts';
+import { localIso, resolveLocal } from '../../lib/timezone.ts';
 
 /** The longest window one request may ask for, in days (a quarter; a month view needs at most 42). */
 export const CALENDAR_MAX_DAYS = 92;
@@ -23,17 +24,7 @@ export interface CalendarWindow {
 }
 
 function zoneOf(tz: string | undefined): string {
-  if (tz === undefined) return 'UTC';
-  const zone = canonicalZone(tz);
-  if (!zone)
-    throw validationFailed([
-      {
-        path: '/tz',
-        rule: 'timezone_unknown',
-        message: `tz "${tz}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
-      },
-    ]);
-  return zone;
+  return tz === undefined ? 'UTC' : knownZone(tz, '/tz');
 }
 
 /** An instant, or a date's first instant in `zone` (a date whose midnight the zone skips starts when it resumes). */

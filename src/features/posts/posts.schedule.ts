@@ -2,7 +2,8 @@
 // instant; without one it is a wall-clock time in `timezone` (an IANA name, given with it or kept on the post),
 // resolved here across daylight-saving changes. A local time the zone skips or repeats is refused with both readings.
 import { AppError, validationFailed } from '../../app/errors.ts';
-import { canonicalZone, hasZone, localIso, resolveLocal } from '../../lib/timezone.ts';
+import { knownZone } from '../../app/timezone.ts';
+import { hasZone, localIso, resolveLocal } from '../../lib/timezone.ts';
 import type { RuleIssue } from './posts.rules.ts';
 import { parseTime } from './posts.writing.ts';
 
@@ -12,20 +13,7 @@ export interface Schedule {
   timezone: string | null;
 }
 
-function zoneOf(timezone: string): string {
-  const zone = canonicalZone(timezone);
-  if (!zone) {
-    throw validationFailed([
-      {
-        platform: null,
-        rule: 'timezone_unknown',
-        path: '/timezone',
-        message: `timezone "${timezone}" is not an IANA time zone name (e.g. "Europe/Paris", "America/New_York").`,
-      },
-    ]);
-  }
-  return zone;
-}
+const zoneOf = (timezone: string) => knownZone(timezone, '/timezone');
 
 /** The instant a wall-clock `schedule_at` names in `zone`; a skipped or repeated local time is a 422. */
 export function resolveLocalSchedule(value: string, zone: string): Date {

@@ -5,7 +5,7 @@
 import type { ServiceContext } from '../../app/context.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { notFound, validationFailed } from '../../app/errors.ts';
-import { canonicalZone } from '../../lib/timezone.ts';
+import { knownZone, zoneRefusedByDatabase } from '../../app/timezone.ts';
 import { brandConnectionIds, hourGroups, type HourGroup } from './best-times.repo.ts';
 import { findQueue } from './queues.repo.ts';
 
@@ -172,11 +172,7 @@ export async function suggestSlots(db: Queryable, workspaceId: string, input: Su
     to,
   }).catch((error: unknown) => {
     // A zone the engine's data knows but PostgreSQL's does not (their releases differ): the caller's fault to fix.
-    if ((error as { code?: string }).code === '22023' && /time zone/i.test(String((error as Error).message)))
-      throw validationFailed([
-        { path: '/timezone', rule: 'timezone_unknown', message: `Time zone ${input.timezone} is not known here.` },
-      ]);
-    throw error;
+    throw zoneRefusedByDatabase(error, input.timezone, '/timezone');
   });
   const slots = rankSlots(groups, { count, minSample, timezone: input.timezone });
   const history = slots.filter((s) => s.source === 'history').length;
@@ -235,16 +231,7 @@ export async function narrowConnections(
  */
 function zoneFor(requested: string | undefined, slotZones: readonly string[]): string {
   if (requested !== undefined) {
-    const zone = canonicalZone(requested);
-    if (!zone)
-      throw validationFailed([
-        {
-          path: '/timezone',
-          rule: 'timezone_unknown',
-          message: `"${requested}" is not an IANA time zone name (e.g. "Europe/Paris").`,
-        },
-      ]);
-    return zone;
+    return knownZone(requested, '/timezone');
   }
   const counts = new Map<string, number>();
   for (const z of slotZones) counts.set(z, (counts.get(z) ?? 0) + 1);
