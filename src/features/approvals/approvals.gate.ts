@@ -3,7 +3,7 @@
 // it through its feature's service (posts: posts.approval.ts), never on its own; decideGate and mayDecide are pure.
 import type { ServiceContext } from '../../app/context.ts';
 import type { MemberRole } from '../workspaces/workspaces.repo.ts';
-import { effectivePolicy, type ApprovalSource, type PolicyFields } from './approvals.policy.ts';
+import { effectivePolicy, type ApprovalSource, type Policy, type PolicyFields } from './approvals.policy.ts';
 import { findPolicy, memberRole } from './approvals.repo.ts';
 
 export type GateReason =
@@ -54,13 +54,17 @@ export async function callerRole(ctx: ServiceContext): Promise<MemberRole> {
   return (await memberRole(ctx.db, ctx.workspaceId, ctx.userId)) ?? 'member';
 }
 
-/** The gate for the caller: the brand's policy, the caller's role and the source of what they submit. */
+/**
+ * The gate for the caller: the brand's policy, the caller's role and the source of what they submit. `stored`: the
+ * workspace's policy when the caller has just read it in the same transaction.
+ */
 export async function gateFor(
   ctx: ServiceContext,
   brandId: string,
   source: ApprovalSource,
+  stored?: Policy,
 ): Promise<GateDecision & { policy: PolicyFields }> {
-  const policy = effectivePolicy(await findPolicy(ctx.db, ctx.workspaceId), brandId);
+  const policy = effectivePolicy(stored ?? (await findPolicy(ctx.db, ctx.workspaceId)), brandId);
   if (policy.mode === 'off') return { gated: false, reason: 'mode_off', policy };
   return { ...decideGate({ policy, role: await callerRole(ctx), source }), policy };
 }

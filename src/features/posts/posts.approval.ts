@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../app/context.ts';
 import { AppError, notFound } from '../../app/errors.ts';
 import { queuePublishJobs, removePublishJobs } from '../../app/publish-queue.ts';
 import { gateFor } from '../approvals/approvals.gate.ts';
+import type { Policy } from '../approvals/approvals.policy.ts';
 import { submitForApproval, type cancelPending, type supersedePending } from '../approvals/approvals.submit.ts';
 import { postApproval } from '../approvals/approvals.view.ts';
 import * as targetsRepo from '../publishing/targets.repo.ts';
@@ -54,8 +55,14 @@ export type PostGate = Awaited<ReturnType<typeof gateFor>>;
  * The gate for a post about to go out: held when the policy says so, or always for an `always` origin. Read once per
  * write; the decision (with its policy) is handed to holdForApproval rather than read again.
  */
-export async function gateOf(ctx: ServiceContext, brandId: string, origin: ApprovalOrigin = {}): Promise<PostGate> {
-  const gate = await gateFor(ctx, brandId, origin.source?.type ?? ctx.via);
+export async function gateOf(
+  ctx: ServiceContext,
+  brandId: string,
+  origin: ApprovalOrigin = {},
+  /** The workspace's policy, when the write has just read it (readCreateContext). */
+  policy?: Policy,
+): Promise<PostGate> {
+  const gate = await gateFor(ctx, brandId, origin.source?.type ?? ctx.via, policy);
   return origin.review === 'always' ? { ...gate, gated: true } : gate;
 }
 

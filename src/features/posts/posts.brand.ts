@@ -14,11 +14,11 @@ export async function checkPostBrand(
   workspaceId: string,
   brandId: string,
   post: { content: string; platforms: PlatformName[]; platformOptions: PlatformOptions },
-  /** The brand when the caller has just read it (no second read). */
-  known?: BrandForPosts,
+  /** The brand when the caller has just read it (no second read); null: read, and gone. */
+  known?: BrandForPosts | null,
 ): Promise<BrandCheck> {
   // A deleted brand's drafts keep no rules: the brand is gone.
-  const brand = known ?? (await findBrandForPosts(db, workspaceId, brandId));
+  const brand = known === undefined ? await findBrandForPosts(db, workspaceId, brandId) : known;
   if (!brand) return NONE;
   return checkBrandRules(
     brand,

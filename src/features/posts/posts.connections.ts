@@ -29,6 +29,8 @@ export interface ResolveInput {
   connectionIds: string[];
   /** True when the post will publish: every platform then needs a usable connection. */
   required: boolean;
+  /** The brand's default connections of `platforms`, when the caller has just read them (readCreateContext). */
+  defaults?: ConnectionRow[];
 }
 
 export async function resolveConnections(
@@ -74,8 +76,13 @@ export async function resolveConnections(
     chosen.set(c.platform, [...(chosen.get(c.platform) ?? []), c]);
   });
   const missing = input.platforms.filter((p) => !chosen.has(p));
-  for (const d of missing.length > 0 ? await findDefaults(db, input.workspaceId, input.brandId, missing) : [])
-    chosen.set(d.platform, [d]);
+  const defaults =
+    missing.length === 0
+      ? []
+      : input.defaults
+        ? input.defaults.filter((d) => missing.includes(d.platform))
+        : await findDefaults(db, input.workspaceId, input.brandId, missing);
+  for (const d of defaults) chosen.set(d.platform, [d]);
 
   const targets: TargetPlan[] = [];
   input.platforms.forEach((platform, i) => {

@@ -9,10 +9,12 @@ import { appliedView, asRuleIssues, checkPostBrand } from './posts.brand.ts';
 import { createPostRows } from './posts.create.repo.ts';
 import { firstCommentMediaIssues, prepareFirstCommentVariants } from './posts.first-comment-media.ts';
 import type { PostStatus } from './posts.repo.ts';
-import type { TargetPlan } from './posts.connections.ts';
 import { checkConnectionBoards, checkPlatformRules, checkSchedule, type RuleIssue } from './posts.rules.ts';
 import type { CreatePostBody } from './posts.schemas.ts';
-import { emitPost, emitView, publishNow, resolveTargets, type PostsDeps } from './posts.writing.ts';
+import { emitPost, emitView, publishNow, type PostsDeps } from './posts.writing.ts';
+import { resolveConnections, type TargetPlan } from './posts.connections.ts';
+import { readCreateContext } from './posts.context.repo.ts';
+import type { Policy } from '../approvals/approvals.policy.ts';
 import { renderCreated } from './posts.view.ts';
 import { resolveScheduleWithIssues } from './posts.schedule.ts';
 import { initialMetadata } from '../../app/metadata.ts';
@@ -66,6 +68,8 @@ export function createPostCreation(deps: PostsDeps) {
     brand: BrandCheck;
     /** The queue the post joins (`queue`), its slot taken on create. */
     queue: QueueRow | null;
+    /** The workspace's approval policy, read with the rest (for the gate). */
+    policy: Policy;
   }> {
     if (body.publish_now === true && body.schedule_at !== undefined) {
       throw new AppError('PUBLIC_API_BODY_INVALID', 'Send either publish_now or schedule_at, not both.', {
@@ -77,14 +81,16 @@ export function createPostCreation(deps: PostsDeps) {
       timezone: body.timezone,
     });
     const mediaIds = body.media_ids ?? [];
-    const resolution = await resolveTargets(
-      deps,
-      ctx,
+    // The brand's rules, its default connections and the approval policy, in one statement.
+    const context = await readCreateContext(ctx.db, ctx.workspaceId, brandId, body.platforms);
+    const resolution = await resolveConnections(ctx.db, deps.platforms, {
+      workspaceId: ctx.workspaceId,
       brandId,
-      body.platforms,
-      body.connection_ids ?? [],
-      scheduleAt !== null || body.publish_now === true || body.queue !== undefined,
-    );
+      platforms: body.platforms,
+      connectionIds: body.connection_ids ?? [],
+      required: scheduleAt !== null || body.publish_now === true || body.queue !== undefined,
+      defaults: context.defaults,
+    });
     // Only a post that asks for a queue reads one (docs/queues.md).
     const queued =
       body.queue !== undefined || body.queue_id !== undefined
@@ -97,7 +103,7 @@ export function createPostCreation(deps: PostsDeps) {
           )
         : { queue: null, issues: [] };
     const draft = { content: body.content, platforms: body.platforms, platformOptions: body.platform_options ?? {} };
-    const brand = await checkPostBrand(ctx.db, ctx.workspaceId, brandId, draft, known);
+    const brand = await checkPostBrand(ctx.db, ctx.workspaceId, brandId, draft, known ?? context.brand ?? null);
     const issues = [
       ...checkPlatformRules(
         { ...draft, mediaCount: mediaIds.length + pendingMedia, brandAdditions: brand.additions },
@@ -115,7 +121,15 @@ export function createPostCreation(deps: PostsDeps) {
       ...checkConnectionBoards(draft.platformOptions, resolution.targets),
       ...queued.issues,
     ];
-    return { scheduleAt, timezone, issues, targets: resolution.targets, brand, queue: queued.queue };
+    return {
+      scheduleAt,
+      timezone,
+      issues,
+      targets: resolution.targets,
+      brand,
+      queue: queued.queue,
+      policy: context.policy,
+    };
   }
 
   return {
@@ -128,7 +142,7 @@ export function createPostCreation(deps: PostsDeps) {
       if (issues.length > 0) throw validationFailed(issues);
       // The approval gate, for a post that would go out (docs/approvals.md): held, it waits for a reviewer.
       const outgoing = checked.scheduleAt !== null || body.publish_now === true || queue !== null;
-      const gate = outgoing ? await gateOf(ctx, brandId, origin) : undefined;
+      const gate = outgoing ? await gateOf(ctx, brandId, origin, checked.policy) : undefined;
       const held = gate?.gated === true;
       const queued = queue !== null;
       const status: PostStatus = held ? 'pending_approval' : checked.scheduleAt || queued ? 'scheduled' : 'draft';
