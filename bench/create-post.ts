@@ -1,6 +1,7 @@
 // Benchmark 1: POST /v1/posts (scheduled, one platform, a unique idempotency key and text per request) at 64
 // connections, against two floors: the server running the same transaction through `pg` (floor/posts-server.ts)
-// and one prepared durable INSERT … RETURNING per request (floor/durable-write.ts). Then the same creates with a
+// and one prepared durable INSERT … RETURNING per request (floor/durable-write.ts); for the record, the rows a post is
+// written alone (floor/posts-server.ts with FLOOR_MODE=write). Then the same creates with a
 // million future posts queued (lib/seed-queue.ts), which must stay within 10 % of the empty-queue figure. Each side
 // runs alone on the same database, warmed up first, loaded by the same autocannon process.
 import { mkdir, readFile, rm } from 'node:fs/promises';
@@ -130,11 +131,18 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
       startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], floorEnv(db.url, ws));
     const durable = () =>
       startNodeServer([path.join(import.meta.dirname, 'floor/durable-write.ts')], floorEnv(db.url, ws));
+    // The rows a post is and nothing else (posts_create alone): how much of the durable floor the data itself costs.
+    const rows = () =>
+      startNodeServer([path.join(import.meta.dirname, 'floor/posts-server.ts')], {
+        ...floorEnv(db.url, ws),
+        FLOOR_MODE: 'write',
+        FLOOR_CONNECTION: ws.connections.get('mastodon')!,
+      });
 
     // Herald and the floors alternate, so a burst of load from elsewhere on the machine hits one round, not one side.
-    const empty = await alternate(rounds, spec, { herald, floor, durable }, (r, round) =>
+    const empty = await alternate(rounds, spec, { herald, floor, rows, durable }, (r, round) =>
       ctx.log(
-        `create post, round ${round + 1}: Herald ${line(r.herald!)}; floor ${line(r.floor!)}; durable write ${line(r.durable!)}`,
+        `create post, round ${round + 1}: Herald ${line(r.herald!)}; floor ${line(r.floor!)}; the rows alone ${line(r.rows!)}; durable write ${line(r.durable!)}`,
       ),
     );
     const counted = await statementsPerCreate(
@@ -167,6 +175,7 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
     const h = empty.herald!;
     const f = empty.floor!;
     const d = empty.durable!;
+    const w = empty.rows!;
     const ratio = h.requestsPerSecond / f.requestsPerSecond;
     const durableRatio = h.requestsPerSecond / d.requestsPerSecond;
     const queueRatio = full.herald!.requestsPerSecond / h.requestsPerSecond;
@@ -188,6 +197,15 @@ export async function createPostBenchmark(ctx: BenchContext): Promise<Row[]> {
         ratio: durableRatio,
         target: `≥ ${DURABLE_TARGET} × floor`,
         pass: durableRatio >= DURABLE_TARGET,
+        database: ctx.server.label,
+      },
+      {
+        benchmark: `Create post, ${CONNECTIONS} conn: the rows alone (posts_create, no HTTP framework) against one durable write`,
+        herald: fmt.rps(w.requestsPerSecond),
+        floor: fmt.rps(d.requestsPerSecond),
+        ratio: w.requestsPerSecond / d.requestsPerSecond,
+        target: 'for the record',
+        pass: null,
         database: ctx.server.label,
       },
       {

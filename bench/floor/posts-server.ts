@@ -4,10 +4,15 @@
 // same size, and answers the same JSON. Whatever Herald takes beyond this is the cost of its framework, checks and
 // encryption.
 //
-//   FLOOR_DATABASE_URL=… FLOOR_KEY=… FLOOR_WORKSPACE=… FLOOR_USER=… FLOOR_BRAND=… node bench/floor/posts-server.ts
+// With FLOOR_MODE=write it makes only the rows a post is (posts_create, one statement): the write floor.
+//
+//   FLOOR_DATABASE_URL=… FLOOR_KEY=… FLOOR_WORKSPACE=… FLOOR_USER=… FLOOR_BRAND=… [FLOOR_MODE=write FLOOR_CONNECTION=…]
+//   node bench/floor/posts-server.ts
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { postJson } from '../../src/features/posts/posts.view.ts';
+import { readCreateContext } from '../../src/features/posts/posts.context.repo.ts';
+import type { PlatformName } from '../../src/platforms/limits.ts';
 import type { AttemptRow, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
 import { serveFloor } from './serve.ts';
 
@@ -65,87 +70,98 @@ async function events(db: pg.PoolClient, types: string[], data: unknown): Promis
   );
 }
 
+/** posts_create's arguments for a scheduled post of `body` on the brand's default connections. */
+function createArguments(
+  body: { content: string; platforms: string[]; schedule_at: string },
+  targetIds: string[],
+  connectionIds: Array<string | null>,
+): unknown[] {
+  const scheduleAt = new Date(body.schedule_at);
+  return [
+    id('post'),
+    workspaceId,
+    brandId,
+    body.content,
+    body.platforms,
+    '{}',
+    [],
+    'scheduled',
+    false,
+    scheduleAt,
+    'api',
+    userId,
+    null,
+    '{}',
+    '{}',
+    targetIds,
+    body.platforms,
+    connectionIds,
+    true,
+    'scheduled',
+    scheduleAt,
+    scheduleAt.toISOString(),
+    120_000,
+  ];
+}
+
+const CREATE = `SELECT ${POST_COLUMNS} FROM posts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+  $16, $17, $18, $19, $20, $21, $22, $23)`;
+
+/** The targets of a new post as the view reads them. */
+function newTargets(post: PostRow, platforms: string[], targetIds: string[], connectionIds: Array<string | null>) {
+  return targetIds.map((tid, position) => ({
+    id: tid,
+    post_id: post.id,
+    position,
+    platform: platforms[position]!,
+    connection_id: connectionIds[position]!,
+    sandbox: true,
+    status: 'scheduled',
+    platform_post_id: null,
+    url: null,
+    published_at: null,
+    attempt_count: 0,
+    error: null,
+    next_attempt_at: null,
+  })) as TargetRow[];
+}
+
+// FLOOR_MODE=write: the rows a post is, and nothing else: one posts_create call (the post, its target, its job) in
+// its own transaction, with the connection given; no idempotency, look-ups, events or stored answer.
+const defaultConnection = env.FLOOR_CONNECTION ?? null;
+async function writeOnly(raw: string): Promise<{ status: number; body: string }> {
+  const body = JSON.parse(raw) as { content: string; platforms: string[]; schedule_at: string };
+  const targetIds = body.platforms.map(() => id('tgt'));
+  const connectionIds = body.platforms.map(() => defaultConnection);
+  const post = (await pool.query<PostRow>(CREATE, createArguments(body, targetIds, connectionIds))).rows[0]!;
+  const view = postJson(post, newTargets(post, body.platforms, targetIds, connectionIds), new Map(), new Map(), []);
+  return { status: 201, body: JSON.stringify({ success: true, data: { post_id: post.id, post: view } }) };
+}
+
 async function createPost(raw: string, key: string): Promise<{ status: number; body: string }> {
+  if (env.FLOOR_MODE === 'write') return writeOnly(raw);
   const body = JSON.parse(raw) as { content: string; platforms: string[]; schedule_at: string };
   const fingerprint = createHash('sha256').update(raw).digest();
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_try_advisory_xact_lock($1) AS ok', [fingerprint.readBigInt64BE(0).toString()]);
+    // The idempotency lock and the look-up of a stored answer, in one statement, as Herald claims a key.
     await client.query(
-      'SELECT fingerprint, response_status, response_body, encrypted FROM idempotency_keys WHERE workspace_id = $1 AND user_id = $2 AND key = $3 AND expires_at > now()',
-      [workspaceId, userId, key],
+      `SELECT l.ok, k.fingerprint, k.response_status, k.response_body, k.encrypted, k.brand_ids
+         FROM (SELECT pg_try_advisory_xact_lock($4) AS ok) l
+         LEFT JOIN idempotency_keys k
+           ON l.ok AND k.workspace_id = $1 AND k.user_id = $2 AND k.key = $3 AND k.expires_at > now()`,
+      [workspaceId, userId, key, fingerprint.readBigInt64BE(0).toString()],
     );
-    const connections = (
-      await client.query<{ id: string; platform: string }>(
-        "SELECT id, workspace_id, brand_id, platform, sandbox, account_id, handle, display_name, server_url, is_default, status, credentials, token_expires_at, settings, throttled_until, last_error, created_at, updated_at FROM connections WHERE workspace_id = $1 AND brand_id = $2 AND platform = ANY($3::text[]) AND is_default AND status <> 'disconnected'",
-        [workspaceId, brandId, body.platforms],
-      )
-    ).rows;
-    // The brand's rules for the post (banned and required terms, signature, CTA, hashtags): Herald reads them once.
-    await client.query(
-      `SELECT id, version, banned_terms, required_terms, default_hashtags, signature, cta_default, rules
-         FROM brands WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
-      [workspaceId, brandId],
-    );
-    // The approval policy (the gate), read once.
-    await client.query(
-      `SELECT mode, sources, approver_roles, allow_self_approval, expire_after_seconds AS expire_after, on_expire,
-              require_reject_reason, brand_overrides, version, updated_at
-         FROM approval_policies WHERE workspace_id = $1`,
-      [workspaceId],
-    );
-    const scheduleAt = new Date(body.schedule_at);
+    // The brand's rules, its default connections and the approval policy, in one statement, as Herald reads them.
+    const connections = (await readCreateContext(client, workspaceId, brandId, body.platforms as PlatformName[]))
+      .defaults;
     const targetIds = body.platforms.map(() => id('tgt'));
     const connectionIds = body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null);
     // The post, its target and its job in one call (migration 0031), as Herald's posts repository makes it.
-    const post = (
-      await client.query<PostRow>(
-        `SELECT ${POST_COLUMNS} FROM posts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-           $16, $17, $18, $19, $20, $21, $22, $23)`,
-        [
-          id('post'),
-          workspaceId,
-          brandId,
-          body.content,
-          body.platforms,
-          '{}',
-          [],
-          'scheduled',
-          false,
-          scheduleAt,
-          'api',
-          userId,
-          null,
-          '{}',
-          '{}',
-          targetIds,
-          body.platforms,
-          connectionIds,
-          true,
-          'scheduled',
-          scheduleAt,
-          scheduleAt.toISOString(),
-          120_000,
-        ],
-      )
-    ).rows[0]!;
+    const post = (await client.query<PostRow>(CREATE, createArguments(body, targetIds, connectionIds))).rows[0]!;
     // The answer is rendered from the rows just written; both events go in with one insert and one look-up.
-    const targets = targetIds.map((tid, position) => ({
-      id: tid,
-      post_id: post.id,
-      position,
-      platform: body.platforms[position]!,
-      connection_id: connectionIds[position]!,
-      sandbox: true,
-      status: 'scheduled',
-      platform_post_id: null,
-      url: null,
-      published_at: null,
-      attempt_count: 0,
-      error: null,
-      next_attempt_at: null,
-    })) as TargetRow[];
+    const targets = newTargets(post, body.platforms, targetIds, connectionIds);
     const view = postJson(post, targets, new Map(), new Map(), []);
     await events(client, ['post.created', 'post.scheduled'], view);
     const response = JSON.stringify({ success: true, data: { post_id: post.id, post: view } });
