@@ -1,10 +1,10 @@
 // The upload sink: every byte lands in order, a write-back starts each time another flushEveryBytes are written
-// while writing goes on (never two at a time), one fsync comes before `finish`, it never overwrites a file, and a
-// stream torn down midway leaves no open descriptor behind. The rule is checked on a log of what reached the disk,
-// so the test holds however the machine schedules the writes.
+// while writing goes on (never two at a time), one fsync comes before `finish`, each written batch is handed on in
+// order, it never overwrites a file, and a stream torn down midway leaves no open descriptor behind. The rule is
+// checked on a log of what reached the disk, so the test holds however the machine schedules the writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -125,6 +125,25 @@ test('on a slow disk, writing goes on during a write-back and never starts a sec
     console.log(
       `# 3,200 KiB, 60 ms per write-back: ${writeBacks} write-backs, ${writesDuring} writes made during them, then one fsync`,
     );
+  }));
+
+test('each batch goes to `written` once it is in the file, in order, and the sink writes nothing more until it settles', () =>
+  inTempDir(async (dir) => {
+    const file = path.join(dir, 'handed-on.part');
+    const handed: Buffer[] = [];
+    let calls = 0;
+    const written = async (chunks: Buffer[]) => {
+      calls++;
+      handed.push(...chunks.map((c) => Buffer.from(c)));
+      const total = handed.reduce((sum, c) => sum + c.length, 0);
+      assert.equal((await stat(file)).size, total, 'the file holds exactly the bytes handed on so far');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      assert.equal((await stat(file)).size, total, 'nothing was written while `written` ran');
+    };
+    await pipeline(paced(), fileSink(file, { written }));
+    assert.deepEqual(Buffer.concat(handed), pacedBytes());
+    assert.deepEqual(await readFile(file), pacedBytes());
+    assert.ok(calls > 1, `${calls} batches`);
   }));
 
 test('a body smaller than flushEveryBytes is written back once, by the closing fsync', () =>

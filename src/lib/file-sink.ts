@@ -12,6 +12,11 @@ const FLUSH_EVERY_BYTES = 32 * 1024 * 1024;
 export interface FileSinkOptions {
   /** Start write-back each time this many more bytes have been written. */
   flushEveryBytes?: number;
+  /**
+   * Called with each batch of chunks once it is written, in order; the sink takes no more until it settles. The
+   * sink is done with the chunks by then (an upload hands them on to its hashing thread).
+   */
+  written?: (chunks: Buffer[]) => void | Promise<void>;
 }
 
 /** A Writable of Buffers into a file it creates (`wx`: never over an existing one). */
@@ -50,6 +55,7 @@ export function fileSink(file: string, options: FileSinkOptions = {}): Writable 
     }
     unflushed += bytes;
     if (unflushed >= flushEvery && !flushing) startFlush(fh);
+    await options.written?.(chunks);
   };
 
   return new Writable({

@@ -5,7 +5,8 @@
 // some 30 per GiB, 0.9 s of main-thread time and 3.2–3.8 s of CPU in all. A scavenge every 8 MiB frees them
 // while they are young, for about a millisecond each: 1.4–1.5 s of CPU per GiB (docs/decisions.md, "A scavenge
 // every 8 MiB of upload").
-// Every 16 MiB was not enough: in one run of three the full collections came back.
+// Every 16 MiB was not enough: in one run of three the full collections came back. An upload body announced at
+// 32 MiB or more needs none: its buffers leave with the hashing thread (src/lib/sha256-off-thread.ts).
 //
 // V8 offers the call only with --expose-gc; it is switched on here, at run time, and read through a fresh VM
 // context (the main context was created before the flag). Should that ever fail, uploads work as before.

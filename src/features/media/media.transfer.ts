@@ -95,8 +95,8 @@ export async function acceptLocalUpload(
       `This URL takes Content-Type ${row.content_type}; the request sent ${request.contentType ?? 'none'}.`,
     );
   }
-  if (request.contentLength !== undefined) {
-    const length = Number(request.contentLength);
+  const length = request.contentLength === undefined ? null : Number(request.contentLength);
+  if (length !== null) {
     if (length > row.max_bytes)
       throw new AppError(
         'PUBLIC_API_PAYLOAD_TOO_LARGE',
@@ -110,7 +110,11 @@ export async function acceptLocalUpload(
     }
     if (length === 0) throw new AppError('PUBLIC_API_BODY_INVALID', "The upload is empty; PUT the file's bytes.");
   }
-  const receipt = await deps.storage.receive(request.body, { maxBytes: row.max_bytes, exactBytes: row.declared_size });
+  const receipt = await deps.storage.receive(request.body, {
+    maxBytes: row.max_bytes,
+    exactBytes: row.declared_size,
+    expectedBytes: length ?? row.declared_size,
+  });
   if (receipt.size === 0) {
     await deps.storage.discard(receipt.tempPath);
     throw new AppError('PUBLIC_API_BODY_INVALID', "The upload is empty; PUT the file's bytes.");

@@ -2,7 +2,7 @@
 // Herald's own signed URL (`PUT /uploads/…`) and read through `GET /files/…`. An upload is streamed into a
 // temporary file (hashed and counted on the way, never buffered) and appears under its name only by an atomic
 // rename once complete, so a cut-off upload leaves no half file behind.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { hmac, verifyHmac, type SecretKeyring } from '../../../lib/crypto.ts';
 import { AppError } from '../../../app/errors.ts';
 import { fileSink } from '../../../lib/file-sink.ts';
+import { offThreadSha256 } from '../../../lib/sha256-off-thread.ts';
 import { scavenging, youngCollector } from '../../../lib/young-gc.ts';
 import { fileReader } from '../sniff/byte-reader.ts';
 import type { LocalStorage, ReadTicket, UploadTicket } from './storage.ts';
@@ -33,18 +34,23 @@ function readMessage(t: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey
   return ['GET', t.workspaceId, t.mediaId, t.storageKey, seconds(t.expiresAt)].join('\n');
 }
 
+/** Bodies announced at least this large are hashed on a worker thread (src/lib/sha256-off-thread.ts). */
+export const OFF_THREAD_HASH_BYTES = 32 * 1024 * 1024;
+
 /**
- * Counts and hashes the bytes flowing through; fails as soon as there are more than `maxBytes`. Frees the
- * body's spent buffers while they are young (src/lib/young-gc.ts).
+ * Counts the bytes flowing through and fails as soon as there are more than `maxBytes`. Given a hash, also hashes
+ * them and frees the body's spent buffers while they are young (src/lib/young-gc.ts); without one, the bytes are
+ * hashed on another thread once written, and leave the main thread with their buffers.
  */
 class UploadMeter extends Transform {
-  readonly hash = createHash('sha256');
   private readonly young = youngCollector();
   size = 0;
   private readonly maxBytes: number;
-  constructor(maxBytes: number) {
+  private readonly hash: Hash | null;
+  constructor(maxBytes: number, hash: Hash | null) {
     super();
     this.maxBytes = maxBytes;
+    this.hash = hash;
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
@@ -57,8 +63,10 @@ class UploadMeter extends Transform {
       );
       return;
     }
-    this.hash.update(chunk);
-    this.young.count(chunk.length);
+    if (this.hash) {
+      this.hash.update(chunk);
+      this.young.count(chunk.length);
+    }
     done(null, chunk);
   }
 }
@@ -116,11 +124,17 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
     async receive(body, limits) {
       await mkdir(tempDir, { recursive: true });
       const tempPath = path.join(tempDir, `${randomUUID()}.part`);
-      const meter = new UploadMeter(limits.maxBytes);
+      const large = (limits.expectedBytes ?? 0) >= OFF_THREAD_HASH_BYTES;
+      const hash = large ? null : createHash('sha256');
+      const hashing = large ? offThreadSha256() : null;
+      const meter = new UploadMeter(limits.maxBytes, hash);
+      let sha256: string;
       try {
         // The sink fsyncs the file before it finishes: a completed upload survives a crash right after.
-        await pipeline(body, meter, fileSink(tempPath));
+        await pipeline(body, meter, fileSink(tempPath, hashing ? { written: (chunks) => hashing.take(chunks) } : {}));
+        sha256 = hashing ? await hashing.digest() : hash!.digest('hex');
       } catch (error) {
+        hashing?.abort();
         await rm(tempPath, { force: true });
         throw error;
       }
@@ -131,7 +145,7 @@ export function createLocalStorage(options: { dir: string; publicUrl: string; ke
           `This URL expects exactly ${limits.exactBytes} bytes (the size_bytes you announced); ${meter.size} arrived. Nothing was stored; PUT again.`,
         );
       }
-      return { tempPath, size: meter.size, sha256: meter.hash.digest('hex') };
+      return { tempPath, size: meter.size, sha256 };
     },
 
     commit: (tempPath, key) => publish(tempPath, key),

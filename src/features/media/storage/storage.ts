@@ -83,8 +83,15 @@ export interface LocalStorage extends StorageReads {
     ticket: Pick<ReadTicket, 'workspaceId' | 'mediaId' | 'storageKey' | 'expiresAt'>,
     signature: string,
   ): boolean;
-  /** Streams `body` to a temporary file, hashing as it goes, refusing more than `maxBytes`; fsyncs before returning. */
-  receive(body: Readable, limits: { maxBytes: number; exactBytes: number | null }): Promise<LocalReceipt>;
+  /**
+   * Streams `body` to a temporary file, hashing as it goes, refusing more than `maxBytes`; fsyncs before returning.
+   * A body announced as large (`expectedBytes`, from Content-Length) is hashed on another thread, which takes its
+   * chunks over once they are written: the body's Buffers are left empty.
+   */
+  receive(
+    body: Readable,
+    limits: { maxBytes: number; exactBytes: number | null; expectedBytes?: number | null },
+  ): Promise<LocalReceipt>;
   /** Publishes a received file under `key` (atomic rename, directory fsynced). */
   commit(tempPath: string, key: string): Promise<void>;
   discard(tempPath: string): Promise<void>;
