@@ -40,12 +40,10 @@ import { GOOGLEBUSINESS_API_URL } from './platforms/googlebusiness/index.ts';
 import { hmac } from './lib/crypto.ts';
 import type { PlatformAccess } from './features/connections/platform-access.ts';
 import { mediaLibraryFrom, type MediaLibrary } from './features/publishing/media-library.ts';
-import type { PlatformName } from './platforms/limits.ts';
 import { createPlatformRegistry, type PlatformRegistry } from './platforms/registry.ts';
 import { FACEBOOK_GRAPH_URL } from './platforms/facebook/client.ts';
-import type { Simulator } from './sandbox/framework/simulator.ts';
 import { pgStore } from './sandbox/framework/store-pg.ts';
-import { createSimulators } from './sandbox/server.ts';
+import { simulatorsOnFirstUse, type SandboxSimulators } from './sandbox/simulators.ts';
 
 export interface Container {
   config: Config;
@@ -67,8 +65,8 @@ export interface Container {
   platforms: PlatformRegistry;
   /** How the engine reaches the platform behind a connection (hosts, SSRF guard, sealed credentials). */
   platformAccess: PlatformAccess;
-  /** The simulated platforms this process serves under /sandbox (empty when HERALD_SANDBOX=off). */
-  simulators: Map<PlatformName, Simulator>;
+  /** The simulated platforms this process serves under /sandbox (none when HERALD_SANDBOX=off), built on first use. */
+  simulators: SandboxSimulators;
   webhooks: WebhooksService;
   /** The events API: the outbox read back (GET /v1/events). */
   events: EventsService;
@@ -175,17 +173,14 @@ export function createPlatformAccess(
 /**
  * The simulators, when the sandbox is on. Their tokens are signed with a key derived from Herald's secret, so
  * sandbox connections survive restarts and a CLI process can connect accounts the server's simulators accept.
+ * Nothing of them is loaded until their first use: a deployment on real platforms never pays for them.
  */
-export function createConfiguredSimulators(
-  config: Config,
-  keyring: SecretKeyring,
-  pool: Pool,
-): Map<PlatformName, Simulator> {
-  if (!config.sandbox.enabled) return new Map();
+export function createConfiguredSimulators(config: Config, keyring: SecretKeyring, pool: Pool): SandboxSimulators {
+  if (!config.sandbox.enabled) return simulatorsOnFirstUse(null);
   // Simulators that fetch media by URL (Instagram, Threads) fetch Herald's own signed read URLs and nothing else:
   // anyone can get a simulator token, and any other URL would let them probe what Herald reaches.
   const mediaFetchUrls = signedReadUrlRules(config);
-  return createSimulators({
+  return simulatorsOnFirstUse({
     secret: hmac(keyring, 'sandbox-simulators', 'v1'),
     control: config.sandbox.control,
     rateLimitFactor: config.sandbox.rateLimitFactor,

@@ -13,14 +13,14 @@ import { ensureOwnerAndSandbox } from './features/workspaces/workspaces.service.
 import type { Logger } from './lib/logger.ts';
 import { PLATFORM_LIMITS } from './platforms/catalogue.ts';
 import type { PlatformName } from './platforms/limits.ts';
-import type { Simulator } from './sandbox/framework/simulator.ts';
+import type { SandboxSimulators } from './sandbox/simulators.ts';
 
 export interface FirstStartDeps {
   pool: Pool;
   config: Pick<Config, 'ownerEmail' | 'publicUrl'>;
   logger: Pick<Logger, 'info'>;
   platformAccess: PlatformAccess;
-  simulators: Map<PlatformName, Simulator>;
+  simulators: SandboxSimulators;
 }
 
 export interface FirstStart {

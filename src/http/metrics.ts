@@ -6,11 +6,12 @@
 // host connects from loopback on behalf of anyone on the internet, so its requests are refused too; and the
 // metrics listener answers whoever can reach the address it is bound to (HERALD_METRICS_HOST, 127.0.0.1 by default).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import { http } from '../lib/node-http.ts';
 
 type Verdict = { ok: true } | { ok: false; status: 401 | 403; message: string };
 
@@ -104,7 +105,7 @@ export async function startMetricsListener(
     response.writeHead(200, { 'content-type': metrics.registry.contentType });
     response.end(request.method === 'HEAD' ? undefined : body);
   };
-  const server = createServer((request, response) => {
+  const server = http.createServer((request, response) => {
     answer(request, response).catch(() => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify({ error: { code: 'INTERNAL', message: 'Reading the metrics failed.' } }));

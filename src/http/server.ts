@@ -8,7 +8,7 @@ import { registerLocalTransferRoutes, TRANSFER_ENVELOPE_PREFIXES } from '../feat
 import { registerPlatformsRoutes } from '../features/platforms/platforms.routes.ts';
 import { publishingHealth } from '../features/publishing/health.ts';
 import { platformErrorRows } from '../platforms/errors.ts';
-import { mountSimulators } from '../sandbox/server.ts';
+import { mountSimulators } from '../sandbox/mount.ts';
 import { sandboxAdmission } from './sandbox-admission.ts';
 import { registerPostsRoutes } from '../features/posts/posts.routes.ts';
 import { registerRecyclingRoutes } from '../features/recycling/recycling.routes.ts';
@@ -230,10 +230,10 @@ export async function buildServer(container: Container, options: ServerOptions =
   registerMetricsRoute(app, container.metrics, config.metrics.token);
   // The simulated platforms, each speaking its own API under /sandbox/<platform> (sandbox connections use them).
   // Anonymous simulator traffic spends the anonymous budget per client address, as sign-in does.
-  if (container.simulators.size > 0)
+  if (container.simulators.platforms.length > 0)
     registerLazySandbox(app, '/sandbox', async () => {
       const simulators = createBaseApp(container, { ...base, listens: false });
-      await mountSimulators(simulators, container.simulators, '/sandbox', {
+      await mountSimulators(simulators, await container.simulators.load(), '/sandbox', {
         admit: sandboxAdmission(container.rateLimiter, container.config.rateLimits),
       });
       return simulators;

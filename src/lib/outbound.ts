@@ -2,10 +2,10 @@
 // redirects followed (the caller decides), and — for user-chosen destinations — the SSRF guard applied to the
 // address actually connected to. Failures say whether the request had been fully sent, because a request
 // that was sent and then timed out has an unknown outcome and must not be retried blindly.
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import { http, https } from './node-http.ts';
 import { isBlockedAddress, OutboundBlockedError, type OutboundGuard } from './ssrf.ts';
 
 export interface OutboundRequest {
@@ -24,7 +24,7 @@ export interface OutboundRequest {
 
 export interface OutboundResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: IncomingHttpHeaders;
   body: Buffer;
   truncated: boolean;
   durationMs: number;

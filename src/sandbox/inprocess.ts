@@ -6,9 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import Fastify from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../platforms/http.ts';
-import type { PlatformName } from '../platforms/limits.ts';
-import type { Simulator } from './framework/simulator.ts';
-import { mountSimulators } from './server.ts';
+import { mountSimulators } from './mount.ts';
+import type { SandboxSimulators } from './simulators.ts';
 
 async function bytes(body: string | Buffer | Uint8Array | Readable | undefined): Promise<Buffer | undefined> {
   if (body === undefined) return undefined;
@@ -21,12 +20,12 @@ async function bytes(body: string | Buffer | Uint8Array | Readable | undefined):
 
 /** A transport for URLs under `sandboxUrl` (`<sandboxUrl>/<platform>/…`), served by `simulators` in-process. */
 export async function inProcessTransport(
-  simulators: Map<PlatformName, Simulator>,
+  simulators: SandboxSimulators,
   sandboxUrl: string,
 ): Promise<{ transport: Transport; close(): Promise<void> }> {
   const app = Fastify({ logger: false });
   // Trusted: nothing outside this process reaches this instance, so named sign-ins need no signature.
-  await mountSimulators(app, simulators, '', { trusted: true });
+  await mountSimulators(app, await simulators.load(), '', { trusted: true });
   await app.ready();
   const base = new URL(sandboxUrl);
   const prefix = base.pathname.replace(/\/+$/, '');

@@ -1,17 +1,18 @@
 // Where the simulators live: mounted in Herald under /sandbox/<platform> (so `npm start` publishes end to end
-// with no platform credentials), or started standalone on an ephemeral port (tests, load tests), each
-// platform under /<platform>. Adding a simulator is one line in SIMULATORS.
+// with no platform credentials; Herald imports this module on first use, simulators.ts), or started standalone on
+// an ephemeral port (tests, load tests), each platform under /<platform>. Adding a simulator is one line in
+// SIMULATORS.
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import type { PlatformName } from '../platforms/limits.ts';
 import {
   createSimulator,
   type PlatformSimulator,
   type Simulator,
-  type MountOptions,
   type SimulatorKit,
   type SimulatorOptions,
 } from './framework/simulator.ts';
+import { mountSimulators } from './mount.ts';
 import { blueskySimulator } from './bluesky/index.ts';
 import { linkedinSimulator } from './linkedin/index.ts';
 import { mastodonSimulator } from './mastodon/index.ts';
@@ -24,8 +25,8 @@ import { youtubeSimulator } from './youtube/index.ts';
 import { pinterestSimulator } from './pinterest/index.ts';
 import { googlebusinessSimulator } from './googlebusiness/index.ts';
 
-/** Every simulator Herald has, by platform. */
-export const SIMULATORS: Partial<Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator>> = {
+/** Every platform's simulator: each has one, so which platforms are simulated is known without this module. */
+export const SIMULATORS: Record<PlatformName, (kit: SimulatorKit) => PlatformSimulator> = {
   x: xSimulator,
   bluesky: blueskySimulator,
   mastodon: mastodonSimulator,
@@ -48,24 +49,8 @@ export function createSimulators(
   platforms: readonly PlatformName[] = simulatedPlatforms(),
 ): Map<PlatformName, Simulator> {
   const out = new Map<PlatformName, Simulator>();
-  for (const name of platforms) {
-    const build = SIMULATORS[name];
-    if (!build) throw new Error(`No simulator for ${name}`);
-    out.set(name, createSimulator(name, build, options));
-  }
+  for (const name of platforms) out.set(name, createSimulator(name, SIMULATORS[name], options));
   return out;
-}
-
-/** Registers each simulator under `<prefix>/<platform>`; Herald's public mount passes its rate limit in `mount`. */
-export async function mountSimulators(
-  app: FastifyInstance,
-  simulators: Map<PlatformName, Simulator>,
-  prefix: string,
-  mount: MountOptions = {},
-): Promise<void> {
-  for (const [name, sim] of simulators) {
-    await app.register(async (instance) => sim.plugin(instance, mount), { prefix: `${prefix}/${name}` });
-  }
 }
 
 export interface RunningSandbox {

@@ -140,7 +140,7 @@ export async function buildTestApp(
     async workspace(mode = 'test', userId = owner.userId) {
       const made = await createWorkspace(container.pool, { name: `ws ${++counter}`, mode, ownerUserId: userId });
       // A test workspace gets a sandbox connection per platform, as the first-start Sandbox does.
-      if (mode === 'test' && container.simulators.size > 0) {
+      if (mode === 'test' && container.simulators.platforms.length > 0) {
         const { transport, close } = await inProcessTransport(
           container.simulators,
           container.platformAccess.sandboxUrl,

@@ -299,7 +299,7 @@ test(
       500,
     );
     const config = loadConfig({ DATABASE_URL: databaseUrl, HERALD_SECRET_KEY: secret, HERALD_PUBLIC_URL: a });
-    const simulators = createConfiguredSimulators(config, { current: secret, previous: [] }, db);
+    const simulators = await createConfiguredSimulators(config, { current: secret, previous: [] }, db).load();
     const sandbox = { simulator: (p: PlatformName) => simulators.get(p)! } as unknown as RunningSandbox;
     const audit = await auditExactlyOnce(db, sandbox, texts, PLATFORMS);
     // A graceful stop removed the old worker's heartbeat: the fleet counts the one that runs.

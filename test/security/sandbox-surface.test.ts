@@ -301,7 +301,7 @@ describe("an anonymous client cannot sign in as a workspace's simulated account"
 
   test("x: a stranger cannot delete a workspace's published simulated tweet", async () => {
     // The workspace's account posts through the token Herald holds for it (signed as Herald's simulator signs).
-    const sim = t.container.simulators.get('x')!;
+    const sim = (await t.container.simulators.load()).get('x')!;
     const herald = sim.kit.tokens.sign({
       sub: '0',
       typ: 'x_access',

@@ -95,8 +95,8 @@ export function connectionCommands(): Record<string, Command> {
         if (!values.all && typeof values.platform !== 'string') throw new UsageError('--platform or --all is required');
         await withAccess(io, async (pool, access, config) => {
           const simulators = createConfiguredSimulators(config, access.keyring, pool);
-          if (simulators.size === 0) throw new UsageError('the sandbox is off (HERALD_SANDBOX=off)');
-          const available = access.registry.available().filter((p) => simulators.has(p));
+          if (simulators.platforms.length === 0) throw new UsageError('the sandbox is off (HERALD_SANDBOX=off)');
+          const available = access.registry.available().filter((p) => simulators.platforms.includes(p));
           const platforms = values.all
             ? available
             : String(values.platform)

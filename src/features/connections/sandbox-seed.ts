@@ -3,9 +3,8 @@
 // platform is seeded once (recorded in instance_settings), so a platform added in a later release is seeded
 // on the next start, and a connection the owner removed is not brought back.
 import { withTransaction, type Pool } from '../../db/pool.ts';
-import type { PlatformName } from '../../platforms/limits.ts';
-import type { Simulator } from '../../sandbox/framework/simulator.ts';
 import { inProcessTransport } from '../../sandbox/inprocess.ts';
+import type { SandboxSimulators } from '../../sandbox/simulators.ts';
 import { getSetting, setSetting } from '../workspaces/workspaces.repo.ts';
 import type { ConnectionRow } from './connections.repo.ts';
 import { addSandboxConnections } from './connections.service.ts';
@@ -17,15 +16,17 @@ const SEEDED = 'sandbox_connections_seeded';
 export async function seedSandboxConnections(o: {
   pool: Pool;
   access: PlatformAccess;
-  simulators: Map<PlatformName, Simulator>;
+  simulators: SandboxSimulators;
   workspaceId: string;
   brandId: string;
 }): Promise<ConnectionRow[]> {
-  if (o.simulators.size === 0) return [];
+  if (o.simulators.platforms.length === 0) return [];
   return withTransaction(o.pool, async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
     const seeded = ((await getSetting(tx, SEEDED)) ?? '').split(',').filter(Boolean);
-    const wanted = o.access.registry.available().filter((p) => o.simulators.has(p) && !seeded.includes(p));
+    const wanted = o.access.registry
+      .available()
+      .filter((p) => o.simulators.platforms.includes(p) && !seeded.includes(p));
     if (wanted.length === 0) return [];
     const { transport, close } = await inProcessTransport(o.simulators, o.access.sandboxUrl);
     try {

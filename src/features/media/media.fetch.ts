@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { http, https } from '../../lib/node-http.ts';
 import { OutboundBlockedError, type OutboundGuard } from '../../lib/ssrf.ts';
 
 /** Most redirects followed (each one checked like the first URL). */
@@ -76,7 +76,7 @@ function blocked(error: unknown): OutboundBlockedError | undefined {
 }
 
 /** One GET, not following redirects: the response, its body unread. */
-function get(url: URL, guard: OutboundGuard, signal: AbortSignal): Promise<http.IncomingMessage> {
+function get(url: URL, guard: OutboundGuard, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     // An IP literal never goes through `lookup`; `guard.checkUrl`, run on every URL before this, has judged it.
     const transport = url.protocol === 'https:' ? https : http;
@@ -109,7 +109,7 @@ export async function fetchToSink(
   try {
     for (let hop = 0; ; hop++) {
       let target: URL;
-      let response: http.IncomingMessage;
+      let response: IncomingMessage;
       try {
         target = await limits.guard.checkUrl(url);
         response = await get(target, limits.guard, controller.signal);

@@ -2,18 +2,8 @@
 // with the defaults of a stock instance and a builder for an instance's advertised configuration.
 // Numbers from docs/platforms/mastodon.md "Limits" (per instance, read from GET /api/v2/instance).
 
-import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
-
-interface TwitterTextUrls {
-  extractUrlsWithIndices(
-    text: string,
-    options: { extractUrlsWithoutProtocol: boolean },
-  ): { url: string; indices: [number, number] }[];
-}
-// Mastodon finds URLs with (the Ruby port of) twitter-text's URL grammar, protocol required; the JS library
-// applies the same grammar. createRequire because the package ships no types (see x/limits.ts).
-const twitterText = createRequire(import.meta.url)('twitter-text') as TwitterTextUrls;
+import { twitterText } from '../twitter-text.ts';
 
 const MiB = 1024 * 1024; // Mastodon's limits are Rails `16.megabytes`, i.e. binary megabytes
 
@@ -49,7 +39,9 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 export function measureWith(text: string, reservedPerUrl: number): number {
   let countable = '';
   let from = 0;
-  for (const { indices } of twitterText.extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false })) {
+  // Mastodon finds URLs with (the Ruby port of) twitter-text's URL grammar, protocol required; the JS library
+  // applies the same grammar.
+  for (const { indices } of twitterText().extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false })) {
     countable += text.slice(from, indices[0]) + 'x'.repeat(reservedPerUrl);
     from = indices[1];
   }

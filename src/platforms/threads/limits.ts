@@ -1,15 +1,8 @@
 // Threads post limits: Threads' emoji-as-bytes length rule, the link cap and carousel media rules.
 // Numbers from docs/platforms/threads.md "Limits" and "Calls" (carousel 2–20, reply chains).
 
-import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
-
-interface TwitterTextUrls {
-  extractUrls(text: string): string[];
-}
-// Link detection reuses twitter-text's URL grammar (bare domains included, as Threads links them too);
-// createRequire because the package ships no types (see x/limits.ts).
-const twitterText = createRequire(import.meta.url)('twitter-text') as TwitterTextUrls;
+import { twitterText } from '../twitter-text.ts';
 
 const MAX_LENGTH = 500;
 const MAX_LINKS = 5; // from 2025-12-22, THREADS_API__LINK_LIMIT_EXCEEDED
@@ -46,7 +39,8 @@ function check(text: string): LimitIssue[] {
     });
   }
   // Every occurrence counts: Meta does not say whether a repeated link counts once, so we assume the stricter reading.
-  const links = twitterText.extractUrls(text).length;
+  // Link detection reuses twitter-text's URL grammar (bare domains included, as Threads links them too).
+  const links = twitterText().extractUrls(text).length;
   if (links > MAX_LINKS) {
     issues.push({ rule: 'too_many_links', message: `Text has ${links} links; Threads allows ${MAX_LINKS}.` });
   }

@@ -2,29 +2,8 @@
 // Numbers from docs/platforms/x.md "Limits" and "Calls" (media per post).
 // Counting is delegated to X's own library (twitter-text, v3 config) so Herald agrees with X to the character.
 
-import { createRequire } from 'node:module';
 import type { LimitIssue, PlatformLimits } from '../limits.ts';
-
-/** The slice of twitter-text (CommonJS, ships no types) that Herald uses. */
-interface TwitterTextConfig {
-  version: number;
-  maxWeightedTweetLength: number;
-  transformedURLLength: number;
-  emojiParsingEnabled: boolean;
-}
-interface TwitterText {
-  parseTweet(text: string, config?: TwitterTextConfig): { weightedLength: number; valid: boolean };
-  hasInvalidCharacters(text: string): boolean;
-  configs: { version3: TwitterTextConfig };
-}
-
-// createRequire rather than `import twitterText from 'twitter-text'`: the package has no type declarations,
-// so a default import fails the type check under `strict`; this keeps one typed handle on the CommonJS module.
-const twitterText = createRequire(import.meta.url)('twitter-text') as TwitterText;
-
-// Pinned explicitly so an upgrade that changes the library's default config cannot change our counts silently:
-// v3 = 280 weighted characters, every URL 23, emoji sequences weigh 2, text NFC-normalised first.
-const CONFIG = twitterText.configs.version3;
+import { twitterText } from '../twitter-text.ts';
 
 const MAX_WEIGHTED = 280;
 const MB = 1_000_000; // "MB" in X's docs read as 10^6 bytes, the smaller (safer) reading
@@ -34,7 +13,10 @@ const MB = 1_000_000; // "MB" in X's docs read as 10^6 bytes, the smaller (safer
  * (CJK, emoji, …) 2; any URL (even a bare domain like `example.com`) counts 23; NFC applied first.
  */
 export function measure(text: string): number {
-  return twitterText.parseTweet(text, CONFIG).weightedLength;
+  // The v3 config pinned explicitly, so an upgrade that changes the library's default cannot change our counts
+  // silently: 280 weighted characters, every URL 23, emoji sequences weigh 2, text NFC-normalised first.
+  const library = twitterText();
+  return library.parseTweet(text, library.configs.version3).weightedLength;
 }
 
 /** Every text issue; empty text is not flagged (whether text is required depends on media — the caller decides). */
@@ -45,7 +27,7 @@ function check(text: string): LimitIssue[] {
     issues.push({ rule: 'text_too_long', message: `Text is ${length} weighted characters; X allows ${MAX_WEIGHTED}.` });
   }
   // twitter-text rejects U+FFFE, U+FEFF and U+FFFF; X would refuse the post.
-  if (twitterText.hasInvalidCharacters(text)) {
+  if (twitterText().hasInvalidCharacters(text)) {
     issues.push({
       rule: 'invalid_characters',
       message: 'Text contains characters X does not accept (U+FFFE, U+FEFF or U+FFFF).',
