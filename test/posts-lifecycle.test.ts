@@ -103,6 +103,12 @@ describe('PATCH /v1/posts/{id}', () => {
       payload: { platform_options: { mastodon: { visibility: 'everyone' } } },
     });
     assert.equal(bad.statusCode, 400);
+    // Checked against the options' schema after the merge (TypeBox's value checker, loaded on this first use).
+    assert.equal(bad.json().error.code, 'PUBLIC_API_BODY_INVALID');
+    assert.ok(
+      bad.json().error.details.some((d: { path: string }) => d.path.startsWith('/platform_options/mastodon')),
+      JSON.stringify(bad.json().error.details),
+    );
   });
 
   test('the patched post is re-validated against the limits', async () => {

@@ -1,7 +1,7 @@
 // What `herald serve` loads before its first request (docs/decisions.md "Start-up loads what serving needs"): the
-// `herald` command's modules bring in no simulator, not twitter-text and not Node's bundled undici; the simulators
-// load on their handle's first use, once. Everything but the test runner is imported after the recording hook, so
-// the hook sees every module the command's graph loads.
+// `herald` command's modules bring in no simulator, not twitter-text, not TypeBox's value checker and not Node's
+// bundled undici; the simulators load on their handle's first use, once. Everything but the test runner is imported
+// after the recording hook, so the hook sees every module the command's graph loads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerHooks } from 'node:module';
@@ -17,11 +17,12 @@ registerHooks({
 const SIMULATOR_MODULE = /\/src\/sandbox\/(?!framework\/)[a-z]+\/[^/]+\.ts$/;
 const simulatorModules = () => loaded.filter((url) => SIMULATOR_MODULE.test(url));
 const twitterText = () => loaded.filter((url) => url.includes('/node_modules/twitter-text/'));
+const typeboxValue = () => loaded.filter((url) => url.includes('/node_modules/typebox/build/value/'));
 // Node's own list of the built-in modules it has loaded, internal ones included (no hook sees those; not typed).
 const builtins = () => (process as NodeJS.Process & { moduleLoadList: string[] }).moduleLoadList;
 const UNDICI = 'NativeModule internal/deps/undici/undici';
 
-test('the herald command loads no simulator, not twitter-text and not undici', async () => {
+test("the herald command loads no simulator, not twitter-text, not TypeBox's value checker and not undici", async () => {
   assert.ok(!builtins().includes(UNDICI), 'the test runner itself loaded undici: this test sees nothing');
   await import('../src/cli.ts');
   assert.ok(
@@ -30,6 +31,7 @@ test('the herald command loads no simulator, not twitter-text and not undici', a
   );
   assert.deepEqual(simulatorModules(), []);
   assert.deepEqual(twitterText(), []);
+  assert.deepEqual(typeboxValue(), [], 'only an edit of platform_options needs typebox/value');
   assert.ok(!builtins().includes(UNDICI), 'an `import` of node:http or node:https loads undici');
 });
 

@@ -1,7 +1,6 @@
 // Changing a post after it was created: edit (a draft or scheduled post), cancel (also the targets of a post being
 // published that wait between attempts), publish now, retry (the failed targets, and the waiting ones at once),
 // delete. Each changes the post, its targets, its publish jobs and the outbox in the caller's transaction.
-import { Value } from 'typebox/value';
 import type { ServiceContext } from '../../app/context.ts';
 import { AppError, notFound, validationFailed } from '../../app/errors.ts';
 import { queuePublishJobs, removePublishJobs } from '../../app/publish-queue.ts';
@@ -61,7 +60,11 @@ export function createPostChanges(deps: PostsDeps) {
         patch.platform_options !== undefined
           ? (mergePatch(post.platform_options, patch.platform_options) ?? {})
           : post.platform_options;
-      if (!Value.Check(PlatformOptions, mergedOptions)) {
+      // The merged options are checked against their schema only when the patch changed them. TypeBox's value
+      // checker (some 300 modules) loads on the first such edit, not at start (docs/decisions.md "Start-up loads
+      // what serving needs").
+      const { Value } = patch.platform_options !== undefined ? await import('typebox/value') : { Value: null };
+      if (Value && !Value.Check(PlatformOptions, mergedOptions)) {
         const details = [...Value.Errors(PlatformOptions, mergedOptions)]
           .slice(0, 20)
           .map((e) => ({ path: `/platform_options${e.instancePath}`, message: e.message }));
