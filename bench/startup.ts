@@ -10,6 +10,10 @@ import { quantile } from './lib/load.ts';
 import { freePort, REPO, rssOf, sleep, stopChild, waitForOk } from './lib/processes.ts';
 import { fmt, type BenchContext, type Row } from './lib/report.ts';
 
+/** Issue 33's footprint targets: start to ready and idle RSS as multiples of the bare-node floor's. */
+export const START_TARGET = 15;
+export const RSS_TARGET = 2.3;
+
 const IDLE_MS = 3000;
 
 /** The descendant of `pid` that runs bin/herald.js as its script (npm → sh → node; not the shell). */
@@ -114,8 +118,8 @@ export async function startupBenchmark(ctx: BenchContext): Promise<Row[]> {
         herald: fmt.ms(h.ready),
         floor: `${fmt.ms(f.ready)} (node -e, one pg connection)`,
         ratio: f.ready / h.ready,
-        target: '— (ratio: floor ÷ Herald)',
-        pass: null,
+        target: `Herald ≤ ${START_TARGET} × floor (ratio ≥ ${(1 / START_TARGET).toFixed(3)})`,
+        pass: h.ready <= START_TARGET * f.ready,
         database: ctx.server.label,
       },
       {
@@ -123,8 +127,8 @@ export async function startupBenchmark(ctx: BenchContext): Promise<Row[]> {
         herald: fmt.mib(h.rss),
         floor: fmt.mib(f.rss),
         ratio: f.rss / h.rss,
-        target: '— (ratio: floor ÷ Herald)',
-        pass: null,
+        target: `Herald ≤ ${RSS_TARGET} × floor (ratio ≥ ${(1 / RSS_TARGET).toFixed(3)})`,
+        pass: h.rss <= RSS_TARGET * f.rss,
         database: ctx.server.label,
       },
     ];
