@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { postJson } from '../../src/features/posts/posts.view.ts';
 import { readCreateContext } from '../../src/features/posts/posts.context.repo.ts';
+import { writtenTargets } from '../../src/features/posts/posts.create.repo.ts';
 import type { PlatformName } from '../../src/platforms/limits.ts';
 import type { AttemptRow, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
 import { serveFloor } from './serve.ts';
@@ -107,23 +108,14 @@ function createArguments(
 const CREATE = `SELECT ${POST_COLUMNS} FROM posts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
   $16, $17, $18, $19, $20, $21, $22, $23)`;
 
-/** The targets of a new post as the view reads them. */
+/** The targets of a new post as the view reads them (Herald's own rendering of rows it has just written). */
 function newTargets(post: PostRow, platforms: string[], targetIds: string[], connectionIds: Array<string | null>) {
-  return targetIds.map((tid, position) => ({
+  const targets = targetIds.map((tid, i) => ({
     id: tid,
-    post_id: post.id,
-    position,
-    platform: platforms[position]!,
-    connection_id: connectionIds[position]!,
-    sandbox: true,
-    status: 'scheduled',
-    platform_post_id: null,
-    url: null,
-    published_at: null,
-    attempt_count: 0,
-    error: null,
-    next_attempt_at: null,
-  })) as TargetRow[];
+    platform: platforms[i] as PlatformName,
+    connectionId: connectionIds[i]!,
+  }));
+  return writtenTargets(post, targets, { sandbox: true, status: 'scheduled', jobsAt: post.schedule_at });
 }
 
 // FLOOR_MODE=write: the rows a post is, and nothing else: one posts_create call (the post, its target, its job) in
