@@ -12,9 +12,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { postJson } from '../../src/features/posts/posts.view.ts';
 import { readCreateContext } from '../../src/features/posts/posts.context.repo.ts';
-import { writtenTargets } from '../../src/features/posts/posts.create.repo.ts';
+import { createPostRows } from '../../src/features/posts/posts.create.repo.ts';
 import type { PlatformName } from '../../src/platforms/limits.ts';
-import type { AttemptRow, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
+import type { AttemptRow, NewPost, PostRow, TargetPartRow, TargetRow } from '../../src/features/posts/posts.repo.ts';
 import { serveFloor } from './serve.ts';
 
 const env = process.env as Record<string, string>;
@@ -71,68 +71,52 @@ async function events(db: pg.PoolClient, types: string[], data: unknown): Promis
   );
 }
 
-/** posts_create's arguments for a scheduled post of `body` on the brand's default connections. */
-function createArguments(
-  body: { content: string; platforms: string[]; schedule_at: string },
-  targetIds: string[],
-  connectionIds: Array<string | null>,
-): unknown[] {
+type CreateBody = { content: string; platforms: PlatformName[]; schedule_at: string };
+
+/**
+ * The post, its targets and its job in one posts_create call (migration 0031), through Herald's own posts repository
+ * (the same prepared statement and arguments), returning the rows as the view reads them.
+ */
+function writePost(db: pg.Pool | pg.PoolClient, body: CreateBody, connectionIds: Array<string | null>) {
   const scheduleAt = new Date(body.schedule_at);
-  return [
-    id('post'),
+  const post: NewPost = {
+    id: id('post'),
     workspaceId,
     brandId,
-    body.content,
-    body.platforms,
-    '{}',
-    [],
-    'scheduled',
-    false,
+    content: body.content,
+    platforms: body.platforms,
+    platformOptions: {},
+    mediaIds: [],
+    status: 'scheduled',
+    publishNow: false,
     scheduleAt,
-    'api',
-    userId,
-    null,
-    '{}',
-    '{}',
-    targetIds,
-    body.platforms,
-    connectionIds,
-    true,
-    'scheduled',
-    scheduleAt,
-    scheduleAt.toISOString(),
-    120_000,
-  ];
-}
-
-const CREATE = `SELECT ${POST_COLUMNS} FROM posts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18, $19, $20, $21, $22, $23)`;
-
-/** The targets of a new post as the view reads them (Herald's own rendering of rows it has just written). */
-function newTargets(post: PostRow, platforms: string[], targetIds: string[], connectionIds: Array<string | null>) {
-  const targets = targetIds.map((tid, i) => ({
-    id: tid,
-    platform: platforms[i] as PlatformName,
-    connectionId: connectionIds[i]!,
-  }));
-  return writtenTargets(post, targets, { sandbox: true, status: 'scheduled', jobsAt: post.schedule_at });
+    createdVia: 'api',
+    createdBy: userId,
+    timezone: null,
+    metadata: {},
+    brandAdditions: {},
+  };
+  const targets = body.platforms.map((platform, i) => ({ id: id('tgt'), platform, connectionId: connectionIds[i]! }));
+  return createPostRows(db, post, targets, { sandbox: true, status: 'scheduled', jobsAt: scheduleAt });
 }
 
 // FLOOR_MODE=write: the rows a post is, and nothing else: one posts_create call (the post, its target, its job) in
 // its own transaction, with the connection given; no idempotency, look-ups, events or stored answer.
 const defaultConnection = env.FLOOR_CONNECTION ?? null;
 async function writeOnly(raw: string): Promise<{ status: number; body: string }> {
-  const body = JSON.parse(raw) as { content: string; platforms: string[]; schedule_at: string };
-  const targetIds = body.platforms.map(() => id('tgt'));
-  const connectionIds = body.platforms.map(() => defaultConnection);
-  const post = (await pool.query<PostRow>(CREATE, createArguments(body, targetIds, connectionIds))).rows[0]!;
-  const view = postJson(post, newTargets(post, body.platforms, targetIds, connectionIds), new Map(), new Map(), []);
+  const body = JSON.parse(raw) as CreateBody;
+  const { post, targets } = await writePost(
+    pool,
+    body,
+    body.platforms.map(() => defaultConnection),
+  );
+  const view = postJson(post, targets, new Map(), new Map(), []);
   return { status: 201, body: JSON.stringify({ success: true, data: { post_id: post.id, post: view } }) };
 }
 
 async function createPost(raw: string, key: string): Promise<{ status: number; body: string }> {
   if (env.FLOOR_MODE === 'write') return writeOnly(raw);
-  const body = JSON.parse(raw) as { content: string; platforms: string[]; schedule_at: string };
+  const body = JSON.parse(raw) as CreateBody;
   const fingerprint = createHash('sha256').update(raw).digest();
   const client = await pool.connect();
   try {
@@ -146,14 +130,11 @@ async function createPost(raw: string, key: string): Promise<{ status: number; b
       [workspaceId, userId, key, fingerprint.readBigInt64BE(0).toString()],
     );
     // The brand's rules, its default connections and the approval policy, in one statement, as Herald reads them.
-    const connections = (await readCreateContext(client, workspaceId, brandId, body.platforms as PlatformName[]))
-      .defaults;
-    const targetIds = body.platforms.map(() => id('tgt'));
+    const connections = (await readCreateContext(client, workspaceId, brandId, body.platforms)).defaults;
     const connectionIds = body.platforms.map((p) => connections.find((c) => c.platform === p)?.id ?? null);
-    // The post, its target and its job in one call (migration 0031), as Herald's posts repository makes it.
-    const post = (await client.query<PostRow>(CREATE, createArguments(body, targetIds, connectionIds))).rows[0]!;
-    // The answer is rendered from the rows just written; both events go in with one insert and one look-up.
-    const targets = newTargets(post, body.platforms, targetIds, connectionIds);
+    // The post, its target and its job in one call; the answer is rendered from the rows just written, and both
+    // events go in with one insert and one look-up.
+    const { post, targets } = await writePost(client, body, connectionIds);
     const view = postJson(post, targets, new Map(), new Map(), []);
     await events(client, ['post.created', 'post.scheduled'], view);
     const response = JSON.stringify({ success: true, data: { post_id: post.id, post: view } });

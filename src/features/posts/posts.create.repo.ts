@@ -37,7 +37,7 @@ function createArguments(p: NewPost, targets: NewTargets, t: TargetOptions): unk
 }
 
 /** The targets as the view reads them: new rows, no attempts, no parts. */
-export function writtenTargets(post: PostRow, targets: NewTargets, t: TargetOptions): TargetRow[] {
+function writtenTargets(post: PostRow, targets: NewTargets, t: TargetOptions): TargetRow[] {
   return targets.map((x, position) => ({
     id: x.id,
     post_id: post.id,
