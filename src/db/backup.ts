@@ -142,22 +142,25 @@ export async function restoreDataDir(opts: {
     await fs.mkdir(staging, { mode: process.getuid?.() === 0 ? 0o711 : 0o700 });
     const tar = spawn('tar', ['-xf', '-', '-C', staging], { stdio: ['pipe', 'ignore', 'pipe'] });
     const failed = collectFailure(tar, 'tar');
-    try {
-      // tar stops reading at the archive's end marker, before the block padding after it: its stdin closing
-      // early is normal, and its exit code says whether the archive was whole.
-      tar.stdin.on('error', () => {});
-      const feed = pipeline(
-        createReadStream(opts.file),
-        counter(stat.size, opts.progress),
-        createGunzip(),
-        tar.stdin,
-      ).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE' && error.code !== 'EPIPE') throw error;
-      });
-      await Promise.all([feed, failed]);
-    } catch (error) {
-      throw new BackupError(`${opts.file} is not a Herald backup that can be read: ${(error as Error).message}`);
-    }
+    // tar stops reading at the archive's end marker, before the block padding after it: its stdin closing early is
+    // normal, and its exit code says whether the archive was whole.
+    tar.stdin.on('error', () => {});
+    const feed = pipeline(
+      createReadStream(opts.file),
+      counter(stat.size, opts.progress),
+      createGunzip(),
+      tar.stdin,
+    ).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE' && error.code !== 'EPIPE') throw error;
+    });
+    // Both settle before anything else happens: when the feed fails first (a truncated archive), tar is still
+    // writing into the staging dir until it sees its input end, and removing the dir meanwhile fails (ENOTEMPTY)
+    // instead of reporting the archive.
+    const failure = (await Promise.allSettled([feed, failed])).find((r) => r.status === 'rejected');
+    if (failure)
+      throw new BackupError(
+        `${opts.file} is not a Herald backup that can be read: ${(failure.reason as Error).message}`,
+      );
     const manifest = await readJson<Manifest>(path.join(staging, MANIFEST));
     if (manifest?.format !== 'herald-backup/1' || !(await isInitialised(path.join(staging, 'pg'))))
       throw new BackupError(`${opts.file} is not a Herald backup (no ${MANIFEST} with a PostgreSQL cluster)`);
